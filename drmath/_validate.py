@@ -1,0 +1,63 @@
+"""Argument checks shared by the formula modules (private).
+
+Each check raises ``ValueError`` naming the argument, its value and the valid
+range. NaN fails every check: a NaN never reaches a formula.
+"""
+
+import numpy as np
+
+
+def _bad(value, ok):
+    arr = np.asarray(value, dtype=float)
+    bad = ~ok(arr) | np.isnan(arr)
+    if not bad.any():
+        return None
+    return arr[bad].flat[0] if arr.ndim else float(arr)
+
+
+def require_positive(**values):
+    """Every value must be finite and > 0."""
+    for name, value in values.items():
+        first = _bad(value, lambda a: np.isfinite(a) & (a > 0))
+        if first is not None:
+            raise ValueError(f"{name} must be finite and > 0, got {first!r}")
+
+
+def require_nonnegative(**values):
+    """Every value must be finite and >= 0."""
+    for name, value in values.items():
+        first = _bad(value, lambda a: np.isfinite(a) & (a >= 0))
+        if first is not None:
+            raise ValueError(f"{name} must be finite and >= 0, got {first!r}")
+
+
+def require_fraction(**values):
+    """Every value must lie in (0, 1]."""
+    for name, value in values.items():
+        first = _bad(value, lambda a: (a > 0) & (a <= 1))
+        if first is not None:
+            raise ValueError(f"{name} must be in (0, 1], got {first!r}")
+
+
+def require_positive_or_inf(**values):
+    """Every value must be > 0; +inf is allowed (no failures, no bound)."""
+    for name, value in values.items():
+        first = _bad(value, lambda a: a > 0)
+        if first is not None:
+            raise ValueError(f"{name} must be > 0 (inf allowed), got {first!r}")
+
+
+def require_unit_interval(**values):
+    """Every value must lie in [0, 1]."""
+    for name, value in values.items():
+        first = _bad(value, lambda a: (a >= 0) & (a <= 1))
+        if first is not None:
+            raise ValueError(f"{name} must be in [0, 1], got {first!r}")
+
+
+def require_nonnegative_or_inf(**values):
+    """Every value must be >= 0; +inf is allowed (an unbounded duration)."""
+    for name, value in values.items():
+        first = _bad(value, lambda a: a >= 0)
+        if first is not None:
+            raise ValueError(f"{name} must be >= 0 (inf allowed), got {first!r}")

@@ -1,0 +1,313 @@
+"""Named presets: accelerators, models, failure rates, links, storage, DR tiers, prices.
+
+Every preset is a frozen dataclass with a required ``source``: the document,
+section and, where the number is derived, the arithmetic. Numbers come from the
+project's domain reference; tags follow it: [V1] verified from the primary
+text, [V2] from a secondary source, [R] recalled, [D] derived, and
+"assumption" for a drmath modelling choice that no source gives.
+
+Registries map a lowercase-hyphen name to its preset. Look one up with
+:func:`get`::
+
+    >>> get(ACCELERATORS, "h100-sxm").peak_flop_rate
+    989400000000000.0
+"""
+
+from dataclasses import dataclass, fields
+
+from .units import GB, Gbit_per_s, MB_per_s, TB_per_s, day, hour, minute, week
+
+__all__ = [
+    "Accelerator", "ModelSize", "BytesPerParam", "FailureRate", "Link", "StorageTier", "DRTier",
+    "Price", "SiteEventRate",
+    "ACCELERATORS", "MODELS", "BYTES_PER_PARAM", "FAILURE_RATES", "LINKS", "STORAGE", "DR_TIERS",
+    "PRICES", "SITE_EVENT_RATES", "REGISTRIES", "get",
+]
+
+
+class _Preset:
+    """Refuses to exist without a source (astropy's provenance rule)."""
+
+    def __post_init__(self):
+        if not getattr(self, "source", "").strip():
+            raise TypeError(f"{type(self).__name__} {getattr(self, 'name', '?')!r} requires a source")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Accelerator(_Preset):
+    """A GPU from its datasheet."""
+
+    name: str
+    peak_flop_rate: float  #: dense BF16 peak [FLOP/s]
+    hbm: float  #: HBM capacity [B]
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSize(_Preset):
+    """A dense model's trainable parameter count."""
+
+    name: str
+    params: float  #: [1]
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BytesPerParam(_Preset):
+    """A checkpoint layout: bytes saved per parameter."""
+
+    name: str
+    value: float  #: [B]
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class FailureRate(_Preset):
+    """Unexpected interruptions per GPU, from a published cluster rate."""
+
+    name: str
+    per_node_day: float  #: interruptions per 8-GPU node per day [1]
+    source: str
+    gpus_per_node: int = 8
+
+    @property
+    def gpu_failure_rate(self):
+        """Interruptions per GPU per second. [1/s]"""
+        return self.per_node_day / (self.gpus_per_node * day)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Link(_Preset):
+    """A cross-site link port and what it costs."""
+
+    name: str
+    bandwidth: float  #: line rate [B/s]
+    hour_price: float  #: port price per hour [USD]
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StorageTier(_Preset):
+    """A storage tier's aggregate bandwidths."""
+
+    name: str
+    write_bandwidth: float  #: [B/s]
+    read_bandwidth: float  #: [B/s]
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class DRTier(_Preset):
+    """A failover tier for training, after AWS's DR strategies.
+
+    ``readiness`` is the time from the decision to fail over until the standby
+    can launch the job. ``standby_fraction`` is the standby's size over the
+    primary's (G_s/G). ``reserved_share`` is the share of the standby's full
+    GPU-hour price paid for the whole run to keep it at this tier.
+    ``lands_on_standby`` says whether replication already lands on the
+    standby's own storage (then no staging phase). ``automatic`` means no human
+    decision phase.
+    """
+
+    name: str
+    label: str
+    readiness: float  #: [s]
+    standby_fraction: float  #: [1]
+    reserved_share: float  #: [1]
+    lands_on_standby: bool
+    automatic: bool
+    assumptions: str
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Price(_Preset):
+    """A GPU-hour price."""
+
+    name: str
+    gpu_hour_price: float  #: price of one GPU for one hour [USD]
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SiteEventRate(_Preset):
+    """The annual rate of losing a site, with its stated basis."""
+
+    name: str
+    rate: float  #: site-loss events per second [1/s]
+    source: str
+
+
+def _registry(*presets):
+    return {p.name: p for p in presets}
+
+
+ACCELERATORS = _registry(
+    Accelerator(name="h100-sxm", peak_flop_rate=989.4e12, hbm=80 * GB,
+                source="stas00/ml-engineering compute/accelerator/README.md, TFLOPS table: H100 SXM "
+                       "BF16 dense 989 (= 1830 MHz x 528 TC x 512 FMA x 2 = 989.43) [V1]"),
+    Accelerator(name="h200-sxm", peak_flop_rate=989.4e12, hbm=141 * GB,
+                source="stas00/ml-engineering compute/accelerator/README.md: H200 SXM BF16 dense 989 [V1]"),
+    Accelerator(name="b200-sxm", peak_flop_rate=2.25e15, hbm=180 * GB,
+                source="stas00/ml-engineering compute/accelerator/README.md: B200 SXM BF16 dense 2,250 [V1]"),
+)
+"""Accelerators by name: ``ACCELERATORS["h100-sxm"]``."""
+
+MODELS = _registry(
+    ModelSize(name="llama3-405b", params=405e9,
+              source="Llama 3 (arXiv:2407.21783) §1: 'a flagship model with 405B trainable parameters' [V1]"),
+    ModelSize(name="llama3-70b", params=70.55e9,
+              source="Llama 3 Table 3 (80 layers, d=8192, FFN 28672), untied embeddings: 70.55e9 [D]"),
+    ModelSize(name="llama3-8b", params=8.03e9,
+              source="Llama 3 Table 3 (32 layers, d=4096, FFN 14336), untied embeddings: 8.03e9 [D]"),
+    ModelSize(name="gpt3-175b", params=175e9,
+              source="Brown et al. 2020 (GPT-3), Table D.1: 175B parameters [R]"),
+)
+"""Dense model sizes by name: ``MODELS["llama3-405b"].params``."""
+
+BYTES_PER_PARAM = _registry(
+    BytesPerParam(name="mixed-precision-adam-checkpoint", value=14.0,
+                  source="bf16 weights (2) + fp32 master, Adam m and v (4+4+4); gradients are not "
+                         "checkpointed (domain ref §4; ZeRO arXiv:1910.02054 §3.1 accounting) [V2/D]"),
+    BytesPerParam(name="optimizer-state-only", value=12.0,
+                  source="fp32 master, m and v: ZeRO's K = 12 (arXiv:1910.02054 §3.1) [V2]"),
+    BytesPerParam(name="zero-training-state", value=16.0,
+                  source="ZeRO arXiv:1910.02054 §3.1: 2Ψ + 2Ψ + 12Ψ = 16Ψ bytes in memory [V2]"),
+    BytesPerParam(name="bf16-weights-only", value=2.0,
+                  source="bf16 export of the weights alone, 2 bytes per parameter (domain ref §4) [D]"),
+)
+"""Checkpoint layouts: ``BYTES_PER_PARAM["mixed-precision-adam-checkpoint"].value == 14``."""
+
+FAILURE_RATES = _registry(
+    FailureRate(name="llama3", per_node_day=419 / (2048 * 54),
+                source="Llama 3 §3.3.4: 419 unexpected interruptions in a 54-day snapshot on 16,384 "
+                       "H100 (2,048 nodes) -> 3.79e-3 per node-day [V1 inputs, D]"),
+    FailureRate(name="rsc-1", per_node_day=6.50e-3,
+                source="Kokolis et al. 2024 (arXiv:2410.21680), RSC-1 (16k A100, multi-tenant): "
+                       "r_f = 6.50 per 1,000 node-days [V2]"),
+    FailureRate(name="rsc-2", per_node_day=2.34e-3,
+                source="Kokolis et al. 2024 (arXiv:2410.21680), RSC-2 (8k A100): "
+                       "r_f = 2.34 per 1,000 node-days [V2]"),
+)
+"""Interruption rates: ``FAILURE_RATES["llama3"].gpu_failure_rate`` in [1/s]."""
+
+LINKS = _registry(
+    Link(name="dx-10g", bandwidth=10 * Gbit_per_s, hour_price=2.25,
+         source="AWS Direct Connect dedicated 10 Gbps port, $2.25/port-hour (pricing page, 2026-09-20) [V2]"),
+    Link(name="dx-100g", bandwidth=100 * Gbit_per_s, hour_price=22.50,
+         source="AWS Direct Connect dedicated 100 Gbps port, $22.50/port-hour (pricing page, 2026-09-20) [V2]"),
+    Link(name="dx-400g", bandwidth=400 * Gbit_per_s, hour_price=85.00,
+         source="AWS Direct Connect dedicated 400 Gbps port, $85.00/port-hour (pricing page, 2026-09-20) [V2]"),
+)
+"""Cross-site link ports: ``LINKS["dx-100g"].bandwidth`` in [B/s]."""
+
+STORAGE = _registry(
+    StorageTier(name="tectonic", write_bandwidth=2 * TB_per_s, read_bandwidth=2 * TB_per_s,
+                source="Llama 3 §3.3.1: Tectonic 'sustainable throughput of 2 TB/s and a peak "
+                       "throughput of 7 TB/s' (sustained used for both) [V1]"),
+    StorageTier(name="jeanzay-gpfs", write_bandwidth=57.5 * GB, read_bandwidth=57.5 * GB,
+                source="BLOOM-176B: 2.3 TB saved in 40 s to GPFS over NVMe at JeanZay -> 57.5 GB/s "
+                       "(stas00/ml-engineering training/fault-tolerance) [V1 inputs, D]"),
+    StorageTier(name="object-store", write_bandwidth=1000 * 87.5 * MB_per_s,
+                read_bandwidth=1000 * 87.5 * MB_per_s,
+                source="Amazon S3 guidance: 'one concurrent request for each 85-90 MB/s' [V1]; "
+                       "1,000 concurrent requests assumed -> 87.5 GB/s"),
+)
+"""Storage tiers: ``STORAGE["tectonic"].write_bandwidth`` in [B/s]."""
+
+_AWS_DR = ("AWS whitepaper 'Disaster Recovery of Workloads on AWS', section 'Disaster recovery "
+           "options in the cloud' (backup & restore, pilot light, warm standby, multi-site) and "
+           "Resilience Hub's HOT_STANDBY [V2/V1]; the mapping to GPU training is drmath's assumption")
+
+DR_TIERS = _registry(
+    DRTier(name="cold", label="Cold (backup & restore)", readiness=3 * week, standby_fraction=1.0,
+           reserved_share=0.0, lands_on_standby=False, automatic=False,
+           assumptions="Checkpoints in remote object storage, no reserved compute: readiness is the "
+                       "weeks it takes to obtain and burn in thousands of GPUs (3 weeks assumed). "
+                       "The checkpoint must be staged from the object store onto new storage.",
+           source=_AWS_DR),
+    DRTier(name="pilot-light", label="Pilot light", readiness=3 * day, standby_fraction=1.0,
+           reserved_share=0.05, lands_on_standby=True, automatic=False,
+           assumptions="A 5% slice of the standby is kept alive with its storage and the replicated "
+                       "checkpoints; the rest is obtained within days (3 days assumed).",
+           source=_AWS_DR),
+    DRTier(name="warm", label="Warm standby", readiness=1 * hour, standby_fraction=1.0,
+           reserved_share=0.25, lands_on_standby=True, automatic=False,
+           assumptions="A second cluster of the organisation, reserved and running preemptible work. "
+                       "Its cost is a reservation premium plus the value of the work preempted "
+                       "(25% of its GPU-hour price assumed); draining it takes about an hour.",
+           source=_AWS_DR),
+    DRTier(name="hot", label="Hot standby", readiness=10 * minute, standby_fraction=1.0,
+           reserved_share=1.0, lands_on_standby=True, automatic=False,
+           assumptions="A second cluster idle, images pulled, storage synced: paid at full price, "
+                       "ready in minutes (10 min assumed).",
+           source=_AWS_DR),
+    DRTier(name="multi-site", label="Multi-site (active-active)", readiness=0.0, standby_fraction=0.5,
+           reserved_share=0.02, lands_on_standby=True, automatic=True,
+           assumptions="Both sites train together, half the fleet each; losing one continues at half "
+                       "speed after an automatic restart. Its cost is the cross-site efficiency loss: "
+                       "the OFC 2025 two-DC trial kept 98.95-99.41% [V2], i.e. ~1% of the fleet, "
+                       "written as 2% of the surviving half.",
+           source=_AWS_DR),
+)
+"""DR tiers for training, cheapest first: ``DR_TIERS["warm"].readiness`` in [s]."""
+
+PRICES = _registry(
+    Price(name="ec2-capacity-block-h100", gpu_hour_price=39.33 / 8,
+          source="EC2 Capacity Blocks p5.48xlarge (8 x H100), us-east-1, late 2024: $39.33/h "
+                 "= $4.92 per GPU-hour [V2]"),
+    Price(name="neocloud-h100", gpu_hour_price=2.0,
+          source="Neocloud H100 rental, $1.5-3 per GPU-hour (2026), midpoint [V2]"),
+)
+"""GPU-hour prices: ``PRICES["ec2-capacity-block-h100"].gpu_hour_price`` in [USD]."""
+
+SITE_EVENT_RATES = _registry(
+    SiteEventRate(name="uptime-serious-outage", rate=(1 / 5) / 3 / (365 * day),
+                  source="Uptime Institute 2022: one in five organisations had a serious or severe "
+                         "outage in the past three years -> ~7% per organisation-year [V2, D]; taken "
+                         "as a site-loss rate, an order-of-magnitude upper bound"),
+)
+"""Site-loss rates: ``SITE_EVENT_RATES["uptime-serious-outage"].rate`` in [1/s]."""
+
+REGISTRIES = {
+    "accelerators": ACCELERATORS, "models": MODELS, "bytes_per_param": BYTES_PER_PARAM,
+    "failure_rates": FAILURE_RATES, "links": LINKS, "storage": STORAGE, "dr_tiers": DR_TIERS,
+    "prices": PRICES, "site_event_rates": SITE_EVENT_RATES,
+}
+"""Every registry, by name; a test checks that every preset in them has a source."""
+
+
+def get(registry, name):
+    """Look a preset up by name, with a helpful error.
+
+    Parameters
+    ----------
+    registry : dict
+        One of the registries above, e.g. :data:`DR_TIERS`. [1]
+    name : str
+        The preset's name. [1]
+
+    Returns
+    -------
+    preset : object
+        The preset dataclass. [1]
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not in ``registry``; the message lists the valid names.
+
+    Examples
+    --------
+    >>> get(DR_TIERS, "warm").label
+    'Warm standby'
+    """
+    try:
+        return registry[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"{name!r} is not a known preset; choose one of {sorted(registry)}") from None
+
+
+def as_dict(preset):
+    """A preset's fields as a plain dict (for tables and JSON)."""
+    return {f.name: getattr(preset, f.name) for f in fields(preset)}

@@ -1,0 +1,216 @@
+r"""Training compute and time: C = k·N·D, and its inverses.
+
+All functions broadcast over numpy arrays, so one call draws a curve. Inputs
+must be finite and positive; anything else raises ``ValueError`` naming the
+argument.
+
+References
+----------
+.. [1] J. Kaplan et al., "Scaling Laws for Neural Language Models,"
+   arXiv:2001.08361, 2020, Sec. 2.1.
+.. [2] D. Narayanan et al., "Efficient Large-Scale Language Model Training on
+   GPU Clusters Using Megatron-LM," in Proc. SC21, 2021, arXiv:2104.04473,
+   eq. (4).
+.. [3] Llama Team, AI @ Meta, "The Llama 3 Herd of Models," arXiv:2407.21783,
+   2024.
+"""
+
+import numpy as np
+
+from ._validate import require_fraction, require_nonnegative, require_positive, require_unit_interval
+
+__all__ = ["training_flops", "time_to_train", "gpus_for_deadline", "tokens_in_window"]
+
+
+def training_flops(params, tokens, flops_per_param_token=6.0):
+    r"""Total training compute.
+
+    Parameters
+    ----------
+    params : float or array_like
+        Trainable parameters :math:`N`. [1]
+    tokens : float or array_like
+        Training tokens :math:`D`. [1]
+    flops_per_param_token : float or array_like, default 6.0
+        :math:`k`: 6 for forward plus backward [1]_, 8 with full activation
+        recomputation [2]_. [FLOP]
+
+    Returns
+    -------
+    training_flops : float or ndarray
+        Compute :math:`C`. [FLOP]
+
+    Notes
+    -----
+    .. math:: C = k \, N \, D
+
+    References
+    ----------
+    .. [1] Kaplan et al. 2020, arXiv:2001.08361, Sec. 2.1.
+    .. [2] Narayanan et al. 2021, arXiv:2104.04473, eq. (4).
+
+    Examples
+    --------
+    Llama 3 405B on 15.6T tokens (the paper states 3.8e25 FLOPs):
+
+    >>> f"{training_flops(405e9, 15.6e12):.3g}"
+    '3.79e+25'
+    """
+    require_positive(params=params, flops_per_param_token=flops_per_param_token)
+    require_nonnegative(tokens=tokens)
+    return flops_per_param_token * params * tokens
+
+
+def _throughput(gpus, peak_flop_rate, mfu, ettr):
+    """Useful FLOP per wall-clock second of the whole cluster [FLOP/s]."""
+    require_positive(gpus=gpus, peak_flop_rate=peak_flop_rate)
+    require_fraction(mfu=mfu)
+    require_unit_interval(ettr=ettr)
+    return gpus * peak_flop_rate * mfu * ettr
+
+
+def _ratio(numerator, denominator):
+    """numerator / denominator, +inf where the denominator is 0 (no progress)."""
+    with np.errstate(divide="ignore"):
+        out = np.divide(numerator, denominator)
+    return out if np.ndim(out) else float(out)
+
+
+def time_to_train(params, tokens, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
+    r"""Wall-clock time to train.
+
+    Parameters
+    ----------
+    params : float or array_like
+        Trainable parameters :math:`N`. [1]
+    tokens : float or array_like
+        Training tokens :math:`D`. [1]
+    gpus : float or array_like
+        GPUs :math:`G`. [1]
+    peak_flop_rate : float or array_like
+        Dense BF16 peak per GPU :math:`P`. [FLOP/s]
+    mfu : float or array_like
+        Model FLOPs utilisation, in (0, 1]. [1]
+    ettr : float or array_like, default 1.0
+        Effective training time ratio, the share of wall-clock time spent
+        making progress, in [0, 1]. 1 gives pure compute time; 0 (no
+        progress) gives ``inf``. [1]
+    flops_per_param_token : float or array_like, default 6.0
+        :math:`k`, see :func:`training_flops`. [FLOP]
+
+    Returns
+    -------
+    time_to_train : float or ndarray
+        Wall-clock time :math:`T`. [s]
+
+    Notes
+    -----
+    .. math:: T = \frac{k N D}{G \cdot P \cdot \mathrm{MFU} \cdot \mathrm{ETTR}}
+
+    References
+    ----------
+    .. [1] Narayanan et al. 2021, arXiv:2104.04473, eq. (4).
+
+    Examples
+    --------
+    Llama 3 405B at 400 TFLOP/s per GPU on 16,384 GPUs (Table 4):
+
+    >>> from drmath.units import day
+    >>> round(time_to_train(405e9, 15.6e12, 16_384, 989.4e12, 400 / 989.4) / day, 1)
+    66.9
+    """
+    flops = training_flops(params, tokens, flops_per_param_token)
+    return _ratio(flops, _throughput(gpus, peak_flop_rate, mfu, ettr))
+
+
+def gpus_for_deadline(params, tokens, deadline, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
+    r"""GPUs needed to finish by a deadline (fractional; round up to buy).
+
+    Parameters
+    ----------
+    params : float or array_like
+        Trainable parameters :math:`N`. [1]
+    tokens : float or array_like
+        Training tokens :math:`D`. [1]
+    deadline : float or array_like
+        Wall-clock time available :math:`T`. [s]
+    peak_flop_rate : float or array_like
+        Dense BF16 peak per GPU :math:`P`. [FLOP/s]
+    mfu : float or array_like
+        Model FLOPs utilisation, in (0, 1]. [1]
+    ettr : float or array_like, default 1.0
+        Effective training time ratio, in [0, 1]. [1]
+    flops_per_param_token : float or array_like, default 6.0
+        :math:`k`, see :func:`training_flops`. [FLOP]
+
+    Returns
+    -------
+    gpus : float or ndarray
+        GPUs :math:`G`. [1]
+
+    Notes
+    -----
+    .. math:: G = \frac{k N D}{T \cdot P \cdot \mathrm{MFU} \cdot \mathrm{ETTR}}
+
+    The inverse of :func:`time_to_train` in :math:`G`.
+
+    References
+    ----------
+    .. [1] Narayanan et al. 2021, arXiv:2104.04473, eq. (4).
+
+    Examples
+    --------
+    >>> from drmath.units import day
+    >>> round(gpus_for_deadline(405e9, 15.6e12, 90 * day, 989.4e12, 0.40, 0.90))
+    11082
+    """
+    require_positive(deadline=deadline)
+    flops = training_flops(params, tokens, flops_per_param_token)
+    return _ratio(flops, _throughput(deadline, peak_flop_rate, mfu, ettr))
+
+
+def tokens_in_window(params, window, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
+    r"""Tokens that fit in a wall-clock window.
+
+    Parameters
+    ----------
+    params : float or array_like
+        Trainable parameters :math:`N`. [1]
+    window : float or array_like
+        Wall-clock time available :math:`T`. [s]
+    gpus : float or array_like
+        GPUs :math:`G`. [1]
+    peak_flop_rate : float or array_like
+        Dense BF16 peak per GPU :math:`P`. [FLOP/s]
+    mfu : float or array_like
+        Model FLOPs utilisation, in (0, 1]. [1]
+    ettr : float or array_like, default 1.0
+        Effective training time ratio, in [0, 1]. [1]
+    flops_per_param_token : float or array_like, default 6.0
+        :math:`k`, see :func:`training_flops`. [FLOP]
+
+    Returns
+    -------
+    tokens : float or ndarray
+        Training tokens :math:`D`. [1]
+
+    Notes
+    -----
+    .. math:: D = \frac{T \cdot G \cdot P \cdot \mathrm{MFU} \cdot \mathrm{ETTR}}{k N}
+
+    The inverse of :func:`time_to_train` in :math:`D`.
+
+    References
+    ----------
+    .. [1] Narayanan et al. 2021, arXiv:2104.04473, eq. (4).
+
+    Examples
+    --------
+    drmath's seed case, 8,000 H100 for 90 days at MFU 0.40 and ETTR 0.90:
+
+    >>> from drmath.units import day
+    >>> f"{tokens_in_window(405e9, 90 * day, 8_000, 989.4e12, 0.40, 0.90):.3g}"
+    '9.12e+12'
+    """
+    require_positive(params=params, window=window, flops_per_param_token=flops_per_param_token)
+    return window * _throughput(gpus, peak_flop_rate, mfu, ettr) / (flops_per_param_token * params)
