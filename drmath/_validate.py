@@ -7,12 +7,19 @@ range. NaN fails every check: a NaN never reaches a formula.
 import numpy as np
 
 
+def as_output(x):
+    """A 0-d result as a Python float (or bool); arrays unchanged."""
+    if np.ndim(x):
+        return x
+    return bool(x) if np.asarray(x).dtype == bool else float(x)
+
+
 def _bad(value, ok):
     arr = np.asarray(value, dtype=float)
     bad = ~ok(arr) | np.isnan(arr)
     if not bad.any():
         return None
-    return arr[bad].flat[0] if arr.ndim else float(arr)
+    return float(arr[bad].flat[0]) if arr.ndim else float(arr)
 
 
 def require_positive(**values):

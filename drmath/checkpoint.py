@@ -17,7 +17,7 @@ References
 
 import numpy as np
 
-from ._validate import require_positive
+from ._validate import as_output as _out, require_positive
 
 __all__ = [
     "checkpoint_bytes", "shard_bytes", "checkpoint_write_time", "checkpoint_stall",
@@ -133,7 +133,7 @@ def checkpoint_write_time(size, write_bandwidth, writers, per_writer_bandwidth):
     """
     require_positive(size=size, write_bandwidth=write_bandwidth, writers=writers,
                      per_writer_bandwidth=per_writer_bandwidth)
-    return size / np.minimum(write_bandwidth, writers * per_writer_bandwidth)
+    return _out(size / np.minimum(write_bandwidth, writers * per_writer_bandwidth))
 
 
 def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
@@ -178,8 +178,7 @@ def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
     2.835
     """
     require_positive(write_time=write_time, shard=shard, host_copy_bandwidth=host_copy_bandwidth)
-    out = np.where(asynchronous, shard / np.asarray(host_copy_bandwidth, dtype=float), write_time)
-    return out if out.ndim else float(out)
+    return _out(np.where(asynchronous, shard / np.asarray(host_copy_bandwidth, dtype=float), write_time))
 
 
 def checkpoint_load_time(size, read_bandwidth):
@@ -245,8 +244,7 @@ def checkpoint_interval_floor(write_time, stall):
     2.835
     """
     require_positive(write_time=write_time, stall=stall)
-    out = np.maximum(write_time, stall)
-    return out if np.ndim(out) else float(out)
+    return _out(np.maximum(write_time, stall))
 
 
 def checkpoint_bandwidth_share(size, interval, write_bandwidth):

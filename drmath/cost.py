@@ -15,15 +15,17 @@ References
 
 import numpy as np
 
-from ._validate import require_nonnegative, require_nonnegative_or_inf, require_unit_interval
+from ._validate import as_output as _out, require_nonnegative, require_nonnegative_or_inf, require_unit_interval
 from .units import hour, month
 
 __all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
            "expected_disaster_loss", "break_even_delay_cost"]
 
 
-def _out(x):
-    return x if np.ndim(x) else float(x)
+def _times(price, amount):
+    """price × amount, with 0 × inf = 0: a free thing costs nothing however long it is held."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.asarray(price) == 0, 0.0, np.asarray(price) * amount)
 
 
 def gpu_hours(gpus, duration):
@@ -56,7 +58,7 @@ def gpu_hours(gpus, duration):
     """
     require_nonnegative(gpus=gpus)
     require_nonnegative_or_inf(duration=duration)
-    return gpus * duration / hour
+    return _out(_times(gpus, np.asarray(duration, dtype=float) / hour))
 
 
 def run_cost(gpus, duration, gpu_hour_price):
@@ -90,7 +92,7 @@ def run_cost(gpus, duration, gpu_hour_price):
     85.0
     """
     require_nonnegative(gpu_hour_price=gpu_hour_price)
-    return gpu_hours(gpus, duration) * gpu_hour_price
+    return _out(_times(gpu_hour_price, gpu_hours(gpus, duration)))
 
 
 def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
@@ -128,7 +130,7 @@ def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     21.25
     """
     require_unit_interval(reserved_share=reserved_share)
-    return run_cost(standby_gpus, duration, gpu_hour_price) * reserved_share
+    return _out(_times(reserved_share, run_cost(standby_gpus, duration, gpu_hour_price)))
 
 
 def replication_cost(shipped, egress_price, retained, storage_month_price, duration, link_hour_price):
@@ -166,13 +168,13 @@ def replication_cost(shipped, egress_price, retained, storage_month_price, durat
     Examples
     --------
     >>> round(replication_cost(1e15, 2e-11, 1.1e13, 2.3e-11, 90 * 86_400.0, 22.5))
-    69460
+    69349
     """
     require_nonnegative(egress_price=egress_price, retained=retained,
                         storage_month_price=storage_month_price, link_hour_price=link_hour_price)
     require_nonnegative_or_inf(shipped=shipped, duration=duration)
-    return (egress_price * shipped + storage_month_price * retained * duration / month
-            + link_hour_price * duration / hour)
+    return _out(_times(egress_price, shipped) + _times(storage_month_price * retained, duration / month)
+                + _times(link_hour_price, duration / hour))
 
 
 def site_event_probability(site_event_rate, duration):
@@ -205,7 +207,7 @@ def site_event_probability(site_event_rate, duration):
     """
     require_nonnegative(site_event_rate=site_event_rate)
     require_nonnegative_or_inf(duration=duration)
-    return _out(-np.expm1(-site_event_rate * np.asarray(duration, dtype=float)))
+    return _out(-np.expm1(-_times(site_event_rate, np.asarray(duration, dtype=float))))
 
 
 def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
@@ -249,7 +251,8 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
         raise ValueError(f"lost_time must be >= 0 (inf allowed), got {lost_time!r}")
     rate = np.asarray(probability) * (np.asarray(fleet_cost_rate) + delay_cost)
     # 0 * inf is 0 here: no chance of an event costs nothing, however long it would last
-    return _out(np.where(rate > 0, rate * lost, 0.0))
+    with np.errstate(invalid="ignore"):
+        return _out(np.where(rate > 0, rate * lost, 0.0))
 
 
 def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
@@ -287,7 +290,7 @@ def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     Examples
     --------
     >>> round(break_even_delay_cost(21e6, 3 * 7 * 86_400.0, 0.0163, 10.9) * 86_400 / 1e6, 1)
-    60.2
+    60.4
     """
     require_nonnegative(probability=probability, fleet_cost_rate=fleet_cost_rate)
     extra = np.asarray(extra_cost, dtype=float)

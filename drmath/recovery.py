@@ -16,7 +16,7 @@ References
 
 import numpy as np
 
-from ._validate import require_fraction, require_nonnegative, require_nonnegative_or_inf, require_positive
+from ._validate import as_output as _out, require_fraction, require_nonnegative, require_nonnegative_or_inf, require_positive
 
 __all__ = ["rpo_local", "rpo_site", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
            "LOCAL_PHASES", "SITE_PHASES"]
@@ -26,10 +26,6 @@ LOCAL_PHASES = ("detection", "reschedule", "launch", "load", "validation")
 
 SITE_PHASES = ("detection", "decision", "readiness", "staging", "launch", "load", "validation")
 """Phases of a site failover, in order."""
-
-
-def _out(x):
-    return x if np.ndim(x) else float(x)
 
 
 def rpo_local(checkpoint_interval, write_time, expected=False):
@@ -285,4 +281,6 @@ def resume_slip(remaining_time, standby_fraction):
     """
     require_nonnegative_or_inf(remaining_time=remaining_time)
     require_fraction(standby_fraction=standby_fraction)
-    return remaining_time * (1.0 / standby_fraction - 1.0)
+    factor = 1.0 / np.asarray(standby_fraction, dtype=float) - 1.0
+    with np.errstate(invalid="ignore"):  # inf × 0: a full-size standby never slips
+        return _out(np.where(factor == 0, 0.0, np.asarray(remaining_time, dtype=float) * factor))

@@ -19,14 +19,10 @@ References
 
 import numpy as np
 
-from ._validate import require_nonnegative, require_nonnegative_or_inf, require_positive
+from ._validate import as_output as _out, require_nonnegative, require_nonnegative_or_inf, require_positive
 
 __all__ = ["cluster_mtbf", "expected_interruptions", "young_interval", "daly_interval", "waste",
            "daly_waste", "ettr"]
-
-
-def _out(x):
-    return x if np.ndim(x) else float(x)
 
 
 def cluster_mtbf(gpus, gpu_failure_rate):
@@ -217,7 +213,7 @@ def waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     Examples
     --------
     >>> round(waste(600.0, 10.0, 600.0, 22_800.0), 4)
-    0.0559
+    0.0561
     """
     require_positive(checkpoint_interval=checkpoint_interval, checkpoint_cost=checkpoint_cost,
                      mtbf=mtbf)
@@ -261,13 +257,14 @@ def daly_waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     Examples
     --------
     >>> round(daly_waste(7_000.0, 300.0, 600.0, 86_400.0), 4)
-    0.0845
+    0.0874
     """
     require_positive(checkpoint_interval=checkpoint_interval, checkpoint_cost=checkpoint_cost,
                      mtbf=mtbf)
     require_nonnegative(restart_overhead=restart_overhead)
-    ratio = checkpoint_interval / (mtbf * np.exp(restart_overhead / mtbf)
-                                   * np.expm1((checkpoint_interval + checkpoint_cost) / mtbf))
+    with np.errstate(over="ignore"):  # a huge exponent means waste -> 1, which the ratio gives
+        ratio = checkpoint_interval / (mtbf * np.exp(restart_overhead / mtbf)
+                                       * np.expm1((checkpoint_interval + checkpoint_cost) / mtbf))
     return _out(1.0 - ratio)
 
 

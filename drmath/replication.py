@@ -16,7 +16,7 @@ References
 
 import numpy as np
 
-from ._validate import require_fraction, require_nonnegative, require_positive
+from ._validate import as_output as _out, require_fraction, require_nonnegative, require_positive
 
 __all__ = ["transfer_time", "chain_time", "replication_every", "replication_utilization",
            "replication_keeps_up"]
@@ -110,8 +110,7 @@ def chain_time(hop_times, streamed=False):
     for i, t in enumerate(hop_times):
         require_nonnegative(**{f"hop_times[{i}]": t})
     stacked = np.broadcast_arrays(*[np.asarray(t, dtype=float) for t in hop_times])
-    out = np.max(stacked, axis=0) if streamed else np.sum(stacked, axis=0)
-    return out if out.ndim else float(out)
+    return _out(np.max(stacked, axis=0) if streamed else np.sum(stacked, axis=0))
 
 
 def replication_every(replication_interval, checkpoint_interval):
@@ -148,8 +147,7 @@ def replication_every(replication_interval, checkpoint_interval):
     """
     require_positive(replication_interval=replication_interval, checkpoint_interval=checkpoint_interval)
     # 1e-9 forgives float noise: 3600/600 must give 6, not 7
-    out = np.maximum(1.0, np.ceil(np.asarray(replication_interval) / checkpoint_interval - 1e-9))
-    return out if np.ndim(out) else float(out)
+    return _out(np.maximum(1.0, np.ceil(np.asarray(replication_interval) / checkpoint_interval - 1e-9)))
 
 
 def replication_utilization(replication_time, replication_interval):
@@ -216,5 +214,4 @@ def replication_keeps_up(replication_time, replication_interval):
     >>> replication_keeps_up(504.0, 300.0)
     False
     """
-    out = np.asarray(replication_utilization(replication_time, replication_interval) <= 1.0)
-    return out if out.ndim else bool(out)
+    return _out(np.asarray(replication_utilization(replication_time, replication_interval) <= 1.0))

@@ -14,7 +14,7 @@ field, its value and its valid range, and nothing is ever half-applied.
     >>> Scenario().with_changes({"training.mfu": 1.5})
     Traceback (most recent call last):
     ...
-    ValueError: training.mfu = 1.5 is out of range: must be in (0, 1]
+    ValueError: training.mfu = 1.5 is out of range: must be in [0.01, 1]
 """
 
 import dataclasses
@@ -87,14 +87,14 @@ class FieldInfo:
             return value
         if self.kind == "flag":
             if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"{where} must be true or false, got {type(value).__name__}")
+                raise TypeError(f"{where} has the wrong type ({type(value).__name__}): must be true or false")
             return bool(value)
         if isinstance(value, str) and self.preset:
             registry, attribute = self.preset
             if value in registry:
                 return self.coerce(getattr(registry[value], attribute))
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{where} must be a number {self.range_text()}, got {type(value).__name__}")
+            raise TypeError(f"{where} has the wrong type ({type(value).__name__}): must be {self.range_text()}")
         number = float(value)
         if not math.isfinite(number):
             raise ValueError(f"{where} is not finite: must be {self.range_text()}")
@@ -103,7 +103,7 @@ class FieldInfo:
             raise ValueError(f"{where} is out of range: must be {self.range_text()}")
         if self.integer:
             if not number.is_integer():
-                raise ValueError(f"{where} must be a whole number {self.range_text()}")
+                raise ValueError(f"{where} is not a whole number: must be {self.range_text()}")
             return int(number)
         return number
 
@@ -134,7 +134,7 @@ class Training(_Section):
         presets.ACCELERATORS["h100-sxm"].source, low=1e12, high=1e17,
         preset=(presets.ACCELERATORS, "peak_flop_rate"))
     mfu: float = _field("training.mfu", 0.40, "[1]", "fraction", "Model FLOPs utilisation.",
-                        "Llama 3 Table 4: 38-43% BF16 MFU [V1]", low=0.0, high=1.0, low_open=True)
+                        "Llama 3 Table 4: 38-43% BF16 MFU [V1]", low=0.01, high=1.0)
     params: float = _field("training.params", 405e9, "[1]", "count", "Trainable parameters (dense).",
                            presets.MODELS["llama3-405b"].source, low=1e6, high=1e14,
                            preset=(presets.MODELS, "params"))
@@ -157,8 +157,8 @@ class Checkpoint(_Section):
 
     bytes_per_param: float = _field(
         "checkpoint.bytes_per_param", 14.0, "[B]", "plain", "Bytes saved per parameter.",
-        presets.BYTES_PER_PARAM["mixed-precision-adam-checkpoint"].source, low=0.0, high=64.0,
-        low_open=True, preset=(presets.BYTES_PER_PARAM, "value"))
+        presets.BYTES_PER_PARAM["mixed-precision-adam-checkpoint"].source, low=0.5, high=64.0,
+        preset=(presets.BYTES_PER_PARAM, "value"))
     mode: str = _field("checkpoint.mode", "async", "[1]", "plain",
                        "async: stall only for the copy to host memory; sync: stall for the persist.",
                        "CheckFreq (FAST'21); PyTorch DCP async", choices=("async", "sync"))
@@ -199,7 +199,7 @@ class Replication(_Section):
         preset=(presets.LINKS, "bandwidth"))
     efficiency: float = _field(
         "replication.efficiency", 0.9, "[1]", "fraction", "Share of the line rate achieved.",
-        "assumption: 90% after protocol overhead", low=0.0, high=1.0, low_open=True)
+        "assumption: 90% after protocol overhead", low=0.01, high=1.0)
     latency: float = _field("replication.latency", 0.05, "[s]", "duration",
                             "Fixed cost per transfer (round trips, set-up).",
                             "assumption: one cross-region round trip", low=0.0, high=hour)
@@ -232,8 +232,8 @@ class Failures(_Section):
 
     gpu_failure_rate: float = _field(
         "failures.gpu_failure_rate", _LLAMA3.gpu_failure_rate, "[1/s]", "rate",
-        "Unexpected interruptions per GPU per second.", _LLAMA3.source, low=0.0, high=1e-3,
-        low_open=True, preset=(presets.FAILURE_RATES, "gpu_failure_rate"))
+        "Unexpected interruptions per GPU per second.", _LLAMA3.source, low=1e-15, high=1e-3,
+        preset=(presets.FAILURE_RATES, "gpu_failure_rate"))
     site_event_rate: float = _field(
         "failures.site_event_rate", presets.SITE_EVENT_RATES["uptime-serious-outage"].rate, "[1/s]",
         "rate", "Site-loss events per second (building or region).",
@@ -264,7 +264,7 @@ class Failover(_Section):
     standby_fraction: float | None = _field(
         "failover.standby_fraction", None, "[1]", "fraction",
         "Standby size over primary size; unset uses the tier's.", "the tier preset",
-        low=0.0, high=1.0, low_open=True, optional=True)
+        low=0.01, high=1.0, optional=True)
     detection_time: float = _field("failover.detection_time", 5 * minute, "[s]", "duration",
                                    "From the site event to it being confirmed.",
                                    "assumption: a whole-site loss is loud", low=0.0, high=7 * day)
@@ -645,7 +645,7 @@ def _derive(v, tiers=True):
     keeps_up = replication.replication_keeps_up(t_rep, k_tau)
     # the link time that would just fit: the whole interval, less the upload when store-and-forward
     link_budget = k_tau - (0.0 if streamed else upload) - v["replication.latency"]
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         needed = np.where(link_budget > 0, S / compression / (v["replication.efficiency"] * np.maximum(link_budget, 1e-300)), np.inf)
     out.update(
         replication_every=k, replication_interval=k_tau, object_store_time=upload, link_time=link,
@@ -759,7 +759,7 @@ def sweep(scenario, path, values, outputs=None):
     for x in (arr.min(), arr.max()) if np.isfinite(arr).all() else arr[~np.isfinite(arr)][:1]:
         info.coerce(float(x))
     if info.integer and not np.all(arr == np.round(arr)):
-        raise ValueError(f"{path} values must be whole numbers {info.range_text()}")
+        raise ValueError(f"{path} values must be whole numbers: must be {info.range_text()}")
     v = scenario.flat()
     v[path] = arr
     derived = _derive(v, tiers=False)

@@ -17,7 +17,7 @@ References
 
 import numpy as np
 
-from ._validate import require_fraction, require_nonnegative, require_positive, require_unit_interval
+from ._validate import as_output, require_fraction, require_nonnegative, require_positive, require_unit_interval
 
 __all__ = ["training_flops", "time_to_train", "gpus_for_deadline", "tokens_in_window"]
 
@@ -72,8 +72,7 @@ def _throughput(gpus, peak_flop_rate, mfu, ettr):
 def _ratio(numerator, denominator):
     """numerator / denominator, +inf where the denominator is 0 (no progress)."""
     with np.errstate(divide="ignore"):
-        out = np.divide(numerator, denominator)
-    return out if np.ndim(out) else float(out)
+        return as_output(np.divide(numerator, denominator))
 
 
 def time_to_train(params, tokens, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
@@ -162,7 +161,7 @@ def gpus_for_deadline(params, tokens, deadline, peak_flop_rate, mfu, ettr=1.0, f
     --------
     >>> from drmath.units import day
     >>> round(gpus_for_deadline(405e9, 15.6e12, 90 * day, 989.4e12, 0.40, 0.90))
-    11082
+    13687
     """
     require_positive(deadline=deadline)
     flops = training_flops(params, tokens, flops_per_param_token)

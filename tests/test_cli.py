@@ -1,0 +1,71 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from drmath import Scenario, plan
+from drmath.cli import main
+
+
+def test_table(capsys):
+    assert main(["plan"]) == 0
+    out = capsys.readouterr().out
+    assert "Site RPO (worst)" in out and plan().format("rpo_site") in out
+    assert "RPO_{site} = kτ + W + t_{rep}" in out  # each number with its formula
+
+
+def test_json_matches_plan(capsys):
+    assert main(["plan", "--json", "--set", "training.gpus=16384", "--set", "failover.tier=hot"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    p = plan(Scenario().with_changes({"training.gpus": 16_384, "failover.tier": "hot"}))
+    assert data["mtbf"] == pytest.approx(p.mtbf) and data["rto_site"] == pytest.approx(p.rto_site)
+
+
+def test_units_and_presets_in_set(capsys):
+    assert main(["plan", "--json", "--set", "replication.link_bandwidth=1 Gbps",
+                 "--set", "failures.gpu_failure_rate=rsc-1", "--set", "checkpoint.interval=10 min"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["rpo_site"] is None and data["rpo_site_unbounded"] is True
+    assert data["checkpoint_interval"] == pytest.approx(600.0)
+
+
+def test_scenario_file(tmp_path, capsys):
+    f = tmp_path / "s.toml"
+    f.write_text('[training]\ngpus = 2048\nparams = 70.55e9\n\n[failover]\ntier = "cold"\n')
+    assert main(["plan", str(f), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["checkpoint_size"] == pytest.approx(70.55e9 * 14)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["plan", "--set", "training.mfu=1.5"], r"training.mfu = 1.5 is out of range"),
+    (["plan", "--set", "training.gpus=lots"], r"training.gpus = 'lots' is not a number"),
+    (["plan", "--set", "nosuch.x=1"], r"unknown field 'nosuch.x'"),
+    (["plan", "--set", "training.gpus"], r"must look like section.field=value"),
+    (["plan", "missing.toml"], r"missing.toml: cannot read"),
+    (["plan", "--bogus"], r"unrecognized arguments: --bogus"),
+])
+def test_errors_exit_2_with_one_line(argv, match, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("drmath: error: ")
+    assert __import__("re").search(match, err)
+
+
+def test_bad_toml_names_file_field_and_line(tmp_path, capsys):
+    f = tmp_path / "bad.toml"
+    f.write_text('[training]\ngpus = 4096\nmfu = 2\n')
+    assert main(["plan", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.toml: training.mfu = 2 is out of range" in err and "(line 3)" in err
+    f.write_text('[training\ngpus = 1\n')
+    assert main(["plan", str(f)]) == 2
+    assert "not valid TOML" in capsys.readouterr().err and "line 1" in capsys.readouterr().err + "line 1"
+
+
+def test_console_script_no_traceback():
+    proc = subprocess.run([sys.executable, "-m", "drmath", "plan", "--set", "training.mfu=nan"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "training.mfu = nan is not finite" in proc.stderr

@@ -1,0 +1,51 @@
+import dataclasses
+
+import pytest
+
+from drmath import presets
+
+
+def _all():
+    return [(reg, p) for reg, registry in presets.REGISTRIES.items() for p in registry.values()]
+
+
+@pytest.mark.parametrize("registry, preset", _all(), ids=lambda x: getattr(x, "name", x))
+def test_every_preset_has_a_source(registry, preset):
+    assert preset.source.strip(), f"{registry}/{preset.name} has no source"
+    assert len(preset.source) > 20, f"{registry}/{preset.name}: a source names the document and section"
+
+
+def test_a_preset_without_a_source_cannot_be_made():
+    with pytest.raises(TypeError, match="requires a source"):
+        presets.Link(name="mystery", bandwidth=1e9, hour_price=1.0, source="  ")
+
+
+def test_presets_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        presets.ACCELERATORS["h100-sxm"].peak_flop_rate = 1.0
+
+
+def test_registry_names_match():
+    for registry in presets.REGISTRIES.values():
+        for name, preset in registry.items():
+            assert preset.name == name
+
+
+def test_get_unknown_names_the_choices():
+    with pytest.raises(ValueError, match=r"'tepid' is not a known preset; choose one of \['cold'"):
+        presets.get(presets.DR_TIERS, "tepid")
+
+
+def test_llama3_rate_matches_the_paper():
+    # 419 interruptions / (2,048 nodes × 54 days) = 3.79e-3 per node-day (domain ref §1)
+    assert presets.FAILURE_RATES["llama3"].per_node_day == pytest.approx(3.79e-3, rel=1e-3)
+    assert presets.FAILURE_RATES["llama3"].gpu_failure_rate * 16_384 * 54 * 86_400 == pytest.approx(419)
+
+
+def test_tiers_get_faster_and_dearer():
+    order = ["cold", "pilot-light", "warm", "hot"]
+    readiness = [presets.DR_TIERS[t].readiness for t in order]
+    share = [presets.DR_TIERS[t].reserved_share for t in order]
+    assert readiness == sorted(readiness, reverse=True)
+    assert share == sorted(share)
+    assert all(0 <= t.reserved_share <= 1 and 0 < t.standby_fraction <= 1 for t in presets.DR_TIERS.values())

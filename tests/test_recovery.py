@@ -1,0 +1,51 @@
+import math
+
+import numpy as np
+import pytest
+
+from drmath import recovery
+
+
+def test_rpo_local():
+    assert recovery.rpo_local(600.0, 3.0) == 603.0
+    assert recovery.rpo_local(600.0, 3.0, expected=True) == 303.0
+
+
+def test_rpo_local_expected_matches_uniform_failure_time():
+    # a failure at uniform t in [0, τ) loses τ + t while the checkpoint persists (t < W), else t
+    tau, w = 600.0, 90.0
+    t = np.linspace(0, tau, 600_001)[:-1]
+    lost = np.where(t < w, tau + t, t)
+    assert lost.mean() == pytest.approx(recovery.rpo_local(tau, w, expected=True), rel=1e-4)
+    assert lost.max() == pytest.approx(recovery.rpo_local(tau, w), rel=1e-4)
+
+
+def test_rpo_site_unbounded_when_behind():
+    assert recovery.rpo_site(3600.0, 3.0, 500.0) == 4103.0
+    assert recovery.rpo_site(3600.0, 3.0, 500.0, expected=True) == 2303.0
+    assert math.isinf(recovery.rpo_site(3600.0, 3.0, 5000.0, keeps_up=False))
+    out = recovery.rpo_site(3600.0, 3.0, np.array([500.0, 5000.0]), keeps_up=np.array([True, False]))
+    assert out[0] == 4103.0 and math.isinf(out[1])
+
+
+def test_phases_and_rto():
+    local = recovery.local_rto_phases(1.0, 2.0, 3.0, 4.0, 5.0)
+    assert tuple(local) == recovery.LOCAL_PHASES and recovery.rto(local) == 15.0
+    site = recovery.site_rto_phases(1, 2, 3, 4, 5, 6, 7)
+    assert tuple(site) == recovery.SITE_PHASES and recovery.rto(site) == 28.0
+
+
+def test_resume_slip():
+    assert recovery.resume_slip(100.0, 1.0) == 0.0
+    assert recovery.resume_slip(100.0, 0.25) == 300.0
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: recovery.local_rto_phases(-1.0, 0, 0, 0, 0), "detection must be finite and >= 0, got -1.0"),
+    (lambda: recovery.rto({}), "phases must name at least one phase"),
+    (lambda: recovery.resume_slip(10.0, 0.0), r"standby_fraction must be in \(0, 1\], got 0.0"),
+    (lambda: recovery.rpo_site(0.0, 1.0, 1.0), "replication_interval must be finite and > 0"),
+])
+def test_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -1,0 +1,50 @@
+import numpy as np
+import pytest
+
+from drmath import training
+from drmath.units import day
+
+
+def test_training_flops_scalar_and_array():
+    assert training.training_flops(1e9, 1e12) == 6e21  # fails if the default k changes
+    assert training.training_flops(1e9, 1e12, flops_per_param_token=8) == 8e21
+    out = training.training_flops(np.array([1e9, 2e9]), 1e12)
+    np.testing.assert_allclose(out, [6e21, 12e21])
+
+
+def test_time_to_train_hand_value():
+    # 6 × 1e9 × 1e12 / (1000 × 1e15 × 0.5 × 0.8) = 15,000 s
+    assert training.time_to_train(1e9, 1e12, 1000, 1e15, 0.5, 0.8) == pytest.approx(15_000)
+
+
+def test_time_to_train_broadcasts():
+    gpus = np.array([1000, 2000, 4000])
+    out = training.time_to_train(1e9, 1e12, gpus, 1e15, 0.5)
+    np.testing.assert_allclose(out, [12_000, 6_000, 3_000])
+
+
+def test_zero_ettr_means_no_end():
+    assert training.time_to_train(1e9, 1e12, 1000, 1e15, 0.5, 0.0) == float("inf")
+    assert training.tokens_in_window(1e9, day, 1000, 1e15, 0.5, 0.0) == 0.0
+
+
+def test_inverses_round_trip():
+    t = training.time_to_train(405e9, 15e12, 8000, 989.4e12, 0.4, 0.9)
+    assert training.gpus_for_deadline(405e9, 15e12, t, 989.4e12, 0.4, 0.9) == pytest.approx(8000)
+    assert training.tokens_in_window(405e9, t, 8000, 989.4e12, 0.4, 0.9) == pytest.approx(15e12)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(params=-1.0), "params must be finite and > 0, got -1.0"),
+    (dict(mfu=1.5), r"mfu must be in \(0, 1\], got 1.5"),
+    (dict(mfu=0.0), r"mfu must be in \(0, 1\], got 0.0"),
+    (dict(ettr=1.2), r"ettr must be in \[0, 1\], got 1.2"),
+    (dict(gpus=float("nan")), "gpus must be finite and > 0, got nan"),
+    (dict(peak_flop_rate=float("inf")), "peak_flop_rate must be finite and > 0, got inf"),
+    (dict(tokens=np.array([1e12, -1.0])), "tokens must be finite and >= 0, got -1.0"),
+])
+def test_bad_input_names_the_argument(kwargs, match):
+    args = dict(params=1e9, tokens=1e12, gpus=1000, peak_flop_rate=1e15, mfu=0.5)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        training.time_to_train(**args)
