@@ -1,0 +1,478 @@
+r"""Drills: the measured recovery phases, and the RTO you can promise from them.
+
+A plan's RTO is a sum of named phases (:mod:`drmath.recovery`). Each number
+is an assumption until a drill measures it. This module holds:
+
+- :data:`DRILLS`, a catalogue of four drills, each with the phases it times,
+  its cadence and its cost in GPU-hours (:func:`drill_costs`);
+- a drill-record format, a CSV with columns ``date, drill, phase, seconds,
+  outcome``, read and validated by :func:`read_drill_records` (every error
+  names the file's row, counting the header as row 1, and the column);
+- :func:`promised_rto`, the Monte Carlo convolution of each phase's empirical
+  distribution, beside the sum of best cases and the sum of means, with a
+  staleness rule: a phase whose newest record is older than the cadence of
+  the drill that owns it makes the promise expire, and the drill is named.
+
+Phases are named by scope, ``local.<phase>`` (:data:`drmath.recovery.LOCAL_PHASES`)
+or ``site.<phase>`` (:data:`drmath.recovery.SITE_PHASES`). An outcome is
+``pass`` (the phase completed by its runbook) or ``fail`` (it completed only
+after a fix; its time is still a sample, and the most telling one).
+
+References
+----------
+.. [1] AWS, "Disaster Recovery of Workloads on AWS: Recovery in the Cloud,"
+   AWS Well-Architected whitepaper, section "Testing disaster recovery".
+.. [2] Google, *Site Reliability Engineering*, O'Reilly 2016, ch. 26 ("Data
+   Integrity"): a backup is only as good as a tested restore.
+"""
+
+import csv
+import datetime as _dt
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .recovery import LOCAL_PHASES, SITE_PHASES
+from .units import day, hour, week
+
+__all__ = ["Drill", "DRILLS", "PHASES", "DrillRecord", "PhaseEvidence", "RTOPromise",
+           "read_drill_records", "parse_drill_records", "drill_costs", "promised_rto", "phase_owner",
+           "COLUMNS", "OUTCOMES"]
+
+PHASES = {"local": tuple(f"local.{p}" for p in LOCAL_PHASES),
+          "site": tuple(f"site.{p}" for p in SITE_PHASES)}
+"""Phase names by scope, in order: ``PHASES["site"][0] == "site.detection"``."""
+
+COLUMNS = ("date", "drill", "phase", "seconds", "outcome")
+"""Columns of a drill-record CSV, in order."""
+
+OUTCOMES = ("pass", "fail")
+"""Valid outcomes of a drill record."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Drill:
+    """One kind of drill: the phases it times, how often, and what it costs.
+
+    ``cadence`` is in [s]. ``cost`` says in words how :func:`drill_costs`
+    prices it in GPU-hours; ``source`` gives the practice it follows.
+    """
+
+    name: str
+    label: str
+    measures: tuple
+    cadence: float
+    what: str
+    cost: str
+    source: str
+
+
+DRILLS = {d.name: d for d in (
+    Drill(name="checkpoint-restore", label="Checkpoint restore",
+          measures=("local.reschedule", "local.launch", "local.load", "local.validation"),
+          cadence=week,
+          what="Restore the newest durable checkpoint into a fresh allocation of the full world size "
+               "and run until the first steps reproduce the logged loss.",
+          cost="the fleet for the restore: G x (reschedule + launch + load + validation)",
+          source="Google SRE book ch. 26: test restores, not backups; Llama 3 Sec. 3.3.4 restarts"),
+    Drill(name="replication-verification", label="Replication verification",
+          measures=("site.staging",),
+          cadence=day,
+          what="Copy the newest off-site checkpoint from the remote object store onto the standby's "
+               "filesystem and compare checksums with the primary's manifest.",
+          cost="no GPUs: CPU checksum jobs at the remote site (egress is in the replication cost)",
+          source="AWS DR whitepaper, 'Testing disaster recovery'; assumption: daily"),
+    Drill(name="failover-game-day", label="Failover game day",
+          measures=PHASES["site"],
+          cadence=30 * day,
+          what="Declare the primary lost, fail over to the standby by the runbook, and train there "
+               "until the loss reproduces; every site phase is timed.",
+          cost="the primary idles for the site RTO: G x RTO_site",
+          source="AWS DR whitepaper, 'Testing disaster recovery' (game days); assumption: monthly"),
+    Drill(name="detection-alerting", label="Detection and alerting",
+          measures=("local.detection", "site.detection"),
+          cadence=week,
+          what="Inject a fault (kill a node; black-hole a site's health endpoints) right after a "
+               "checkpoint is durable and time until the job is known dead and on-call is paged.",
+          cost="one interruption of the run with no lost work: G x u0",
+          source="Kokolis et al. 2024 (health checks); assumption: weekly"),
+)}
+"""The drill catalogue by name: ``DRILLS["failover-game-day"].cadence`` in [s]."""
+
+
+def phase_owner(phase):
+    r"""The drill that keeps a phase fresh: the most frequent one that measures it.
+
+    Parameters
+    ----------
+    phase : str
+        A phase such as ``"site.staging"``. [1]
+
+    Returns
+    -------
+    drill : Drill
+        The owning drill; its cadence is the phase's freshness limit. [1]
+
+    Notes
+    -----
+    .. math:: \mathrm{owner}(p) = \arg\min_{d \,:\, p \in d.\mathrm{measures}} d.\mathrm{cadence}
+
+    References
+    ----------
+    .. [1] AWS DR whitepaper, "Testing disaster recovery".
+
+    Examples
+    --------
+    >>> phase_owner("site.detection").name
+    'detection-alerting'
+    """
+    owners = [d for d in DRILLS.values() if phase in d.measures]
+    if not owners:
+        valid = ", ".join(PHASES["local"] + PHASES["site"])
+        raise ValueError(f"phase must be one of {valid}, got {phase!r}")
+    return min(owners, key=lambda d: d.cadence)
+
+
+def drill_costs(plan):
+    r"""GPU-hours each drill costs, once and over the run.
+
+    Parameters
+    ----------
+    plan : Plan
+        From :func:`drmath.plan`; gives the cluster size, phases and run length. [1]
+
+    Returns
+    -------
+    costs : dict of str to dict
+        Per drill name: ``"each"`` [GPU·h], ``"per_run"`` [1] (drills in the
+        run, :math:`\lceil T/c \rceil`) and ``"total"`` [GPU·h]. [1]
+
+    Notes
+    -----
+    With :math:`G` primary GPUs, run length :math:`T` and cadence :math:`c`:
+
+    .. math::
+
+       \text{restore} = G (t_{resched} + t_{launch} + L + t_{val}), \quad
+       \text{detection} = G u_0, \quad
+       \text{game day} = G\, \mathrm{RTO}_{site}, \quad
+       \text{replication} = 0
+
+    each divided by 3600 s/h, and ``total = each`` :math:`\times \lceil T/c \rceil`.
+
+    References
+    ----------
+    .. [1] AWS DR whitepaper, "Testing disaster recovery".
+
+    Examples
+    --------
+    >>> from drmath import plan
+    >>> costs = drill_costs(plan())
+    >>> round(costs["detection-alerting"]["each"])
+    1340
+    """
+    from .scenario import Plan
+    if not isinstance(plan, Plan):
+        raise TypeError(f"plan must be a Plan from drmath.plan(), got {type(plan).__name__}")
+    G = plan.scenario.training.gpus
+    local = plan.rto_local_phases
+    each = {
+        "checkpoint-restore": G * (local["reschedule"] + local["launch"] + local["load"] + local["validation"]),
+        "replication-verification": 0.0,
+        "failover-game-day": G * plan.rto_site,
+        "detection-alerting": G * plan.restart_overhead,
+    }
+    out = {}
+    for name, seconds in each.items():
+        count = math.ceil(plan.time_to_train / DRILLS[name].cadence)
+        out[name] = {"each": seconds / hour, "per_run": float(count), "total": count * seconds / hour}
+    return out
+
+
+@dataclass(frozen=True)
+class DrillRecord:
+    """One timed phase of one drill: ``seconds`` in [s]; ``row`` is its CSV row."""
+
+    date: _dt.date
+    drill: str
+    phase: str
+    seconds: float
+    outcome: str
+    row: int = 0
+
+
+def parse_drill_records(text, name="drills.csv"):
+    r"""Read drill records from CSV text, validating every value.
+
+    Parameters
+    ----------
+    text : str
+        CSV with the header ``date,drill,phase,seconds,outcome`` (lines
+        starting with ``#`` are comments). Dates are ISO ``YYYY-MM-DD``;
+        ``seconds`` is a finite number >= 0. [1]
+    name : str, default "drills.csv"
+        The file name used in error messages. [1]
+
+    Returns
+    -------
+    records : list of DrillRecord
+        In file order. [1]
+
+    Raises
+    ------
+    ValueError
+        Listing every bad value as ``"<name> row <r>, column <c>: ..."``, rows
+        counted as in a spreadsheet (the header is row 1, comments count).
+
+    Notes
+    -----
+    A record is valid when its drill is in :data:`DRILLS`, its phase is one
+    that drill measures, and its outcome is in :data:`OUTCOMES`.
+
+    References
+    ----------
+    .. [1] RFC 4180, "Common Format and MIME Type for CSV Files".
+
+    Examples
+    --------
+    >>> text = "date,drill,phase,seconds,outcome\n2025-01-06,detection-alerting,local.detection,170,pass\n"
+    >>> parse_drill_records(text)[0].seconds
+    170.0
+    >>> parse_drill_records(text.replace("170", "abc"))
+    Traceback (most recent call last):
+    ...
+    ValueError: drills.csv row 2, column seconds: 'abc' is not a number >= 0
+    """
+    errors, records = [], []
+    lines = text.splitlines()
+    rows = [(i + 1, line) for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+    if not rows:
+        raise ValueError(f"{name}: no header; expected columns {','.join(COLUMNS)}")
+    header_row, header_line = rows[0]
+    header = [h.strip() for h in next(csv.reader([header_line]))]
+    if tuple(header) != COLUMNS:
+        raise ValueError(f"{name} row {header_row}: header is {','.join(header)!r}; expected {','.join(COLUMNS)!r}")
+    for row, line in rows[1:]:
+        cells = [c.strip() for c in next(csv.reader(io.StringIO(line)))]
+        if len(cells) != len(COLUMNS):
+            errors.append(f"{name} row {row}: has {len(cells)} values, expected {len(COLUMNS)} ({','.join(COLUMNS)})")
+            continue
+        date, drill, phase, seconds, outcome = cells
+        bad = len(errors)
+        try:
+            when = _dt.date.fromisoformat(date)
+        except ValueError:
+            errors.append(f"{name} row {row}, column date: {date!r} is not a date YYYY-MM-DD")
+        if drill not in DRILLS:
+            errors.append(f"{name} row {row}, column drill: {drill!r} is not a drill; choose from {', '.join(DRILLS)}")
+        elif phase not in DRILLS[drill].measures:
+            errors.append(f"{name} row {row}, column phase: {phase!r} is not measured by {drill}; "
+                          f"it measures {', '.join(DRILLS[drill].measures)}")
+        try:
+            value = float(seconds)
+            ok = math.isfinite(value) and value >= 0
+        except ValueError:
+            ok = False
+        if not ok:
+            errors.append(f"{name} row {row}, column seconds: {seconds!r} is not a number >= 0")
+        if outcome not in OUTCOMES:
+            errors.append(f"{name} row {row}, column outcome: {outcome!r} is not one of {', '.join(OUTCOMES)}")
+        if len(errors) == bad:
+            records.append(DrillRecord(when, drill, phase, value, outcome, row))
+    if errors:
+        raise ValueError("\n".join(errors))
+    return records
+
+
+def read_drill_records(path):
+    """Read and validate a drill-record CSV file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file; see :func:`parse_drill_records` for the format. [1]
+
+    Returns
+    -------
+    records : list of DrillRecord
+        In file order. [1]
+
+    Notes
+    -----
+    Errors name the file, its row and column, as in :func:`parse_drill_records`.
+
+    References
+    ----------
+    .. [1] RFC 4180.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> example = Path(__file__).resolve().parents[1] / "data" / "drills_example.csv"
+    >>> len(read_drill_records(example)) > 0
+    True
+    """
+    path = Path(path)
+    return parse_drill_records(path.read_text(encoding="utf-8"), name=path.name)
+
+
+@dataclass(frozen=True)
+class PhaseEvidence:
+    """What the drills say about one phase: durations in [s], age in [s]."""
+
+    phase: str
+    count: int
+    best: float
+    mean: float
+    worst: float
+    failures: int
+    last: _dt.date
+    age: float
+    cadence: float
+    owner: str
+    stale: bool
+
+
+@dataclass(frozen=True)
+class RTOPromise:
+    """The RTO you can promise, beside the naive sums, and whether it still holds.
+
+    ``promised``, ``best_case_sum``, ``mean_sum`` in [s]; ``samples`` [s] the
+    Monte Carlo sums; ``expires`` the first date a phase goes stale.
+    """
+
+    scope: str
+    confidence: float
+    promised: float
+    best_case_sum: float
+    mean_sum: float
+    worst_case_sum: float
+    samples: np.ndarray
+    phases: dict
+    as_of: _dt.date
+    expires: _dt.date
+    stale: tuple
+    due: tuple
+
+    @property
+    def valid(self):
+        """True while no phase is stale. [1]"""
+        return not self.stale
+
+    def message(self):
+        """One sentence: the promise, or why it has expired and which drills are due."""
+        hours = self.promised / hour
+        if self.valid:
+            return (f"RTO {hours:.2f} h at {self.confidence:.0%} confidence, valid until {self.expires.isoformat()}.")
+        return (f"RTO promise expired: {', '.join(self.stale)} last drilled too long ago; "
+                f"due: {', '.join(self.due)}.")
+
+
+def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, as_of=None):
+    r"""The RTO you can promise: a high percentile of the sum of measured phases.
+
+    Parameters
+    ----------
+    records : sequence of DrillRecord, or str or path-like
+        Drill records, or a CSV file to read with :func:`read_drill_records`. [1]
+    confidence : float, default 0.9
+        Share of recoveries the promise must cover, in (0, 1). [1]
+    scope : {"site", "local"}, default "site"
+        Which recovery: every phase of that scope needs at least one record. [1]
+    trials : int, default 100000
+        Monte Carlo draws of the sum, in [100, 10,000,000]. [1]
+    seed : int, default 0
+        Seed of :func:`numpy.random.default_rng`. [1]
+    as_of : datetime.date, optional
+        The day the promise is made, for staleness; today when omitted. [1]
+
+    Returns
+    -------
+    promise : RTOPromise
+        ``promised`` [s], ``best_case_sum`` [s], ``mean_sum`` [s], per-phase
+        :class:`PhaseEvidence`, and the stale phases with the drills due. [1]
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or a phase of the scope has no record
+        (the message names the drill that measures it).
+
+    Notes
+    -----
+    Each phase :math:`i` has the empirical distribution :math:`\hat F_i` of its
+    recorded durations. The promise is the ``confidence`` quantile of their
+    sum, estimated by drawing every phase independently:
+
+    .. math::
+
+       \mathrm{RTO}_c = \hat F^{-1}_{\Sigma}(c), \qquad
+       \Sigma = \sum_i X_i,\ X_i \sim \hat F_i
+
+    It lies between the sum of best cases :math:`\sum_i \min_i` (what a
+    design review is often shown) and the sum of worst cases. A phase whose
+    newest record is older than the cadence of its owning drill
+    (:func:`phase_owner`) makes the promise expire. With :math:`n` records a
+    phase can never be drawn above its worst recorded time, so a handful of
+    drills understates the tail: drill more.
+
+    References
+    ----------
+    .. [1] AWS DR whitepaper, "Testing disaster recovery".
+    .. [2] B. Efron, "Bootstrap methods: another look at the jackknife,"
+       Ann. Statist. 7(1), 1979 (resampling the empirical distribution).
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> rows = [DrillRecord(dt.date(2025, 1, 6), "detection-alerting", "local.detection", s, "pass")
+    ...         for s in (100.0, 200.0)]
+    >>> rows += [DrillRecord(dt.date(2025, 1, 6), "checkpoint-restore", f"local.{p}", 60.0, "pass")
+    ...          for p in ("reschedule", "launch", "load", "validation")]
+    >>> p = promised_rto(rows, 0.9, scope="local", as_of=dt.date(2025, 1, 8))
+    >>> p.best_case_sum, p.mean_sum, p.promised, p.valid
+    (340.0, 390.0, 440.0, True)
+    """
+    if isinstance(records, (str, Path)):
+        records = read_drill_records(records)
+    records = list(records)
+    if not isinstance(confidence, (int, float)) or isinstance(confidence, bool) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+    if scope not in PHASES:
+        raise ValueError(f"scope must be one of {', '.join(PHASES)}, got {scope!r}")
+    if not isinstance(trials, (int, np.integer)) or isinstance(trials, bool) or not 100 <= trials <= 10_000_000:
+        raise ValueError(f"trials must be a whole number in [100, 10000000], got {trials!r}")
+    for r in records:
+        if not isinstance(r, DrillRecord):
+            raise TypeError(f"records must be DrillRecord items or a CSV path, got {type(r).__name__}")
+    as_of = _dt.date.today() if as_of is None else as_of
+    rng = np.random.default_rng(seed)
+    total = np.zeros(trials)
+    phases = {}
+    for phase in PHASES[scope]:
+        owner = phase_owner(phase)
+        mine = [r for r in records if r.phase == phase]
+        if not mine:
+            raise ValueError(f"records have no drill for phase {phase}: run the {owner.name} drill "
+                             f"({owner.label}), which measures it")
+        values = np.array([r.seconds for r in mine])
+        last = max(r.date for r in mine)
+        age = (as_of - last).days * day
+        phases[phase] = PhaseEvidence(
+            phase=phase, count=values.size, best=float(values.min()), mean=float(values.mean()),
+            worst=float(values.max()), failures=sum(r.outcome == "fail" for r in mine), last=last,
+            age=age, cadence=owner.cadence, owner=owner.name, stale=age > owner.cadence)
+        total += values[rng.integers(0, values.size, trials)]
+    stale = tuple(p for p, e in phases.items() if e.stale)
+    due = tuple(dict.fromkeys(phases[p].owner for p in stale))
+    expires = min(e.last + _dt.timedelta(seconds=e.cadence) for e in phases.values())
+    return RTOPromise(
+        scope=scope, confidence=float(confidence),
+        promised=float(np.quantile(total, confidence, method="inverted_cdf")),
+        best_case_sum=float(sum(e.best for e in phases.values())),
+        mean_sum=float(sum(e.mean for e in phases.values())),
+        worst_case_sum=float(sum(e.worst for e in phases.values())),
+        samples=total, phases=phases, as_of=as_of, expires=expires, stale=stale, due=due)

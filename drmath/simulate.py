@@ -1,0 +1,535 @@
+r"""A Monte Carlo of the whole run: failures, checkpoints, restarts and site events.
+
+The closed forms of :mod:`drmath.reliability` give the *expected* share of
+wall-clock time that makes progress. This module draws the run itself, many
+times, and returns distributions: completion time, ETTR, lost GPU-hours, and
+the site RPO and RTO actually realised. Every derived input (cadence
+:math:`\tau`, stall :math:`\delta`, persist time :math:`W`, restart overhead
+:math:`u_0`, replication interval and time, site RTO, standby size) comes from
+:func:`drmath.plan`; only the stochastic event logic lives here.
+
+The model
+---------
+*Work.* The run must do :math:`C` = ``plan.compute_time`` seconds of training
+on the primary's :math:`G` GPUs (its compute time at ETTR = 1).
+
+*Training.* Between interruptions the job alternates :math:`\tau` of compute
+and a blocking stall :math:`\delta`; checkpoint :math:`j` of a segment starts at
+the start of its stall and is durable :math:`W` later (``plan`` floors
+:math:`\tau \ge \max(W, \delta)`, so one persist is in flight at most). The run
+ends as soon as the work is done; no checkpoint is taken at the very end.
+
+*Local interruptions.* A renewal process on wall-clock time: exponential gaps
+of mean :math:`M = 1/(G\lambda)` (a Poisson process at :math:`G\lambda`), or
+Weibull gaps of the same mean with ``failure_shape`` :math:`k \ne 1`
+(Schroeder and Gibson measured :math:`k \approx 0.7`-0.8). An interruption
+while training loses the work since the start of the newest *durable*
+checkpoint. Each interruption is followed by a restart drawn from a gamma
+distribution of mean :math:`u_0` and coefficient of variation ``restart_cv``.
+Failures keep arriving during a restart (the process never pauses): a restart
+that is hit is abandoned and a fresh one is drawn, as in Daly (2006). The
+closed form ignores that second-order effect.
+
+*Site events.* The first site event is drawn at rate ``failures.site_event_rate``
+(a later one would strike the standby, which has no standby of its own; its
+probability is the square of an already small number and it is ignored).
+Replication launches a copy of the newest durable checkpoint every
+:math:`R` = ``plan.replication_interval``; copy :math:`n` lands off-site at
+:math:`e_n = R + (n-1)\max(R, t_{rep}) + t_{rep}`, so a link that cannot keep
+up builds a backlog, as in :func:`drmath.recovery.rpo_site`. The site event
+loses all progress since the newest landed copy (the realised site RPO, in
+seconds of training), then the run waits the realised site RTO (gamma, mean
+``plan.rto_site``, coefficient of variation ``site_rto_cv``) and finishes on
+the standby: :math:`G_s` GPUs at speed :math:`G_s/G`, failing at
+:math:`G_s\lambda`, with the same cadence and restart overhead.
+
+*Vectorisation.* Trials advance together, one inter-failure segment per step:
+each step draws one gap and one restart for every trial and settles the
+segment with modulo arithmetic over checkpoint cycles (durable progress
+:math:`\tau \lfloor (x + \delta - W)/(\tau + \delta) \rfloor`), so the cost is
+about 40 array operations per interruption of the longest trial, whatever the
+number of checkpoints. Memory is a few arrays of length ``trials``.
+
+References
+----------
+.. [1] A. Kokolis et al., "Revisiting Reliability in Large-Scale Machine
+   Learning Research Clusters," HPCA 2025, arXiv:2410.21680 (E[ETTR]).
+.. [2] J. T. Daly, "A higher order estimate of the optimum checkpoint interval
+   for restart dumps," Future Gener. Comput. Syst. 22(3):303-312, 2006.
+.. [3] B. Schroeder and G. A. Gibson, "A large-scale study of failures in
+   high-performance computing systems," DSN 2006 (Weibull time between
+   failures, shape 0.7-0.8).
+"""
+
+import math
+import statistics
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .scenario import Plan, Scenario, plan as _plan
+from .units import hour
+
+__all__ = ["SimulationResult", "simulate_run", "ettr_sweep", "TRIAL_ARRAYS"]
+
+TRIAL_ARRAYS = ("ettr", "completion_time", "lost_gpu_hours", "interruptions", "site_rpo", "site_rto")
+"""Per-trial arrays of :class:`SimulationResult` that :meth:`SimulationResult.percentiles` reads."""
+
+
+def _require_number(name, value, low, high, low_open=False, integer=False):
+    ok_type = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    number = float(value) if ok_type else math.nan
+    below = number <= low if low_open else number < low
+    bad = (not ok_type) or not math.isfinite(number) or below or number > high
+    if integer and not bad:
+        bad = not number.is_integer()
+    if bad:
+        bracket = "(" if low_open else "["
+        kind = "a whole number" if integer else "a number"
+        raise ValueError(f"{name} must be {kind} in {bracket}{low:g}, {high:g}], got {value!r}")
+    return int(number) if integer else number
+
+
+def _gamma(rng, mean, cv, size):
+    """Gamma draws of a given mean and coefficient of variation (cv = 0: constant)."""
+    if mean <= 0 or cv == 0:
+        return np.full(size, float(mean))
+    shape = 1.0 / (cv * cv)
+    # float32 draws are twice as fast; their 6e-8 relative resolution is far below any restart's spread
+    return rng.standard_gamma(shape, size, dtype=np.float32) * (mean / shape)
+
+
+def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, failure_shape,
+              site_time=None, snap_time=None, record=False, progress=None, max_steps=None):
+    """Advance every trial through its inter-failure segments (see the module notes).
+
+    ``work`` is per-trial compute time at this cluster's own speed [s]. Returns a
+    dict of per-trial arrays (and flat event arrays when ``record``).
+    """
+    n = work.size
+    c = tau + delta
+    t = np.zeros(n)                      # wall time at the start of the segment
+    saved = np.zeros(n)                  # durable progress at the start of the segment
+    active = np.ones(n, dtype=bool)
+    done = np.full(n, np.nan)
+    count = np.zeros(n, dtype=np.int64)
+    lost = np.zeros(n)
+    restarting = np.zeros(n)
+    outage_start = np.full(n, np.nan)    # wall time of the failure that began the current outage
+    hit = np.zeros(n, dtype=bool)
+    hit_progress = np.zeros(n)
+    snap_progress = np.zeros(n)
+    events_rpo, events_rto, trial_rpo, trial_rto = [], [], [], []
+    if failure_shape == 1.0:
+        def gaps():
+            return rng.exponential(1.0 / rate, n)
+    else:
+        scale = 1.0 / (rate * math.gamma(1.0 + 1.0 / failure_shape))
+
+        def gaps():
+            return scale * rng.weibull(failure_shape, n)
+    idx = np.arange(n)
+    step = 0
+    while active.any():
+        if max_steps is not None and step > max_steps:
+            raise ValueError(
+                f"the run does not finish within {max_steps} interruptions per trial: failures "
+                f"(MTBF {1 / rate:.3g} s) come faster than the restart ({restart_mean:.3g} s) and "
+                f"cadence ({tau:.3g} s) can save progress")
+        g = gaps()
+        u = _gamma(rng, restart_mean, restart_cv, n) if step else np.zeros(n)
+        start = t + u                                   # training resumes here, if g > u
+        x = g - u                                       # training time in this segment
+        left = work - saved
+        need = left + delta * np.maximum(np.ceil(left / tau) - 1.0, 0.0)
+        trains = x > 0
+        completes = active & trains & (x >= need)
+        stop = np.where(completes, start + need, t + g)
+        if snap_time is not None:
+            s_in = active & (snap_time >= t) & (snap_time < stop)
+            if s_in.any():
+                y = snap_time[s_in] - start[s_in]
+                j = np.maximum(np.floor((y + delta - write) / c), 0.0)
+                snap_progress[s_in] = saved[s_in] + np.where(y > 0, j * tau, 0.0)
+        if site_time is not None:
+            h = active & (site_time < stop)
+            if h.any():
+                y = np.maximum(site_time[h] - start[h], 0.0)
+                cycles = np.floor(y / c)
+                hit_progress[h] = saved[h] + cycles * tau + np.minimum(y - cycles * c, tau)
+                restarting[h] += np.minimum(u[h], site_time[h] - t[h])
+                hit[h] = True
+                active &= ~h
+                completes &= ~h
+        resumed = active & trains & ~np.isnan(outage_start)
+        if record and resumed.any():
+            events_rto.append(start[resumed] - outage_start[resumed])
+            trial_rto.append(idx[resumed])
+        outage_start[resumed] = np.nan
+        done[completes] = stop[completes]
+        restarting += np.where(completes, u, 0.0)
+        fails = active & ~completes
+        in_train = fails & trains
+        cycles = np.floor(x / c)
+        done_work = cycles * tau + np.minimum(x - cycles * c, tau)
+        durable = np.maximum(np.floor((x + delta - write) / c), 0.0) * tau
+        lost_now = np.where(in_train, done_work - durable, 0.0)
+        if record and in_train.any():
+            events_rpo.append(lost_now[in_train])
+            trial_rpo.append(idx[in_train])
+        lost += lost_now
+        saved += np.where(in_train, durable, 0.0)
+        restarting += np.where(fails, np.minimum(g, u), 0.0)
+        outage_start = np.where(in_train, t + g, outage_start)
+        t = np.where(fails, t + g, t)
+        count += fails
+        active &= ~completes
+        step += 1
+        if progress is not None and step % 16 == 0:
+            progress(float(np.mean(np.where(active, saved / work, 1.0))))
+    out = dict(done=done, count=count, lost=lost, restarting=restarting, hit=hit,
+               hit_progress=hit_progress, snap_progress=snap_progress, steps=step)
+    if record:
+        def cat(parts, dtype=float):
+            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+        out.update(local_rpo=cat(events_rpo), local_rpo_trial=cat(trial_rpo, np.int64),
+                   local_rto=cat(events_rto), local_rto_trial=cat(trial_rto, np.int64))
+    return out
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Per-trial outcomes of :func:`simulate_run`, with the plan it was drawn from.
+
+    Per-trial arrays (length ``trials``): ``ettr`` [1], ``completion_time`` [s],
+    ``lost_gpu_hours`` [GPU·h], ``interruptions`` [1], ``site_event`` [1]
+    (bool), and for trials hit by a site event ``site_time`` [s] (when it
+    struck), ``site_rpo`` [s] (training lost
+    since the newest landed off-site copy) and ``site_rto`` [s] (site event to
+    training on the standby); NaN elsewhere. With ``record_events=True``,
+    ``local_rpo`` [s] holds the work lost by each interruption during training
+    and ``local_rto`` [s] the time from each such interruption until training
+    resumed (restarts hit by further failures included); ``local_rpo_trial``
+    and ``local_rto_trial`` give their trial index.
+    """
+
+    plan: Plan
+    trials: int
+    seed: int
+    failure_shape: float
+    restart_cv: float
+    site_rto_cv: float
+    ettr: np.ndarray
+    completion_time: np.ndarray
+    lost_gpu_hours: np.ndarray
+    interruptions: np.ndarray
+    site_event: np.ndarray
+    site_time: np.ndarray
+    site_rpo: np.ndarray
+    site_rto: np.ndarray
+    local_rpo: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    local_rpo_trial: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    local_rto: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    local_rto_trial: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    elapsed: float = 0.0
+
+    @property
+    def events(self):
+        """Interruptions drawn in all trials. [1]"""
+        return int(self.interruptions.sum())
+
+    def percentiles(self, name, q=(1, 5, 50, 95, 99)):
+        """Percentiles of one per-trial array, ignoring NaN.
+
+        Parameters
+        ----------
+        name : str
+            One of :data:`TRIAL_ARRAYS`. [1]
+        q : sequence of float, default (1, 5, 50, 95, 99)
+            Percentiles, each in [0, 100]. [1]
+
+        Returns
+        -------
+        percentiles : dict of float to float
+            Percentile to value, in the array's unit; NaN when no trial has a
+            value (e.g. no site event). [1]
+        """
+        if name not in TRIAL_ARRAYS:
+            raise ValueError(f"name must be one of {', '.join(TRIAL_ARRAYS)}, got {name!r}")
+        for p in q:
+            _require_number("q", p, 0, 100)
+        values = np.asarray(getattr(self, name), dtype=float)
+        values = values[~np.isnan(values)]
+        if values.size == 0:
+            return {float(p): math.nan for p in q}
+        return {float(p): float(v) for p, v in zip(q, np.percentile(values, q))}
+
+    def ettr_interval(self, confidence=0.99):
+        """Central interval holding ``confidence`` of the trials' ETTR.
+
+        Parameters
+        ----------
+        confidence : float, default 0.99
+            Share of trials inside, in (0, 1). [1]
+
+        Returns
+        -------
+        low, high : float
+            The :math:`(1-c)/2` and :math:`(1+c)/2` quantiles of ETTR. [1]
+        """
+        confidence = _require_number("confidence", confidence, 0, 1, low_open=True)
+        if confidence >= 1:
+            raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+        lo, hi = np.quantile(self.ettr, [(1 - confidence) / 2, (1 + confidence) / 2])
+        return float(lo), float(hi)
+
+    def ettr_mean_interval(self, confidence=0.99):
+        """Normal confidence interval of the mean ETTR (its Monte Carlo error).
+
+        Parameters
+        ----------
+        confidence : float, default 0.99
+            Coverage, in (0, 1). [1]
+
+        Returns
+        -------
+        low, high : float
+            :math:`\\bar{x} \\mp z\\, s/\\sqrt{n}`. [1]
+        """
+        confidence = _require_number("confidence", confidence, 0, 1, low_open=True)
+        if confidence >= 1:
+            raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+        z = statistics.NormalDist().inv_cdf((1 + confidence) / 2)
+        mean = float(np.mean(self.ettr))
+        half = z * float(np.std(self.ettr, ddof=1)) / math.sqrt(self.trials) if self.trials > 1 else math.inf
+        return mean - half, mean + half
+
+    def summary(self):
+        """The headline numbers: means, 5th/50th/95th percentiles and counts.
+
+        Returns
+        -------
+        summary : dict of str to float
+            Keys such as ``"ettr_mean"``, ``"completion_time_p95"`` in SI. [1]
+        """
+        out = {"trials": float(self.trials), "events": float(self.events),
+               "site_event_share": float(np.mean(self.site_event))}
+        for name in TRIAL_ARRAYS:
+            values = np.asarray(getattr(self, name), dtype=float)
+            values = values[~np.isnan(values)]
+            out[f"{name}_mean"] = float(values.mean()) if values.size else math.nan
+            for p, v in self.percentiles(name, (5, 50, 95)).items():
+                out[f"{name}_p{p:g}"] = v
+        return out
+
+
+def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, restart_cv=0.5,
+                 site_rto_cv=0.5, record_events=False, progress=None):
+    r"""Monte Carlo of the whole run: many draws of its failures, checkpoints and restarts.
+
+    Parameters
+    ----------
+    scenario : Scenario, optional
+        The inputs; the seed case when omitted. Cadence, stall, persist time,
+        restart overhead, replication and site RTO come from its
+        :func:`drmath.plan`. [1]
+    trials : int, default 10000
+        Independent runs to draw, in [1, 10,000,000]. [1]
+    seed : int, default 0
+        Seed of :func:`numpy.random.default_rng`; the same seed gives the
+        same result. [1]
+    failure_shape : float, default 1.0
+        Weibull shape :math:`k` of the gaps between interruptions, in
+        (0, 10]; 1 is the Poisson process of the closed form, :math:`k < 1`
+        clusters failures. The mean gap stays :math:`M`. [1]
+    restart_cv : float, default 0.5
+        Coefficient of variation of each restart's duration (gamma, mean
+        :math:`u_0`), in [0, 10]; 0 makes every restart :math:`u_0`. [1]
+    site_rto_cv : float, default 0.5
+        Coefficient of variation of the site failover time (gamma, mean
+        ``plan.rto_site``), in [0, 10]. [1]
+    record_events : bool, default False
+        Also keep the realised local RPO and RTO of every interruption
+        (memory grows with the number of interruptions). [1]
+    progress : callable, optional
+        Called now and then with the share of the work done, in [0, 1], for a
+        progress bar. [1]
+
+    Returns
+    -------
+    result : SimulationResult
+        Per-trial arrays and percentiles; see :class:`SimulationResult`. [1]
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, or if failures come so fast that the
+        run cannot finish.
+
+    Notes
+    -----
+    Each trial's ETTR is its work over its completion time,
+
+    .. math:: \mathrm{ETTR} = C / T_{done},
+
+    which for :math:`\delta, u_0 \ll M` and no site event approaches the
+    closed form of Kokolis et al.
+
+    .. math:: E[\mathrm{ETTR}] \approx \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}.
+
+    Lost GPU-hours count GPU time that produced no kept progress: work
+    redone after an interruption or a site event, and restarts, each on the
+    cluster where it happened. Waiting for the site failover is downtime
+    (in ``site_rto`` and the completion time), not GPU time spent.
+
+    References
+    ----------
+    .. [1] Kokolis et al., HPCA 2025, arXiv:2410.21680.
+    .. [2] Daly, Future Gener. Comput. Syst. 22(3), 2006 (failures during restart).
+
+    Examples
+    --------
+    >>> from drmath import Scenario, plan
+    >>> s = Scenario().with_changes({"training.window": 14 * 86400.0})
+    >>> r = simulate_run(s, trials=500, seed=1)
+    >>> bool(abs(r.ettr.mean() - plan(s).ettr) < 0.01)
+    True
+    >>> lo, hi = r.ettr_interval(0.99)
+    >>> bool(lo <= plan(s).ettr <= hi)
+    True
+    """
+    scenario = Scenario() if scenario is None else scenario
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    trials = _require_number("trials", trials, 1, 10_000_000, integer=True)
+    seed = _require_number("seed", seed, 0, 2**63 - 1, integer=True)
+    failure_shape = _require_number("failure_shape", failure_shape, 0, 10, low_open=True)
+    restart_cv = _require_number("restart_cv", restart_cv, 0, 10)
+    site_rto_cv = _require_number("site_rto_cv", site_rto_cv, 0, 10)
+    clock = time.perf_counter()
+    p = _plan(scenario)
+    rng = np.random.default_rng(seed)
+    G = float(scenario.training.gpus)
+    lam = scenario.failures.gpu_failure_rate
+    tau, delta, write = p.checkpoint_interval, p.checkpoint_stall, p.checkpoint_write_time
+    u0 = p.restart_overhead
+    work = p.compute_time
+    if not work > 0:
+        raise ValueError(
+            f"scenario has no work to simulate: plan().compute_time = {work!r} because the closed-form "
+            f"ETTR is {p.ettr:.3g} (MTBF {p.mtbf:.3g} s against restart {u0:.3g} s); set training.tokens "
+            f"so the work does not depend on ETTR")
+    # a guard against runs that never finish: 50x the expected interruptions at ETTR -> 2%
+    max_steps = int(50 * work / p.mtbf) + 10_000
+    common = dict(tau=tau, delta=delta, write=write, restart_mean=u0, restart_cv=restart_cv,
+                  failure_shape=failure_shape, record=record_events, max_steps=max_steps)
+
+    site_rate = scenario.failures.site_event_rate
+    site_time = rng.exponential(1.0 / site_rate, trials) if site_rate > 0 else None
+    snap_time = None
+    if site_time is not None:
+        R, t_rep = p.replication_interval, p.replication_time
+        landed = np.floor((site_time - R - t_rep) / max(R, t_rep)) + 1.0   # copies landed by the event
+        snap_time = np.where(landed >= 1, landed * R, -np.inf)
+    primary = _segments(rng, np.full(trials, work), G * lam, site_time=site_time, snap_time=snap_time,
+                        progress=None if progress is None else (lambda f: progress(0.95 * f)), **common)
+    completion = primary["done"]
+    lost_gpu_seconds = G * (primary["lost"] + primary["restarting"])
+    interruptions = primary["count"].copy()
+    hit = primary["hit"]
+    site_rpo = np.full(trials, np.nan)
+    struck = np.full(trials, np.nan)
+    site_rto = np.full(trials, np.nan)
+    extra = {}
+    if record_events:
+        extra = {k: primary[k] for k in ("local_rpo", "local_rpo_trial", "local_rto", "local_rto_trial")}
+    if hit.any():
+        which = np.flatnonzero(hit)
+        fraction = p.standby_gpus / G
+        offsite = primary["snap_progress"][which]
+        struck[which] = site_time[which]
+        site_rpo[which] = primary["hit_progress"][which] - offsite
+        site_rto[which] = _gamma(rng, p.rto_site, site_rto_cv, which.size)
+        standby = _segments(rng, (work - offsite) / fraction, p.standby_gpus * lam, **common)
+        completion[which] = site_time[which] + site_rto[which] + standby["done"]
+        lost_gpu_seconds[which] += G * site_rpo[which] + p.standby_gpus * (standby["lost"] + standby["restarting"])
+        interruptions[which] += standby["count"]
+        if record_events:
+            for key in ("local_rpo", "local_rto"):
+                extra[key] = np.concatenate([extra[key], standby[key]])
+                extra[key + "_trial"] = np.concatenate([extra[key + "_trial"], which[standby[key + "_trial"]]])
+    if progress is not None:
+        progress(1.0)
+    return SimulationResult(
+        plan=p, trials=trials, seed=seed, failure_shape=failure_shape, restart_cv=restart_cv,
+        site_rto_cv=site_rto_cv, ettr=work / completion, completion_time=completion,
+        lost_gpu_hours=lost_gpu_seconds / hour, interruptions=interruptions, site_event=hit,
+        site_time=struck, site_rpo=site_rpo, site_rto=site_rto, elapsed=time.perf_counter() - clock, **extra)
+
+
+def ettr_sweep(scenario, path, values, trials=1_000, seed=0, confidence=0.99, **options):
+    r"""Closed-form ETTR against the simulated one along one scenario input.
+
+    Shows where the first-order closed form drifts: as :math:`u_0` or
+    :math:`\tau` approach :math:`M`, its linear loss term
+    :math:`(u_0 + \tau/2)/M` charges every interruption a full restart and
+    half an interval, though the next interruption often cuts both short,
+    so it turns pessimistic (and reaches 0 while the run still progresses).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The base inputs. [1]
+    path : str
+        The numeric input to vary, ``section.field``, e.g.
+        ``"failures.gpu_failure_rate"``. [1]
+    values : array_like
+        Its values, each valid for that field. [1]
+    trials : int, default 1000
+        Trials per value. [1]
+    seed : int, default 0
+        Seed; value ``i`` uses ``seed + i``. [1]
+    confidence : float, default 0.99
+        Coverage of the per-trial band returned, in (0, 1). [1]
+    **options
+        Passed to :func:`simulate_run` (e.g. ``restart_cv``). [1]
+
+    Returns
+    -------
+    sweep : dict of str to ndarray
+        ``values`` [field's unit], ``mtbf`` [s], ``restart_overhead`` [s],
+        ``analytic`` [1] (``plan().ettr``),
+        ``mean`` [1], ``low`` and ``high`` [1] (the band), and ``drift`` [1]
+        (analytic over simulated mean, minus one). [1]
+
+    Notes
+    -----
+    .. math:: \mathrm{drift} = \mathrm{ETTR}_{closed} / \overline{\mathrm{ETTR}}_{sim} - 1
+
+    References
+    ----------
+    .. [1] Kokolis et al., HPCA 2025, arXiv:2410.21680.
+
+    Examples
+    --------
+    >>> from drmath import Scenario
+    >>> s = Scenario().with_changes({"training.window": 2 * 86400.0, "failures.site_event_rate": 0.0})
+    >>> out = ettr_sweep(s, "training.gpus", [1_000, 8_000], trials=200)
+    >>> out["mean"].shape
+    (2,)
+    """
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    values = np.atleast_1d(np.asarray(values, dtype=float))
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array, got shape {values.shape}")
+    rows = []
+    for i, value in enumerate(values):
+        value = int(value) if float(value).is_integer() and path == "training.gpus" else float(value)
+        r = simulate_run(scenario.with_changes({path: value}), trials, seed + i, **options)
+        lo, hi = r.ettr_interval(confidence)
+        rows.append((r.plan.mtbf, r.plan.restart_overhead, r.plan.ettr, float(r.ettr.mean()), lo, hi))
+    mtbf, u0, analytic, mean, low, high = (np.array(col) for col in zip(*rows))
+    return {"values": values, "mtbf": mtbf, "restart_overhead": u0, "analytic": analytic, "mean": mean, "low": low,
+            "high": high, "drift": analytic / mean - 1.0}

@@ -1,0 +1,182 @@
+"""Tests for drmath.drills: the catalogue, the record format and the promised RTO."""
+
+import datetime as dt
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drmath import Scenario, plan
+from drmath.drills import (DRILLS, PHASES, DrillRecord, drill_costs, parse_drill_records,
+                           phase_owner, promised_rto, read_drill_records)
+from drmath.recovery import LOCAL_PHASES, SITE_PHASES
+from drmath.units import day, hour, week
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "drills_example.csv"
+HEADER = "date,drill,phase,seconds,outcome\n"
+DAY0 = dt.date(2025, 1, 6)
+
+
+def _local(detection=(100.0,), reschedule=(60.0,), launch=(60.0,), load=(60.0,), validation=(60.0,),
+           when=DAY0):
+    values = dict(detection=detection, reschedule=reschedule, launch=launch, load=load, validation=validation)
+    out = []
+    for phase, seconds in values.items():
+        drill = "detection-alerting" if phase == "detection" else "checkpoint-restore"
+        out += [DrillRecord(when, drill, f"local.{phase}", float(s), "pass") for s in seconds]
+    return out
+
+
+def test_catalogue_covers_every_phase_with_four_drills():
+    assert set(DRILLS) == {"checkpoint-restore", "replication-verification", "failover-game-day",
+                           "detection-alerting"}
+    assert PHASES["local"] == tuple(f"local.{p}" for p in LOCAL_PHASES)
+    assert PHASES["site"] == tuple(f"site.{p}" for p in SITE_PHASES)
+    for phase in PHASES["local"] + PHASES["site"]:
+        owner = phase_owner(phase)
+        assert phase in owner.measures
+        assert owner.cadence == min(d.cadence for d in DRILLS.values() if phase in d.measures)
+    for drill in DRILLS.values():
+        assert drill.cadence > 0 and drill.measures and drill.source
+
+
+def test_drill_costs_by_hand():
+    s = Scenario().with_changes({"training.gpus": 4_000})
+    p = plan(s)
+    costs = drill_costs(p)
+    G, local = 4_000, p.rto_local_phases
+    assert costs["detection-alerting"]["each"] == pytest.approx(G * p.restart_overhead / 3600)
+    assert costs["checkpoint-restore"]["each"] == pytest.approx(
+        G * (local["reschedule"] + local["launch"] + local["load"] + local["validation"]) / 3600)
+    assert costs["failover-game-day"]["each"] == pytest.approx(G * p.rto_site / 3600)
+    assert costs["replication-verification"]["total"] == 0
+    assert costs["failover-game-day"]["per_run"] == math.ceil(p.time_to_train / (30 * day))   # 90 d -> 3
+    assert costs["detection-alerting"]["total"] == pytest.approx(
+        costs["detection-alerting"]["each"] * math.ceil(p.time_to_train / week))
+    with pytest.raises(TypeError, match="plan must be a Plan"):
+        drill_costs(s)
+
+
+def test_example_csv_is_labelled_illustrative_and_complete():
+    text = EXAMPLE.read_text()
+    assert "ILLUSTRATIVE" in text.splitlines()[0]
+    records = read_drill_records(EXAMPLE)
+    phases = {r.phase for r in records}
+    assert set(PHASES["local"] + PHASES["site"]) <= phases
+    assert {r.drill for r in records} == set(DRILLS)
+    last = max(r.date for r in records)
+    for scope in ("local", "site"):
+        promise = promised_rto(records, 0.9, scope=scope, as_of=last)
+        assert promise.valid
+
+
+@pytest.mark.parametrize("line, message", [
+    ("2025-01-06,detection-alerting,local.detection,abc,pass",
+     r"drills.csv row 4, column seconds: 'abc' is not a number >= 0"),
+    ("2025-01-06,detection-alerting,local.detection,-5,pass",
+     r"drills.csv row 4, column seconds: '-5' is not a number >= 0"),
+    ("2025-01-06,detection-alerting,local.detection,inf,pass", r"row 4, column seconds: 'inf'"),
+    ("2025-13-06,detection-alerting,local.detection,5,pass",
+     r"drills.csv row 4, column date: '2025-13-06' is not a date YYYY-MM-DD"),
+    ("2025-01-06,chaos-monkey,local.detection,5,pass", r"row 4, column drill: 'chaos-monkey' is not a drill"),
+    ("2025-01-06,detection-alerting,site.readiness,5,pass",
+     r"row 4, column phase: 'site.readiness' is not measured by detection-alerting"),
+    ("2025-01-06,detection-alerting,local.detection,5,ok", r"row 4, column outcome: 'ok' is not one of pass, fail"),
+    ("2025-01-06,detection-alerting,local.detection,5", r"drills.csv row 4: has 4 values, expected 5"),
+])
+def test_bad_values_name_row_and_column(line, message):
+    # row 1 is a comment, row 2 the header, row 3 a good record, row 4 the bad one
+    text = "# comment\n" + HEADER + "2025-01-06,checkpoint-restore,local.load,3,pass\n" + line + "\n"
+    with pytest.raises(ValueError, match=message):
+        parse_drill_records(text)
+
+
+def test_every_bad_value_is_reported_and_header_checked():
+    text = HEADER + "x,nope,local.load,-1,maybe\n"
+    with pytest.raises(ValueError) as err:
+        parse_drill_records(text, name="mine.csv")
+    lines = str(err.value).splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "mine.csv row 2, column date", "mine.csv row 2, column drill",
+        "mine.csv row 2, column seconds", "mine.csv row 2, column outcome"]
+    with pytest.raises(ValueError, match="drills.csv row 1: header is"):
+        parse_drill_records("day,drill,phase,seconds,outcome\n")
+
+
+def test_promised_rto_matches_exact_convolution():
+    # detection in {10, 20, 30}, launch in {1, 2, 4, 8}, the rest fixed at 5: 12 equally likely sums.
+    records = _local(detection=(10, 20, 30), launch=(1, 2, 4, 8), reschedule=(5,), load=(5,), validation=(5,))
+    sums = sorted(a + b + 15 for a, b in itertools.product((10, 20, 30), (1, 2, 4, 8)))
+    exact = sums[math.ceil(0.9 * len(sums)) - 1]        # inverted-CDF 90th percentile: the 11th of 12
+    promise = promised_rto(records, 0.9, scope="local", as_of=DAY0)
+    assert promise.promised == exact
+    assert promise.best_case_sum == 10 + 1 + 15
+    assert promise.mean_sum == pytest.approx(20 + 15 / 4 + 15)
+    assert promise.worst_case_sum == 30 + 8 + 15
+    # the Monte Carlo distribution of the sum matches the exact one
+    for value in set(sums):
+        assert np.mean(promise.samples <= value) == pytest.approx(
+            sum(s <= value for s in sums) / 12, abs=0.01)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0, 1e5), min_size=1, max_size=8), st.lists(st.floats(0, 1e5), min_size=1, max_size=8),
+       st.floats(0.01, 0.99))
+def test_promise_lies_between_best_and_worst(detection, launch, confidence):
+    promise = promised_rto(_local(detection=detection, launch=launch), confidence, scope="local",
+                           trials=1_000, as_of=DAY0)
+    assert promise.best_case_sum <= promise.promised <= promise.worst_case_sum
+    assert promise.best_case_sum <= promise.mean_sum <= promise.worst_case_sum
+
+
+def test_staleness_expires_the_promise_and_names_the_drill():
+    records = _local() + [DrillRecord(DAY0 - dt.timedelta(days=10), "checkpoint-restore", "local.load", 9.0, "pass")]
+    fresh = promised_rto(records, 0.9, scope="local", as_of=DAY0 + dt.timedelta(days=7))
+    assert fresh.valid and fresh.expires == DAY0 + dt.timedelta(days=7)     # age == cadence: still fresh
+    stale = promised_rto(records, 0.9, scope="local", as_of=DAY0 + dt.timedelta(days=8))
+    assert not stale.valid
+    assert stale.stale == PHASES["local"]
+    assert stale.due == ("detection-alerting", "checkpoint-restore")
+    assert "due: detection-alerting, checkpoint-restore" in stale.message()
+    assert stale.phases["local.load"].last == DAY0 and stale.phases["local.load"].count == 2
+
+
+def test_only_the_stale_phase_is_named():
+    records = _local(when=DAY0) + [DrillRecord(DAY0 + dt.timedelta(days=6), "detection-alerting",
+                                               "local.detection", 120.0, "pass")]
+    promise = promised_rto(records, 0.9, scope="local", as_of=DAY0 + dt.timedelta(days=9))
+    assert promise.stale == ("local.reschedule", "local.launch", "local.load", "local.validation")
+    assert promise.due == ("checkpoint-restore",)
+
+
+def test_promised_rto_reads_a_csv_path(tmp_path):
+    path = tmp_path / "drills.csv"
+    path.write_text(HEADER + "".join(f"2025-01-06,{r.drill},{r.phase},{r.seconds},pass\n" for r in _local()))
+    promise = promised_rto(str(path), 0.5, scope="local", as_of=DAY0)
+    assert promise.promised == pytest.approx(340.0)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(HEADER + "2025-01-06,checkpoint-restore,local.load,abc,pass\n")
+    with pytest.raises(ValueError, match="bad.csv row 2, column seconds"):
+        promised_rto(bad)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"confidence": 1.0}, r"confidence must be a number in \(0, 1\), got 1.0"),
+    ({"confidence": 0}, r"confidence must be a number in \(0, 1\), got 0"),
+    ({"scope": "region"}, "scope must be one of local, site, got 'region'"),
+    ({"trials": 10}, r"trials must be a whole number in \[100, 10000000\], got 10"),
+])
+def test_bad_arguments_raise(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        promised_rto(_local(), **{"scope": "local", "as_of": DAY0, **kwargs})
+
+
+def test_missing_phase_names_the_drill_to_run():
+    with pytest.raises(ValueError, match="no drill for phase site.detection: run the detection-alerting drill"):
+        promised_rto(_local(), scope="site", as_of=DAY0)
+    with pytest.raises(ValueError, match="phase must be one of"):
+        phase_owner("site.coffee")

@@ -1,0 +1,207 @@
+"""Tests for drmath.simulate: the Monte Carlo against the closed forms and against hand arithmetic."""
+
+import math
+
+import numpy as np
+import pytest
+
+from drmath import Scenario, plan
+from drmath.simulate import SimulationResult, ettr_sweep, simulate_run
+from drmath.units import day, hour
+
+NO_SITE = {"failures.site_event_rate": 0.0}
+NEVER_FAILS = {"failures.gpu_failure_rate": 1e-15}   # M ~ 4,000 years for 8,000 GPUs
+
+
+# --- cross-check with the closed form where its assumptions hold (delta, u0 << M) ---------------
+# Kokolis et al. 2024, E[ETTR] = (1 - (u0 + tau/2)/M) / (1 + delta/tau), first order in 1/M.
+# The band is the central 99% of the per-trial ETTR; "within 2%" is of the simulated mean.
+@pytest.mark.parametrize("changes", [
+    pytest.param({}, id="default-30d"),
+    pytest.param({"training.gpus": 16_384}, id="16k-gpus"),
+    pytest.param({"checkpoint.mode": "sync"}, id="sync"),
+    pytest.param({"checkpoint.interval": 1800.0}, id="tau-30min"),
+    pytest.param({"failures.launch_time": 60.0, "failures.validation_time": 30.0}, id="fast-restart"),
+    pytest.param({"training.gpus": 2_000, "training.window": 60 * day}, id="2k-gpus-60d"),
+])
+def test_closed_form_ettr_inside_simulated_band(changes):
+    s = Scenario().with_changes({"training.window": 30 * day, **NO_SITE, **changes})
+    p = plan(s)
+    assert (p.restart_overhead + p.checkpoint_stall) / p.mtbf < 0.1   # the regime under test
+    r = simulate_run(s, trials=2_000, seed=3)
+    lo, hi = r.ettr_interval(0.99)
+    assert lo <= p.ettr <= hi
+    assert abs(p.ettr / r.ettr.mean() - 1) < 0.02
+
+
+def test_expected_interruptions_match_poisson_rate():
+    # E[N(T)] = G*lambda*E[T] for a Poisson process stopped at the completion time (Wald).
+    s = Scenario().with_changes({"training.window": 30 * day, **NO_SITE})
+    r = simulate_run(s, trials=4_000, seed=5)
+    rate = s.training.gpus * s.failures.gpu_failure_rate
+    expected = rate * r.completion_time.mean()
+    tolerance = 5 * math.sqrt(expected / r.trials) + 0.5     # 5 standard errors of the mean count
+    assert abs(r.interruptions.mean() - expected) < tolerance
+    # and the count over the planned window, G*lambda*T from plan()
+    assert r.interruptions.mean() == pytest.approx(plan(s).expected_interruptions, rel=0.01)
+    # Poisson: variance about equal to the mean
+    assert r.interruptions.var() / r.interruptions.mean() == pytest.approx(1.0, abs=0.15)
+
+
+def test_no_failures_is_pure_checkpoint_arithmetic():
+    # with no failures the run is C of compute plus one stall per checkpoint, none at the end
+    s = Scenario().with_changes({**NEVER_FAILS, **NO_SITE, "checkpoint.interval": 3600.0,
+                                 "training.tokens": 1e12})
+    p = plan(s)
+    r = simulate_run(s, trials=20, seed=0)
+    C, tau, delta = p.compute_time, p.checkpoint_interval, p.checkpoint_stall
+    expected = C + delta * (math.ceil(C / tau) - 1)
+    np.testing.assert_allclose(r.completion_time, expected, rtol=1e-12)
+    np.testing.assert_allclose(r.ettr, C / expected, rtol=1e-12)
+    assert r.interruptions.sum() == 0 and np.all(r.lost_gpu_hours == 0)
+
+
+def test_site_event_hand_arithmetic_with_no_local_failures():
+    # multi-site: standby half the size, no readiness; no local failures, so every site
+    # event can be replayed by hand from the replication schedule.
+    s = Scenario().with_changes({**NEVER_FAILS, "failures.site_event_rate": 1e-6,
+                                 "failover.tier": "multi-site", "checkpoint.interval": 600.0,
+                                 "training.window": 30 * day})
+    p = plan(s)
+    r = simulate_run(s, trials=400, seed=11, site_rto_cv=0.0)
+    hit = np.flatnonzero(r.site_event)
+    assert hit.size > 100
+    C, tau, delta, W = p.compute_time, p.checkpoint_interval, p.checkpoint_stall, p.checkpoint_write_time
+    c = tau + delta
+    R, t_rep = p.replication_interval, p.replication_time
+    for i in hit[:50]:
+        ts = r.site_time[i]
+        n = math.floor((ts - t_rep) / R)                  # copies landed: n*R + t_rep <= ts
+        snap = n * R
+        offsite = tau * max(math.floor((snap + delta - W) / c), 0) if n >= 1 else 0.0
+        cycles = math.floor(ts / c)
+        at_event = cycles * tau + min(ts - cycles * c, tau)
+        assert r.site_rpo[i] == pytest.approx(at_event - offsite, rel=1e-9, abs=1e-6)
+        assert r.site_rto[i] == pytest.approx(p.rto_site)
+        rest = (C - offsite) / 0.5                        # the standby runs at half speed
+        done = ts + p.rto_site + rest + delta * (math.ceil(rest / tau) - 1)
+        assert r.completion_time[i] == pytest.approx(done, rel=1e-9)
+        # the realised RPO never exceeds the plan's worst case by more than one checkpoint cycle
+        assert r.site_rpo[i] <= p.rpo_site + c
+    assert np.isnan(r.site_rpo[~r.site_event]).all()
+
+
+def test_site_rpo_grows_when_replication_cannot_keep_up():
+    s = Scenario().with_changes({"failures.site_event_rate": 1e-5, "replication.link_bandwidth": 1e9,
+                                 "training.window": 30 * day})
+    p = plan(s)
+    assert not p.replication_keeps_up and math.isinf(p.rpo_site)
+    r = simulate_run(s, trials=300, seed=2)
+    hit = r.site_event
+    # the backlog: copies land every t_rep but snapshot every R, so the data ages with the run
+    corr = np.corrcoef(r.site_time[hit], r.site_rpo[hit])[0, 1]
+    assert corr > 0.8
+    late = hit & (r.site_time > 10 * day)
+    finite_bound = p.replication_interval + p.replication_time + p.checkpoint_write_time
+    assert np.all(r.site_rpo[late] > finite_bound)
+
+
+def test_recorded_events_match_local_rpo_and_rto():
+    s = Scenario().with_changes({"training.window": 30 * day, **NO_SITE})
+    p = plan(s)
+    r = simulate_run(s, trials=500, seed=4, record_events=True)
+    tau, delta, W = p.checkpoint_interval, p.checkpoint_stall, p.checkpoint_write_time
+    # lost work: uniform over a cycle, so about tau/2 (plus the persist window); never above tau + W
+    assert np.all(r.local_rpo >= 0) and np.all(r.local_rpo <= tau + W + 1e-9)
+    assert r.local_rpo.mean() == pytest.approx(tau / 2 + W, rel=0.05)
+    # each outage lasts at least nothing and on average about u0 (a bit more: restarts get hit)
+    assert r.local_rto.mean() == pytest.approx(p.restart_overhead, rel=0.03)
+    assert r.local_rto.size <= r.events and r.local_rpo.size <= r.events
+    assert np.bincount(r.local_rpo_trial, minlength=r.trials).sum() == r.local_rpo.size
+
+
+def test_weibull_keeps_mean_rate_and_clusters_failures():
+    s = Scenario().with_changes({"training.window": 30 * day, **NO_SITE})
+    poisson = simulate_run(s, trials=2_000, seed=8)
+    weibull = simulate_run(s, trials=2_000, seed=8, failure_shape=0.7)
+    assert weibull.interruptions.mean() == pytest.approx(poisson.interruptions.mean(), rel=0.05)
+    assert weibull.interruptions.var() > 1.3 * poisson.interruptions.var()
+
+
+def test_reproducible_for_a_seed():
+    s = Scenario().with_changes({"training.window": 7 * day, "failures.site_event_rate": 1e-6})
+    a, b = simulate_run(s, 300, seed=9), simulate_run(s, 300, seed=9)
+    c = simulate_run(s, 300, seed=10)
+    for name in ("ettr", "completion_time", "lost_gpu_hours", "interruptions", "site_rpo", "site_rto"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert not np.array_equal(a.completion_time, c.completion_time)
+
+
+def test_result_shapes_percentiles_and_summary():
+    r = simulate_run(Scenario().with_changes({"training.window": 7 * day}), trials=200, seed=1)
+    assert isinstance(r, SimulationResult)
+    for name in ("ettr", "completion_time", "lost_gpu_hours", "interruptions", "site_event",
+                 "site_rpo", "site_rto"):
+        assert getattr(r, name).shape == (200,)
+    q = r.percentiles("completion_time", (5, 50, 95))
+    assert q[5.0] <= q[50.0] <= q[95.0]
+    assert q[50.0] == pytest.approx(np.median(r.completion_time))
+    lo, hi = r.ettr_mean_interval(0.99)
+    assert lo < r.ettr.mean() < hi
+    summary = r.summary()
+    assert summary["ettr_mean"] == pytest.approx(r.ettr.mean())
+    assert summary["events"] == r.interruptions.sum()
+
+
+def test_lost_gpu_hours_are_lost_work_plus_restarts():
+    # restart_cv = 0: every completed restart is exactly u0; lost GPU-hours = G*(lost + restarts)/h
+    s = Scenario().with_changes({"training.window": 30 * day, **NO_SITE})
+    p = plan(s)
+    r = simulate_run(s, trials=300, seed=6, restart_cv=0.0, record_events=True)
+    G = s.training.gpus
+    per_trial_lost = np.bincount(r.local_rpo_trial, weights=r.local_rpo, minlength=r.trials)
+    restarts = r.lost_gpu_hours * hour / G - per_trial_lost
+    # between (completed restarts) * u0 and (interruptions) * u0
+    assert np.all(restarts <= r.interruptions * p.restart_overhead + 1e-6)
+    assert np.all(restarts >= (r.interruptions * p.restart_overhead) * 0.8)
+
+
+def test_progress_callback_reaches_one():
+    seen = []
+    simulate_run(Scenario().with_changes({"training.window": 14 * day}), 100, 0, progress=seen.append)
+    assert seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen)
+
+
+def test_ettr_sweep_shows_drift_where_assumptions_break():
+    s = Scenario().with_changes({"training.tokens": 1e11, **NO_SITE, "checkpoint.interval": 600.0})
+    lam = s.failures.gpu_failure_rate
+    out = ettr_sweep(s, "failures.gpu_failure_rate", [lam, 12 * lam], trials=300)
+    assert abs(out["drift"][0]) < 0.02          # u0/M ~ 0.03: the closed form holds
+    assert abs(out["drift"][1]) > 0.05          # u0/M ~ 0.3: it does not
+    np.testing.assert_allclose(out["drift"], out["analytic"] / out["mean"] - 1)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"trials": 0}, r"trials must be a whole number in \[1, 1e\+07\], got 0"),
+    ({"trials": 2.5}, "trials must be a whole number"),
+    ({"seed": -1}, "seed must be a whole number"),
+    ({"failure_shape": 0.0}, r"failure_shape must be a number in \(0, 10\], got 0.0"),
+    ({"restart_cv": -0.1}, r"restart_cv must be a number in \[0, 10\], got -0.1"),
+    ({"site_rto_cv": float("nan")}, "site_rto_cv must be a number"),
+])
+def test_bad_arguments_raise(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        simulate_run(Scenario(), **{"trials": 10, **kwargs})
+
+
+def test_bad_scenario_and_result_queries_raise():
+    with pytest.raises(TypeError, match="scenario must be a Scenario"):
+        simulate_run({"training.gpus": 8})
+    r = simulate_run(Scenario().with_changes({"training.window": 2 * day}), 20, 0)
+    with pytest.raises(ValueError, match="confidence must be a number in"):
+        r.ettr_interval(1.0)
+    with pytest.raises(ValueError, match="name must be one of"):
+        r.percentiles("nope")
+    window_driven_dead = Scenario().with_changes({"failures.gpu_failure_rate": 1e-6})
+    with pytest.raises(ValueError, match="no work to simulate"):
+        simulate_run(window_driven_dead, 10)
