@@ -15,7 +15,9 @@ References
 
 import numpy as np
 
-from ._validate import as_output as _out, require_nonnegative, require_nonnegative_or_inf, require_unit_interval
+_INF = float("inf")
+
+from ._validate import as_output as _out, scalars, require_nonnegative, require_nonnegative_or_inf, require_unit_interval
 from .units import hour, month
 
 __all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
@@ -24,6 +26,8 @@ __all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_ev
 
 def _times(price, amount):
     """price × amount, with 0 × inf = 0: a free thing costs nothing however long it is held."""
+    if scalars(price, amount):
+        return 0.0 if price == 0 else price * amount
     with np.errstate(invalid="ignore"):
         return np.where(np.asarray(price) == 0, 0.0, np.asarray(price) * amount)
 
@@ -58,7 +62,7 @@ def gpu_hours(gpus, duration):
     """
     require_nonnegative(gpus=gpus)
     require_nonnegative_or_inf(duration=duration)
-    return _out(_times(gpus, np.asarray(duration, dtype=float) / hour))
+    return _out(_times(gpus, duration / np.float64(hour)))
 
 
 def run_cost(gpus, duration, gpu_hour_price):
@@ -207,7 +211,7 @@ def site_event_probability(site_event_rate, duration):
     """
     require_nonnegative(site_event_rate=site_event_rate)
     require_nonnegative_or_inf(duration=duration)
-    return _out(-np.expm1(-_times(site_event_rate, np.asarray(duration, dtype=float))))
+    return _out(-np.expm1(-_times(site_event_rate, duration)))
 
 
 def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
@@ -246,9 +250,11 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
     """
     require_unit_interval(probability=probability)
     require_nonnegative(fleet_cost_rate=fleet_cost_rate, delay_cost=delay_cost)
+    require_nonnegative_or_inf(lost_time=lost_time)
+    if scalars(probability, lost_time, fleet_cost_rate, delay_cost):
+        rate = probability * (fleet_cost_rate + delay_cost)
+        return rate * lost_time if rate > 0 else 0.0
     lost = np.asarray(lost_time, dtype=float)
-    if np.any(np.isnan(lost) | (lost < 0)):
-        raise ValueError(f"lost_time must be >= 0 (inf allowed), got {lost_time!r}")
     rate = np.asarray(probability) * (np.asarray(fleet_cost_rate) + delay_cost)
     # 0 * inf is 0 here: no chance of an event costs nothing, however long it would last
     with np.errstate(invalid="ignore"):
@@ -293,6 +299,12 @@ def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     60.4
     """
     require_nonnegative(probability=probability, fleet_cost_rate=fleet_cost_rate)
+    if scalars(extra_cost, saved_time, probability, fleet_cost_rate):
+        if extra_cost <= 0:
+            return 0.0
+        if not (saved_time > 0 and probability > 0):
+            return _INF
+        return max(0.0, extra_cost / (probability * saved_time) - fleet_cost_rate)
     extra = np.asarray(extra_cost, dtype=float)
     saved = np.asarray(saved_time, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):

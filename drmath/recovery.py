@@ -16,7 +16,7 @@ References
 
 import numpy as np
 
-from ._validate import as_output as _out, require_fraction, require_nonnegative, require_nonnegative_or_inf, require_positive
+from ._validate import as_output as _out, scalars, require_fraction, require_nonnegative, require_nonnegative_or_inf, require_positive
 
 __all__ = ["rpo_local", "rpo_site", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
            "LOCAL_PHASES", "SITE_PHASES"]
@@ -118,6 +118,8 @@ def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, 
     require_positive(replication_interval=replication_interval)
     require_nonnegative(write_time=write_time, replication_time=replication_time)
     finite = (replication_interval / 2 if expected else replication_interval) + write_time + replication_time
+    if isinstance(keeps_up, (bool, np.bool_)) and scalars(finite):
+        return float(finite) if keeps_up else float("inf")
     return _out(np.where(keeps_up, finite, np.inf))
 
 
@@ -243,8 +245,8 @@ def rto(phases):
     """
     if not phases:
         raise ValueError("phases must name at least one phase, got {}")
-    total = sum(np.asarray(v, dtype=float) for v in phases.values())
-    return _out(total)
+    return _out(sum(phases.values()) if scalars(*phases.values())
+                else sum(np.asarray(v, dtype=float) for v in phases.values()))
 
 
 def resume_slip(remaining_time, standby_fraction):
@@ -281,6 +283,8 @@ def resume_slip(remaining_time, standby_fraction):
     """
     require_nonnegative_or_inf(remaining_time=remaining_time)
     require_fraction(standby_fraction=standby_fraction)
+    if scalars(remaining_time, standby_fraction):
+        return 0.0 if standby_fraction == 1 else remaining_time * (1.0 / standby_fraction - 1.0)
     factor = 1.0 / np.asarray(standby_fraction, dtype=float) - 1.0
     with np.errstate(invalid="ignore"):  # inf × 0: a full-size standby never slips
         return _out(np.where(factor == 0, 0.0, np.asarray(remaining_time, dtype=float) * factor))

@@ -1,0 +1,80 @@
+"""Speed of the core: import time, plan() latency, and the dashboard's sweeps.
+
+Prints figures; asserts nothing. Run: .venv/bin/python bench/bench_core.py
+
+Targets (issue: drmath core):
+- `import drmath` adds <= 50 ms over `import numpy` (median of fresh processes);
+- plan() of the default scenario <= 1 ms median;
+- five 200-point sweeps (one dashboard's curves) <= 5 ms together.
+"""
+
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from drmath import Scenario, plan, sweep
+
+
+def _import_ms(stmt, runs=15):
+    code = f"import time; t = time.perf_counter(); {stmt}; print((time.perf_counter() - t) * 1e3)"
+    return [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 check=True).stdout) for _ in range(runs)]
+
+
+def import_overhead():
+    numpy_only = _import_ms("import numpy")
+    both = _import_ms("import numpy; import drmath")
+    return statistics.median(both) - statistics.median(numpy_only), statistics.median(numpy_only)
+
+
+def plan_latency(runs=2000):
+    s = Scenario()
+    plan(s)
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        plan(s)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1e3, np.percentile(times, 95) * 1e3
+
+
+SWEEPS = [
+    ("checkpoint.interval", np.geomspace(10, 7200, 200)),
+    ("replication.interval", np.geomspace(60, 86_400, 200)),
+    ("replication.link_bandwidth", np.geomspace(1e8, 1e12, 200)),
+    ("training.gpus", np.round(np.geomspace(64, 100_000, 200))),
+    ("training.mfu", np.linspace(0.2, 0.6, 200)),
+]
+
+
+def sweep_latency(runs=200):
+    s = Scenario()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        for path, values in SWEEPS:
+            sweep(s, path, values)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1e3
+
+
+def main():
+    rows = []
+    overhead, numpy_ms = import_overhead()
+    rows.append(("import drmath over import numpy", f"{overhead:.1f} ms", "<= 50 ms", overhead <= 50,
+                 f"numpy alone {numpy_ms:.1f} ms; median of 15 fresh processes"))
+    median, p95 = plan_latency()
+    rows.append(("plan() of the default scenario", f"{median:.3f} ms", "<= 1 ms", median <= 1,
+                 f"median of 2,000; p95 {p95:.3f} ms"))
+    total = sweep_latency()
+    rows.append(("five 200-point sweeps", f"{total:.2f} ms", "<= 5 ms", total <= 5, "median of 200 rounds"))
+    for name, value, target, ok, note in rows:
+        print(f"{name:<36} {value:>10}  target {target:<9} {'pass' if ok else 'FALLS SHORT':<11} {note}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
