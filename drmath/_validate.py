@@ -4,6 +4,8 @@ Each check raises ``ValueError`` naming the argument, its value and the valid
 range. NaN fails every check: a NaN never reaches a formula.
 """
 
+import functools
+
 import numpy as np
 
 
@@ -29,11 +31,24 @@ def as_output(x):
     return bool(x) if np.asarray(x).dtype == bool else float(x)
 
 
-def _bad(value, ok):
+def _numbers(name, value):
+    """value as a float array, or TypeError naming the argument (str, None, bool, objects)."""
+    if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
+        raise TypeError(f"{name} must be a number or an array of numbers, got {type(value).__name__} {value!r}")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number or an array of numbers, got {type(value).__name__}") from None
+    if arr.dtype == object or (np.asarray(value).dtype.kind not in "biuf"):
+        raise TypeError(f"{name} must be a number or an array of numbers, got {np.asarray(value).dtype} values")
+    return arr
+
+
+def _bad(value, ok, name="value"):
     if type(value) in _SCALARS:  # fast path: plan() passes Python floats
         number = float(value)
         return None if number == number and ok(number) else number
-    arr = np.asarray(value, dtype=float)
+    arr = _numbers(name, value)
     bad = ~ok(arr)  # every predicate is False for NaN
     if not bad.any():
         return None
@@ -43,7 +58,7 @@ def _bad(value, ok):
 def require_positive(**values):
     """Every value must be finite and > 0."""
     for name, value in values.items():
-        first = _bad(value, lambda a: (a > 0) & (a < _INF))
+        first = _bad(value, lambda a: (a > 0) & (a < _INF), name)
         if first is not None:
             raise ValueError(f"{name} must be finite and > 0, got {first!r}")
 
@@ -51,7 +66,7 @@ def require_positive(**values):
 def require_nonnegative(**values):
     """Every value must be finite and >= 0."""
     for name, value in values.items():
-        first = _bad(value, lambda a: (a >= 0) & (a < _INF))
+        first = _bad(value, lambda a: (a >= 0) & (a < _INF), name)
         if first is not None:
             raise ValueError(f"{name} must be finite and >= 0, got {first!r}")
 
@@ -59,7 +74,7 @@ def require_nonnegative(**values):
 def require_fraction(**values):
     """Every value must lie in (0, 1]."""
     for name, value in values.items():
-        first = _bad(value, lambda a: (a > 0) & (a <= 1))
+        first = _bad(value, lambda a: (a > 0) & (a <= 1), name)
         if first is not None:
             raise ValueError(f"{name} must be in (0, 1], got {first!r}")
 
@@ -67,7 +82,7 @@ def require_fraction(**values):
 def require_unit_interval(**values):
     """Every value must lie in [0, 1]."""
     for name, value in values.items():
-        first = _bad(value, lambda a: (a >= 0) & (a <= 1))
+        first = _bad(value, lambda a: (a >= 0) & (a <= 1), name)
         if first is not None:
             raise ValueError(f"{name} must be in [0, 1], got {first!r}")
 
@@ -75,6 +90,39 @@ def require_unit_interval(**values):
 def require_nonnegative_or_inf(**values):
     """Every value must be >= 0; +inf is allowed (an unbounded duration)."""
     for name, value in values.items():
-        first = _bad(value, lambda a: a >= 0)
+        first = _bad(value, lambda a: a >= 0, name)
         if first is not None:
             raise ValueError(f"{name} must be >= 0 (inf allowed), got {first!r}")
+
+
+def _array_like(value):
+    if isinstance(value, (list, tuple)):
+        try:
+            return np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return value  # the check inside names the argument
+    return value
+
+
+def broadcasting(func):
+    """Let a formula take lists and tuples as well as numbers and arrays.
+
+    The formulas are plain arithmetic, which broadcasts over numpy arrays but not
+    over Python lists; this turns list and tuple arguments into float arrays.
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        for a in args:
+            if type(a) in _SEQUENCES:
+                break
+        else:
+            for a in kwargs.values():
+                if type(a) in _SEQUENCES:
+                    break
+            else:
+                return func(*args, **kwargs)  # the common case: nothing to convert
+        return func(*[_array_like(a) for a in args], **{k: _array_like(v) for k, v in kwargs.items()})
+    return wrapper
+
+
+_SEQUENCES = (list, tuple)

@@ -17,7 +17,7 @@ References
 
 import numpy as np
 
-from ._validate import as_output as _out, require_positive
+from ._validate import broadcasting, as_output as _out, require_positive
 
 __all__ = [
     "checkpoint_bytes", "shard_bytes", "checkpoint_write_time", "checkpoint_stall",
@@ -25,6 +25,7 @@ __all__ = [
 ]
 
 
+@broadcasting
 def checkpoint_bytes(params, bytes_per_param=14.0):
     r"""Size of a full training checkpoint.
 
@@ -64,6 +65,7 @@ def checkpoint_bytes(params, bytes_per_param=14.0):
     return params * bytes_per_param
 
 
+@broadcasting
 def shard_bytes(size, writers):
     r"""Bytes each writer (GPU) holds of a sharded checkpoint.
 
@@ -98,6 +100,7 @@ def shard_bytes(size, writers):
     return size / writers
 
 
+@broadcasting
 def checkpoint_write_time(size, write_bandwidth, writers, per_writer_bandwidth):
     r"""Time to persist a checkpoint to the parallel filesystem.
 
@@ -136,6 +139,7 @@ def checkpoint_write_time(size, write_bandwidth, writers, per_writer_bandwidth):
     return _out(size / np.minimum(write_bandwidth, writers * per_writer_bandwidth))
 
 
+@broadcasting
 def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
     r"""Time the training loop blocks for one checkpoint.
 
@@ -181,6 +185,7 @@ def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
     return _out(np.where(asynchronous, shard / np.asarray(host_copy_bandwidth, dtype=float), write_time))
 
 
+@broadcasting
 def checkpoint_load_time(size, read_bandwidth):
     r"""Time to read a checkpoint back.
 
@@ -213,6 +218,7 @@ def checkpoint_load_time(size, read_bandwidth):
     return size / read_bandwidth
 
 
+@broadcasting
 def checkpoint_interval_floor(write_time, stall):
     r"""Shortest interval at which checkpoints can follow each other.
 
@@ -247,6 +253,7 @@ def checkpoint_interval_floor(write_time, stall):
     return _out(np.maximum(write_time, stall))
 
 
+@broadcasting
 def checkpoint_bandwidth_share(size, interval, write_bandwidth):
     r"""Share of the filesystem's write bandwidth that the cadence consumes.
 

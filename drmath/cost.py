@@ -17,7 +17,7 @@ import numpy as np
 
 _INF = float("inf")
 
-from ._validate import as_output as _out, scalars, require_nonnegative, require_nonnegative_or_inf, require_unit_interval
+from ._validate import broadcasting, as_output as _out, scalars, require_nonnegative, require_nonnegative_or_inf, require_unit_interval
 from .units import hour, month
 
 __all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
@@ -32,6 +32,7 @@ def _times(price, amount):
         return np.where(np.asarray(price) == 0, 0.0, np.asarray(price) * amount)
 
 
+@broadcasting
 def gpu_hours(gpus, duration):
     r"""GPU-hours held over a run.
 
@@ -65,6 +66,7 @@ def gpu_hours(gpus, duration):
     return _out(_times(gpus, duration / np.float64(hour)))
 
 
+@broadcasting
 def run_cost(gpus, duration, gpu_hour_price):
     r"""Price of the primary cluster for the run.
 
@@ -99,6 +101,7 @@ def run_cost(gpus, duration, gpu_hour_price):
     return _out(_times(gpu_hour_price, gpu_hours(gpus, duration)))
 
 
+@broadcasting
 def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     r"""Price of keeping a standby at its tier for the run.
 
@@ -137,6 +140,7 @@ def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     return _out(_times(reserved_share, run_cost(standby_gpus, duration, gpu_hour_price)))
 
 
+@broadcasting
 def replication_cost(shipped, egress_price, retained, storage_month_price, duration, link_hour_price):
     r"""Price of replicating checkpoints off-site for the run.
 
@@ -181,6 +185,7 @@ def replication_cost(shipped, egress_price, retained, storage_month_price, durat
                 + _times(link_hour_price, duration / hour))
 
 
+@broadcasting
 def site_event_probability(site_event_rate, duration):
     r"""Probability of at least one site event during the run.
 
@@ -214,6 +219,7 @@ def site_event_probability(site_event_rate, duration):
     return _out(-np.expm1(-_times(site_event_rate, duration)))
 
 
+@broadcasting
 def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
     r"""Expected cost of a site disaster during the run.
 
@@ -261,6 +267,7 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
         return _out(np.where(rate > 0, rate * lost, 0.0))
 
 
+@broadcasting
 def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     r"""Cost of delay above which a tier pays for itself against a cheaper one.
 

@@ -16,7 +16,7 @@ References
 
 import numpy as np
 
-from ._validate import as_output as _out, scalars, require_fraction, require_nonnegative, require_nonnegative_or_inf, require_positive
+from ._validate import broadcasting, as_output as _out, scalars, require_fraction, require_nonnegative, require_nonnegative_or_inf, require_positive
 
 __all__ = ["rpo_local", "rpo_site", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
            "LOCAL_PHASES", "SITE_PHASES"]
@@ -28,6 +28,7 @@ SITE_PHASES = ("detection", "decision", "readiness", "staging", "launch", "load"
 """Phases of a site failover, in order."""
 
 
+@broadcasting
 def rpo_local(checkpoint_interval, write_time, expected=False):
     r"""Progress lost to a local failure.
 
@@ -73,6 +74,7 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
     return (checkpoint_interval / 2 if expected else checkpoint_interval) + write_time
 
 
+@broadcasting
 def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, expected=False):
     r"""Progress lost when the site is lost.
 
@@ -249,6 +251,7 @@ def rto(phases):
                 else sum(np.asarray(v, dtype=float) for v in phases.values()))
 
 
+@broadcasting
 def resume_slip(remaining_time, standby_fraction):
     r"""Schedule slip from finishing on a smaller standby.
 

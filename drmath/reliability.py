@@ -19,12 +19,13 @@ References
 
 import numpy as np
 
-from ._validate import as_output as _out, require_nonnegative, require_nonnegative_or_inf, require_positive
+from ._validate import broadcasting, as_output as _out, require_nonnegative, require_nonnegative_or_inf, require_positive
 
 __all__ = ["cluster_mtbf", "expected_interruptions", "young_interval", "daly_interval", "waste",
            "daly_waste", "ettr"]
 
 
+@broadcasting
 def cluster_mtbf(gpus, gpu_failure_rate):
     r"""Mean time between interruptions of a job spanning the cluster.
 
@@ -63,6 +64,7 @@ def cluster_mtbf(gpus, gpu_failure_rate):
     return 1.0 / (gpus * gpu_failure_rate)
 
 
+@broadcasting
 def expected_interruptions(duration, mtbf):
     r"""Expected interruptions over a run.
 
@@ -97,6 +99,7 @@ def expected_interruptions(duration, mtbf):
     return duration / mtbf
 
 
+@broadcasting
 def young_interval(checkpoint_cost, mtbf):
     r"""Young's first-order optimum checkpoint interval.
 
@@ -132,6 +135,7 @@ def young_interval(checkpoint_cost, mtbf):
     return _out(np.sqrt(2.0 * checkpoint_cost * mtbf))
 
 
+@broadcasting
 def daly_interval(checkpoint_cost, mtbf):
     r"""Daly's higher-order optimum checkpoint interval (2006, eq. 37).
 
@@ -178,6 +182,7 @@ def daly_interval(checkpoint_cost, mtbf):
     return _out(np.where(delta < 2.0 * m, tau, m))
 
 
+@broadcasting
 def waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     r"""First-order expected waste: the share of time not making progress.
 
@@ -221,6 +226,7 @@ def waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     return checkpoint_cost / checkpoint_interval + (checkpoint_interval / 2 + restart_overhead) / mtbf
 
 
+@broadcasting
 def daly_waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     r"""Daly's complete-model waste, the share of wall-clock time lost.
 
@@ -268,6 +274,7 @@ def daly_waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     return _out(1.0 - ratio)
 
 
+@broadcasting
 def ettr(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     r"""Expected effective training time ratio.
 

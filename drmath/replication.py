@@ -16,12 +16,13 @@ References
 
 import numpy as np
 
-from ._validate import as_output as _out, require_fraction, require_nonnegative, require_positive
+from ._validate import broadcasting, as_output as _out, require_fraction, require_nonnegative, require_positive
 
 __all__ = ["transfer_time", "chain_time", "replication_every", "replication_utilization",
            "replication_keeps_up"]
 
 
+@broadcasting
 def transfer_time(size, bandwidth, efficiency=1.0, latency=0.0, compression=1.0):
     r"""Time for one hop to move a payload.
 
@@ -113,6 +114,7 @@ def chain_time(hop_times, streamed=False):
     return _out(np.max(stacked, axis=0) if streamed else np.sum(stacked, axis=0))
 
 
+@broadcasting
 def replication_every(replication_interval, checkpoint_interval):
     r"""Which checkpoints go off-site: every k-th.
 
@@ -150,6 +152,7 @@ def replication_every(replication_interval, checkpoint_interval):
     return _out(np.maximum(1.0, np.ceil(np.asarray(replication_interval) / checkpoint_interval - 1e-9)))
 
 
+@broadcasting
 def replication_utilization(replication_time, replication_interval):
     r"""Share of the replication interval the link is busy.
 
@@ -184,6 +187,7 @@ def replication_utilization(replication_time, replication_interval):
     return replication_time / replication_interval
 
 
+@broadcasting
 def replication_keeps_up(replication_time, replication_interval):
     r"""Whether each off-site copy finishes before the next one is due.
 

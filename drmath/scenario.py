@@ -18,6 +18,7 @@ field, its value and its valid range, and nothing is ever half-applied.
 """
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field, fields
 
@@ -517,8 +518,20 @@ class Plan:
     site_event_probability: float
     expected_disaster_loss: float
     total_dr_cost: float
-    tier_total_costs: dict
-    break_even_delay_costs: dict
+
+    @functools.cached_property
+    def _tiers(self):
+        return _py(_compare_tiers(self.scenario.flat()))
+
+    @property
+    def tier_total_costs(self):
+        """Total DR cost (standby + replication + expected disaster loss) of every tier. [USD]"""
+        return self._tiers["tier_total_costs"]
+
+    @property
+    def break_even_delay_costs(self):
+        """Cost of delay above which each tier pays for itself against cold. [USD/s]"""
+        return self._tiers["break_even_delay_costs"]
 
     def explain(self, name):
         """The worked derivation of one field, as Markdown with LaTeX.
@@ -582,7 +595,7 @@ def _py(value):
     return float(value)
 
 
-def _derive(v, tiers=True):
+def _derive(v, tiers=None):
     """Every output from the flat inputs ``v``; any numeric input may be an array."""
     out = {}
     G = v["training.gpus"]
@@ -680,20 +693,24 @@ def _derive(v, tiers=True):
                     schedule_slip=slip, standby_cost=standby, lost_time=lost,
                     expected_disaster_loss=loss, total_dr_cost=standby + repl_cost + loss)
 
-    chosen_tier = tier_outputs(v["failover.tier"])
-    lost_time = chosen_tier.pop("lost_time")
-    out.update(chosen_tier)
-    if tiers:
-        every = {name: tier_outputs(name) for name in presets.DR_TIERS}
+    if tiers is not None:  # the comparison across tiers, asked for by name
+        every = {name: tier_outputs(name) for name in tiers}
         base = every["cold"]
-        out["tier_total_costs"] = {name: t["total_dr_cost"] for name, t in every.items()}
         with np.errstate(invalid="ignore"):  # inf - inf when replication does not keep up: never pays
-            out["break_even_delay_costs"] = {
-                name: cost.break_even_delay_cost(t["standby_cost"] - base["standby_cost"],
-                                                 base["lost_time"] - t["lost_time"], P, F)
-                for name, t in every.items()}
-    out["_lost_time"] = lost_time
+            return {"tier_total_costs": {name: t["total_dr_cost"] for name, t in every.items()},
+                    "break_even_delay_costs": {
+                        name: cost.break_even_delay_cost(t["standby_cost"] - base["standby_cost"],
+                                                         base["lost_time"] - t["lost_time"], P, F)
+                        for name, t in every.items()}}
+    chosen_tier = tier_outputs(v["failover.tier"])
+    chosen_tier.pop("lost_time")
+    out.update(chosen_tier)
     return out
+
+
+def _compare_tiers(v):
+    """Every tier's total DR cost and break-even cost of delay, for the inputs ``v``."""
+    return _derive(v, tiers=tuple(presets.DR_TIERS))
 
 
 def plan(scenario=None):
@@ -719,7 +736,6 @@ def plan(scenario=None):
     if not isinstance(scenario, Scenario):
         raise TypeError(f"plan() needs a Scenario, got {type(scenario).__name__}")
     out = _derive(scenario.flat())
-    out.pop("_lost_time")
     return Plan(scenario=scenario, **{k: _py(v) if k != "run_driver" else v for k, v in out.items()})
 
 
@@ -762,7 +778,7 @@ def sweep(scenario, path, values, outputs=None):
         raise ValueError(f"{path} values must be whole numbers: must be {info.range_text()}")
     v = scenario.flat()
     v[path] = arr
-    derived = _derive(v, tiers=False)
+    derived = _derive(v)
     names = [k for k in PLAN_FIELDS] if outputs is None else list(outputs)
     for name in names:
         if name not in PLAN_FIELDS:

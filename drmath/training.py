@@ -17,11 +17,12 @@ References
 
 import numpy as np
 
-from ._validate import as_output, require_fraction, require_nonnegative, require_positive, require_unit_interval
+from ._validate import broadcasting, as_output, require_fraction, require_nonnegative, require_positive, require_unit_interval
 
 __all__ = ["training_flops", "time_to_train", "gpus_for_deadline", "tokens_in_window"]
 
 
+@broadcasting
 def training_flops(params, tokens, flops_per_param_token=6.0):
     r"""Total training compute.
 
@@ -75,6 +76,7 @@ def _ratio(numerator, denominator):
         return as_output(np.divide(numerator, denominator))
 
 
+@broadcasting
 def time_to_train(params, tokens, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
     r"""Wall-clock time to train.
 
@@ -122,6 +124,7 @@ def time_to_train(params, tokens, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per
     return _ratio(flops, _throughput(gpus, peak_flop_rate, mfu, ettr))
 
 
+@broadcasting
 def gpus_for_deadline(params, tokens, deadline, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
     r"""GPUs needed to finish by a deadline (fractional; round up to buy).
 
@@ -168,6 +171,7 @@ def gpus_for_deadline(params, tokens, deadline, peak_flop_rate, mfu, ettr=1.0, f
     return _ratio(flops, _throughput(deadline, peak_flop_rate, mfu, ettr))
 
 
+@broadcasting
 def tokens_in_window(params, window, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
     r"""Tokens that fit in a wall-clock window.
 

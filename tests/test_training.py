@@ -48,3 +48,13 @@ def test_bad_input_names_the_argument(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         training.time_to_train(**args)
+
+
+def test_lists_broadcast_like_arrays():
+    np.testing.assert_allclose(training.training_flops([1e9, 2e9], (1e12, 1e12)), [6e21, 12e21])
+
+
+@pytest.mark.parametrize("bad", ["8000", None, True, [1, "a"], {"a": 1}])
+def test_wrong_types_name_the_argument(bad):
+    with pytest.raises(TypeError, match="gpus must be a number or an array of numbers"):
+        training.time_to_train(1e9, 1e12, bad, 1e15, 0.5)
