@@ -1,0 +1,211 @@
+"""Measure the Voilà dashboard in headless Chromium: load time, slider latency, bytes per view.
+
+    .venv/bin/python bench/bench_browser.py [--loads 5] [--moves 20] [--screenshot out.png]
+
+It starts ``python -m drmath.serve`` (preheated kernels) on a free loopback port and reports:
+
+- **page request → every figure visible**: ``performance.now()`` (0 = navigation start) when all
+  five figures have a drawn plotly graph and all cards exist, polled every animation frame.
+  Measured with a cold browser cache (a new context per load) and with a warm one (reloads in one
+  context); loads are 15 s apart so the kernel pool refills, as for real visitors.
+- **slider move → cards and figures updated**: from the ArrowRight keydown on a slider handle to
+  the last card/figure DOM change it causes (figure changes are stamped after ``Plotly.react``
+  resolves), over ``--moves`` presses alternating right/left on GPUs, MFU, checkpoint interval and
+  link bandwidth.
+- **bytes per page view**: HTTP bytes on the wire (CDP ``encodedDataLength``) and websocket
+  message payload bytes, for a cold and a warm cache.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from conftest import READY_INIT_JS, launch_browser, start_voila, stop_voila  # noqa: E402
+
+# the cards' values and texts (an MFU move in a window-driven run changes only the tokens line)
+CARDS_STATE = ("() => JSON.stringify([...document.querySelectorAll('[data-value]')].map(e => e.dataset.value))"
+               " + document.querySelector('.drmath-cards').textContent")
+SLIDERS = ["training-gpus", "training-mfu", "checkpoint-interval", "replication-link_bandwidth"]
+
+MOVE_INIT_JS = """() => {
+  window.__mv = {key: null, last: null};
+  document.addEventListener('keydown', () => { window.__mv.key = performance.now(); window.__mv.last = null; }, true);
+  const obs = new MutationObserver((records) => {
+    for (const r of records) {
+      const t = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      if (!t) continue;
+      if ((r.type === 'attributes' && r.attributeName === 'data-revision') || t.closest('.drmath-cards')) {
+        window.__mv.last = performance.now();
+      }
+    }
+  });
+  obs.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true,
+                              attributeFilter: ['data-revision', 'data-value', 'class']});
+}"""
+
+
+def percentile(values, q):
+    values = sorted(values)
+    k = (len(values) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+class Meter:
+    """Counts bytes for one page through CDP."""
+
+    def __init__(self, context, page):
+        self.http = 0
+        self.ws_in = 0
+        self.ws_out = 0
+        self.requests = 0
+        self.failed = []
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.on("Network.loadingFinished", self._done)
+        cdp.on("Network.loadingFailed", lambda e: self.failed.append(e))
+        cdp.on("Network.webSocketFrameReceived", lambda e: self._ws(e, "in"))
+        cdp.on("Network.webSocketFrameSent", lambda e: self._ws(e, "out"))
+        self.ws_extensions = []
+        cdp.on("Network.webSocketHandshakeResponseReceived", lambda e: self.ws_extensions.append(
+            {k.lower(): v for k, v in e["response"].get("headers", {}).items()}.get("sec-websocket-extensions", "")))
+        self.cdp = cdp
+
+    def _done(self, event):
+        self.http += int(event.get("encodedDataLength", 0))
+        self.requests += 1
+
+    def _ws(self, event, direction):
+        n = len(event["response"].get("payloadData", ""))
+        if direction == "in":
+            self.ws_in += n
+        else:
+            self.ws_out += n
+
+
+def load(context, url, settle=1.5):
+    page = context.new_page()
+    page.add_init_script(READY_INIT_JS)
+    meter = Meter(context, page)
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(url, wait_until="commit", timeout=120_000)
+    page.wait_for_function("() => window.__drmathReady !== null", timeout=120_000, polling=100)
+    ready = page.evaluate("window.__drmathReady")
+    page.wait_for_timeout(settle * 1000)
+    return page, ready, meter, errors
+
+
+def measure_moves(page, moves):
+    page.evaluate(MOVE_INIT_JS)
+    latencies = []
+    for i in range(moves):
+        name = SLIDERS[i % len(SLIDERS)]
+        key = "ArrowRight" if (i // len(SLIDERS)) % 2 == 0 else "ArrowLeft"
+        selector = f".drmath-control-{name} .noUi-handle"
+        before = page.evaluate(CARDS_STATE)
+        page.locator(selector).first.focus()
+        page.keyboard.press(key)
+        try:
+            page.wait_for_function(
+                f"(b) => ({CARDS_STATE})() !== b",
+                arg=before, timeout=10_000, polling="raf")
+        except Exception:
+            readout = page.locator(f".drmath-control-{name} .widget-readout").first.inner_text()
+            raise RuntimeError(f"move {i} ({name} {key}, readout now {readout!r}) changed no card")
+        page.wait_for_timeout(350)  # let every figure that changes finish drawing
+        t = page.evaluate("() => window.__mv.last - window.__mv.key")
+        latencies.append(t)
+    return latencies
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--loads", type=int, default=5)
+    parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--gap", type=float, default=15.0, help="seconds between cold loads")
+    parser.add_argument("--screenshot", default=None)
+    parser.add_argument("--json", default=None, help="write the results here too")
+    args = parser.parse_args(argv)
+
+    from playwright.sync_api import sync_playwright
+
+    load_before = os.getloadavg()
+    log = Path(tempfile.mkdtemp()) / "voila.log"
+    proc, url, _ = start_voila(log, cull_interval=30, cull_idle_timeout=60)
+    results = {}
+    try:
+        with sync_playwright() as p:
+            browser = launch_browser(p)
+            cold, cold_bytes, all_errors = [], [], []
+            for i in range(args.loads):
+                if i:
+                    time.sleep(args.gap)
+                context = browser.new_context(viewport={"width": 1400, "height": 1500})
+                page, ready, meter, errors = load(context, url)
+                cold.append(ready)
+                cold_bytes.append((meter.http, meter.ws_in, meter.ws_out, meter.requests))
+                if i == 0:
+                    ws_extensions = meter.ws_extensions
+                all_errors += errors
+                if i == 0:
+                    if args.screenshot:
+                        page.screenshot(path=args.screenshot, full_page=True)
+                    latencies = measure_moves(page, args.moves)
+                if i == args.loads - 1:
+                    time.sleep(args.gap)
+                    warm_page, warm_ready, warm_meter, errors = load(context, url)
+                    all_errors += errors
+                    warm_page.close(run_before_unload=True)
+                page.close(run_before_unload=True)
+                context.close()
+            browser.close()
+    finally:
+        stop_voila(proc)
+
+    mb = 1e6
+    results = {
+        "page_to_figures_ms_cold": [round(x) for x in cold],
+        "page_to_figures_ms_cold_median": round(statistics.median(cold)),
+        "page_to_figures_ms_warm_cache": round(warm_ready),
+        "slider_ms": [round(x, 1) for x in latencies],
+        "slider_ms_median": round(statistics.median(latencies), 1),
+        "slider_ms_p95": round(percentile(latencies, 0.95), 1),
+        "slider_ms_max": round(max(latencies), 1),
+        "bytes_cold": {"http_wire": cold_bytes[0][0], "websocket_in": cold_bytes[0][1],
+                       "websocket_out": cold_bytes[0][2], "http_responses": cold_bytes[0][3],
+                       "websocket_extensions": ws_extensions},
+        "bytes_warm_cache": {"http_wire": warm_meter.http, "websocket_in": warm_meter.ws_in,
+                             "websocket_out": warm_meter.ws_out, "http_responses": warm_meter.requests},
+        "console_errors": all_errors,
+        "load_average_1min_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+        "cpus": os.cpu_count(),
+    }
+    print(f"page request -> every figure visible (preheated, cold cache): "
+          f"{results['page_to_figures_ms_cold']} ms, median {results['page_to_figures_ms_cold_median']} ms")
+    print(f"page request -> every figure visible (warm browser cache): {results['page_to_figures_ms_warm_cache']} ms")
+    print(f"slider move -> cards and figures updated, {len(latencies)} moves: median "
+          f"{results['slider_ms_median']} ms, p95 {results['slider_ms_p95']} ms, max {results['slider_ms_max']} ms")
+    for label, b in (("cold cache", results["bytes_cold"]), ("warm cache", results["bytes_warm_cache"])):
+        print(f"bytes per page view ({label}): HTTP {b['http_wire'] / mb:.2f} MB on the wire in "
+              f"{b['http_responses']} responses; websocket {b['websocket_in'] / mb:.3f} MB in, "
+              f"{b['websocket_out'] / mb:.3f} MB out (message payloads)")
+    print(f"websocket extensions negotiated: {results['bytes_cold']['websocket_extensions']}")
+    print(f"console errors: {len(all_errors)}")
+    print(f"machine: {os.cpu_count()} CPUs, 1-min load average {results['load_average_1min_before_after'][0]} "
+          f"before, {results['load_average_1min_before_after'][1]} after (other work on the machine skews these)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Fixtures for the Voilà + headless-Chromium tests (and helpers bench/bench_browser.py reuses).
+
+Voilà is started through ``python -m drmath.serve`` (the same launcher users run), on a
+free loopback port, with short culling times so the test can watch a closed page's
+kernel go. Chromium is Debian's ``/usr/bin/chromium`` driven by Playwright with
+``executable_path`` (``playwright install`` cannot download here). Browser tests
+skip only when that binary is absent.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CULL_INTERVAL = 5  # [s]
+CULL_IDLE_TIMEOUT = 10  # [s]
+
+# every figure drawn (a plotly graph div with data and an SVG) and every card present
+READY_JS = """() => {
+  const figs = document.querySelectorAll('.drmath-figure');
+  if (figs.length < 5) return false;
+  for (const f of figs) {
+    const gd = f.querySelector('.js-plotly-plot');
+    if (!gd || !gd.data || !gd.data.length || !gd.querySelector('.main-svg')) return false;
+  }
+  return document.querySelectorAll('[class*="drmath-kpi-"]').length >= 8
+      && !!document.querySelector('.drmath-scenario');
+}"""
+
+# install before any page script runs: records when READY_JS first holds, on every animation frame
+READY_INIT_JS = "window.__drmathReady = null; (function poll(){ try { if ((" + READY_JS + """)()) {
+  window.__drmathReady = performance.now(); return; } } catch (e) {}
+  requestAnimationFrame(poll); })();"""
+
+
+def free_port():
+    """A free TCP port on loopback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_IDLE_TIMEOUT, pool_size=2,
+                timeout=120):
+    """Start ``python -m drmath.serve`` on a free port; wait until its kernel pool is full.
+
+    Returns ``(process, url, log_path)``.
+    """
+    port = free_port()
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "drmath.serve", f"--port={port}", f"--pool-size={pool_size}",
+         f"--cull-interval={cull_interval}", f"--cull-idle-timeout={cull_idle_timeout}"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"voila exited with {proc.returncode}: {Path(log_path).read_text()[-3000:]}")
+        try:
+            urllib.request.urlopen(url + "voila/static/", timeout=2)
+        except urllib.error.HTTPError:
+            pass  # 404: the server is up
+        except OSError:
+            time.sleep(0.3)
+            continue
+        if pool_size == 0 or "is filled with" in Path(log_path).read_text():
+            return proc, url, log_path
+        time.sleep(0.3)
+    stop_voila(proc)
+    raise RuntimeError(f"voila did not come up in {timeout} s: {Path(log_path).read_text()[-3000:]}")
+
+
+def stop_voila(proc):
+    """Stop the Voilà we started (it shuts its kernels down on SIGTERM)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def kernel_ids(proc):
+    """Ids of the kernels the Voilà process ``proc`` has running (its ipykernel children)."""
+    import psutil
+
+    ids = set()
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return ids
+    for child in children:
+        try:
+            for arg in child.cmdline():
+                name = os.path.basename(arg)
+                if name.startswith("kernel-") and name.endswith(".json"):
+                    ids.add(name[len("kernel-"):-len(".json")])
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            pass
+    return ids
+
+
+def launch_browser(playwright):
+    """Debian's Chromium under Playwright, headless, with the flags stack.md verified."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+@pytest.fixture(scope="session")
+def voila_server(tmp_path_factory):
+    """A Voilà serving the dashboard on loopback, with short culling times."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is absent")
+    log_path = tmp_path_factory.mktemp("voila") / "voila.log"
+    proc, url, log_path = start_voila(log_path)
+    yield {"proc": proc, "url": url, "log": log_path}
+    stop_voila(proc)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium; skips when /usr/bin/chromium is absent."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is absent")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch_browser(p)
+        yield b
+        b.close()

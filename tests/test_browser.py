@@ -1,0 +1,157 @@
+"""The Voilà dashboard in headless Chromium: renders, moves, matches plan(), and frees its kernel.
+
+Voilà runs on loopback through ``python -m drmath.serve`` with short culling times (conftest).
+"""
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+import drmath
+import drmath.dashboard
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import CULL_IDLE_TIMEOUT, CULL_INTERVAL, READY_JS, kernel_ids
+
+pytestmark = pytest.mark.browser
+
+FIGURE_DATA_JS = """() => Object.fromEntries([...document.querySelectorAll('.drmath-figure')].map(f => {
+  const name = [...f.classList].find(c => c.startsWith('drmath-figure-')).slice('drmath-figure-'.length);
+  const gd = f.querySelector('.js-plotly-plot');
+  return [name, JSON.stringify(gd.data.map(t => [t.x, t.y, t.base, t.marker && t.marker.color]))];
+}))"""
+KPIS_JS = """() => Object.fromEntries([...document.querySelectorAll('.drmath-kpi')].map(e => {
+  const name = [...e.classList].find(c => c.startsWith('drmath-kpi-')).slice('drmath-kpi-'.length);
+  return [name, [e.dataset.value, e.textContent]];
+}))"""
+SCENARIO_JS = "() => document.querySelector('.drmath-scenario').dataset.scenario"
+
+
+def scenario_from_page(page):
+    flat = json.loads(page.evaluate(SCENARIO_JS))
+    return drmath.Scenario().with_changes(flat)
+
+
+def assert_cards_equal_plan(page):
+    p = drmath.plan(scenario_from_page(page))
+    kpis = page.evaluate(KPIS_JS)
+    assert set(kpis) == set(drmath.dashboard.CARDS)
+    for name, (value, text) in kpis.items():
+        want = getattr(p, name)
+        if isinstance(want, bool):
+            assert value == ("true" if want else "false"), name
+        elif math.isinf(want):
+            assert value == "inf", name
+        else:
+            assert float(value) == want, name
+        assert text == p.format(name), name
+    return p
+
+
+@pytest.fixture(scope="module")
+def session(voila_server, browser):
+    """One page of the dashboard, with its requests and console watched."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1500})
+    page = context.new_page()
+    log = {"external": [], "failed": [], "errors": [], "bad_status": []}
+    page.route(lambda u: urlparse(u).hostname not in ("127.0.0.1", "localhost"),
+               lambda route: (log["external"].append(route.request.url), route.abort()))
+    page.on("requestfailed", lambda r: log["failed"].append(f"{r.url} {r.failure}"))
+    page.on("response", lambda r: log["bad_status"].append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("console", lambda m: log["errors"].append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: log["errors"].append(str(e)))
+    page.goto(voila_server["url"], wait_until="commit", timeout=120_000)
+    page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+    kernel_id = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+    yield {"page": page, "context": context, "log": log, "kernel_id": kernel_id, "server": voila_server}
+    try:
+        if not page.is_closed():
+            page.close(run_before_unload=True)
+    except Exception:  # noqa: BLE001 - closed by the last test already (close with beforeunload is async)
+        pass
+    context.close()
+
+
+def test_every_figure_renders_with_no_failed_request_or_console_error(session):
+    page, log = session["page"], session["log"]
+    figures = page.evaluate("""() => [...document.querySelectorAll('.drmath-figure')].map(f => {
+        const gd = f.querySelector('.js-plotly-plot');
+        return [f.className, gd ? gd.data.length : 0, gd ? gd.querySelectorAll('.main-svg').length : 0,
+                gd ? gd.getBoundingClientRect().width : 0];
+    })""")
+    assert len(figures) == 5
+    for cls, traces, svgs, width in figures:
+        assert traces > 0 and svgs > 0 and width > 200, cls
+    for name in drmath.dashboard.FIGURES:
+        assert page.locator(f".drmath-figure-{name} .js-plotly-plot").count() == 1
+    assert log["external"] == []
+    assert log["failed"] == []
+    assert log["bad_status"] == []
+    assert log["errors"] == []
+    assert scenario_from_page(page) == drmath.Scenario()
+    assert_cards_equal_plan(page)
+
+
+def move_slider(page, css, key="ArrowRight"):
+    page.locator(f".{css} .noUi-handle").first.focus()
+    page.keyboard.press(key)
+
+
+@pytest.mark.parametrize("path, action, new_value, figures_that_change", [
+    ("training.gpus", "ArrowRight", 10_000, {"ettr", "rpo", "cost_tier", "cost_link"}),
+    ("training.mfu", "ArrowRight", 0.41, set()),  # window-driven run: MFU moves only the tokens
+    ("checkpoint.interval", "ArrowRight", 30.0, {"ettr", "rpo"}),
+    ("replication.link_bandwidth", "ArrowRight", 200e9 / 8, {"rpo", "cost_link", "cost_tier"}),
+    ("failover.tier", "hot", "hot", {"rto", "cost_tier"}),
+])
+def test_moving_a_control_updates_cards_and_figures(session, path, action, new_value, figures_that_change):
+    page = session["page"]
+    section, field = path.split(".")
+    css = f"drmath-control-{section}-{field}"
+    before_scenario = page.evaluate(SCENARIO_JS)
+    before_figures = page.evaluate(FIGURE_DATA_JS)
+    before_cards = page.evaluate(KPIS_JS)
+    if path == "failover.tier":
+        page.locator(f".{css} button", has_text=action).first.click()
+    else:
+        move_slider(page, css, action)
+    page.wait_for_function(f"(b) => ({SCENARIO_JS})() !== b", arg=before_scenario, timeout=15_000)
+    scenario = scenario_from_page(page)
+    assert scenario.get(path) == pytest.approx(new_value) if not isinstance(new_value, str) else \
+        scenario.get(path) == new_value
+    # only the moved field changed
+    assert scenario == drmath.Scenario().with_changes(
+        {**json.loads(before_scenario), path: scenario.get(path)})
+    p = assert_cards_equal_plan(page)
+    after_figures = page.evaluate(FIGURE_DATA_JS)
+    changed = {name for name in after_figures if after_figures[name] != before_figures[name]}
+    assert figures_that_change <= changed, f"figures that changed: {changed}"
+    if not figures_that_change:
+        after_cards = page.evaluate(KPIS_JS)
+        assert after_cards == before_cards  # every card equals plan(), and plan() did not move...
+        assert f"{p.tokens / 1e12:.3g}T tokens" in page.locator(".drmath-kpi-time_to_train").locator(
+            "xpath=..").inner_text()  # ...but the tokens trained in the window did
+
+
+def test_show_the_math_renders_the_derivation(session):
+    page, log = session["page"], session["log"]
+    page.locator(".drmath-math-toggle-rpo_site").first.click()
+    page.wait_for_selector(".drmath-math-rpo_site .jp-RenderedMarkdown mjx-container", timeout=30_000)
+    text = page.locator(".drmath-math-rpo_site").first.inner_text()
+    assert drmath.plan(scenario_from_page(page)).format("rpo_site") in text
+    assert log["errors"] == [] and log["failed"] == [] and log["external"] == []
+
+
+def test_closed_page_frees_its_kernel(session):
+    page, proc = session["page"], session["server"]["proc"]
+    kernel_id = session["kernel_id"]
+    assert kernel_id in kernel_ids(proc)
+    page.close(run_before_unload=True)
+    deadline = time.monotonic() + 2 * CULL_INTERVAL + CULL_IDLE_TIMEOUT + 15
+    while time.monotonic() < deadline and kernel_id in kernel_ids(proc):
+        time.sleep(1)
+    assert kernel_id not in kernel_ids(proc), "the closed page's kernel was not culled"

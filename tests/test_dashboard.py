@@ -1,0 +1,179 @@
+"""drmath.dashboard, kernel side: set widget values in Python, check cards and figures == plan()."""
+
+import html
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+import drmath
+from drmath import dashboard, viz
+from drmath.dashboard import AUTO, CARDS, CONTROLS, FIGURES, build_app
+from drmath.units import Gbit_per_s, minute
+
+KPI = re.compile(r'class="drmath-kpi drmath-kpi-(\w+)(?: drmath-bad)?" data-value="([^"]*)">([^<]*)<')
+
+
+def kpis(app):
+    """{field: (data-value, text)} from the cards' HTML."""
+    out = {}
+    for name, card in app.cards.items():
+        field, value, text = KPI.search(card.value).groups()
+        assert field == name
+        out[name] = (value, html.unescape(text))
+    return out
+
+
+def assert_cards_match(app, p):
+    for name, (value, text) in kpis(app).items():
+        want = getattr(p, name)
+        if isinstance(want, bool):
+            assert value == ("true" if want else "false"), name
+        elif math.isinf(want):
+            assert value == "inf", name
+        else:
+            assert float(value) == want, name  # lossless: repr round-trips
+        assert text == p.format(name), name
+
+
+def specs_for(p):
+    return dashboard.Dashboard._specs(None, p)
+
+
+@pytest.fixture
+def app():
+    return build_app()
+
+
+def test_every_control_and_card_has_its_hook(app):
+    assert set(app.controls) == set(CONTROLS)
+    for path, widget in app.controls.items():
+        section, field = path.split(".")
+        assert f"drmath-control-{section}-{field}" in widget._dom_classes
+    assert set(kpis(app)) == set(CARDS)
+    for name in FIGURES:
+        assert f"drmath-figure-{name}" in app.figures[name]._dom_classes
+
+
+def test_opens_on_the_default_scenario(app):
+    assert app.scenario == drmath.Scenario()
+    assert_cards_match(app, drmath.plan())
+    assert app.controls["checkpoint.interval"].value == AUTO
+    assert app.controls["failover.tier"].value == "warm"
+
+
+@pytest.mark.parametrize("path, pick", [
+    ("training.gpus", lambda w: 16384),
+    ("training.mfu", lambda w: 0.3),
+    ("training.params", lambda w: drmath.presets.MODELS["llama3-70b"].params),
+    ("checkpoint.interval", lambda w: 10 * minute),
+    ("replication.link_bandwidth", lambda w: 400 * Gbit_per_s),
+    ("replication.interval", lambda w: 10 * minute),
+    ("failures.gpu_failure_rate", lambda w: drmath.presets.FAILURE_RATES["rsc-1"].gpu_failure_rate),
+    ("failover.tier", lambda w: "hot"),
+    ("failover.standby_fraction", lambda w: 0.5),
+])
+def test_moving_a_control_re_derives_everything(app, path, pick):
+    widget = app.controls[path]
+    value = pick(widget)
+    widget.value = value
+    want = drmath.Scenario().with_changes({path: value})
+    assert app.scenario == want
+    p = drmath.plan(want)
+    assert_cards_match(app, p)
+    for name, spec in specs_for(p).items():
+        assert app.figures[name].figure == spec, name
+    flat = json.loads(html.unescape(re.search(r'data-scenario="([^"]*)"', app.scenario_view.value).group(1)))
+    assert flat[path] == value
+
+
+def test_figures_carry_the_sweeps(app):
+    app.controls["training.gpus"].value = 4096
+    p = app.plan
+    curves = drmath.sweep(p.scenario, "checkpoint.interval", dashboard.CHECKPOINT_GRID, ["ettr"])
+    assert app.figures["ettr"].figure["data"][0]["y"] == viz.jsonable(100 * curves["ettr"])
+
+
+def test_unset_optional_fields_through_auto(app):
+    app.controls["checkpoint.interval"].value = 5 * minute
+    assert app.scenario.checkpoint.interval == 5 * minute
+    app.controls["checkpoint.interval"].value = AUTO
+    assert app.scenario.checkpoint.interval is None
+    assert app.plan.checkpoint_interval == drmath.plan().checkpoint_interval
+
+
+def test_rejected_input_changes_nothing(app):
+    app.controls["training.gpus"].value = 16384
+    before_cards = {k: c.value for k, c in app.cards.items()}
+    before_figs = {k: f.figure for k, f in app.figures.items()}
+    scenario = app.scenario
+    assert app.apply({"training.gpus": 16384 * 2, "training.mfu": 1.5}) is False
+    assert "training.mfu = 1.5 is out of range" in html.unescape(app.error.value)
+    assert app.scenario is scenario
+    assert {k: c.value for k, c in app.cards.items()} == before_cards
+    assert {k: f.figure for k, f in app.figures.items()} == before_figs
+    assert app.controls["training.gpus"].value == 16384  # controls still show the scenario
+    # the next valid change clears the error
+    app.controls["failover.tier"].value = "hot"
+    assert app.error.value == ""
+
+
+def test_keeps_up_card_and_unbounded_rpo(app):
+    app.controls["replication.link_bandwidth"].value = 1 * Gbit_per_s
+    app.controls["replication.interval"].value = 5 * minute
+    p = app.plan
+    assert not p.replication_keeps_up and math.isinf(p.rpo_site)
+    cards = kpis(app)
+    assert cards["replication_keeps_up"] == ("false", "no")
+    assert cards["rpo_site"] == ("inf", "no bound")
+    assert "drmath-bad" in app.cards["rpo_site"].value
+
+
+def test_show_the_math_renders_explain(app):
+    toggle = app.math_toggles["rpo_site"]
+    assert "rpo_site" not in app.math_views  # made on first use
+    toggle.value = True
+    view = app.math_views["rpo_site"]
+    assert "drmath-math-rpo_site" in view._dom_classes
+    assert view.layout.display == "block"
+    text = view.outputs[0]["data"]["text/markdown"]
+    try:
+        want = app.plan.explain("rpo_site")
+    except Exception as exc:  # the explainer is written concurrently; the view says so
+        assert "not available" in text
+        pytest.skip(f"Plan.explain is not available yet: {exc}")
+    assert text == want
+    # it follows the inputs while open
+    app.controls["replication.interval"].value = 2 * 3600.0
+    assert view.outputs[0]["data"]["text/markdown"] == app.plan.explain("rpo_site")
+    toggle.value = False
+    assert view.layout.display == "none"
+
+
+def test_build_app_from_changes():
+    app = build_app({"training.gpus": 4096, "checkpoint.interval": 7 * minute})
+    # values not among the slider's stops are added, so the control shows the scenario
+    assert app.controls["checkpoint.interval"].value == 7 * minute
+    assert_cards_match(app, drmath.plan(drmath.Scenario().with_changes(
+        {"training.gpus": 4096, "checkpoint.interval": 7 * minute})))
+
+
+def test_controls_are_labelled_in_human_units(app):
+    labels = dict((v, l) for l, v in app.controls["replication.link_bandwidth"].options)
+    assert labels[100 * Gbit_per_s] == "100 Gbit/s"
+    labels = dict((v, l) for l, v in app.controls["replication.interval"].options)
+    assert labels[3600.0] == "1 h"
+    assert all(not w.continuous_update for w in app.controls.values() if hasattr(w, "continuous_update"))
+
+
+def test_update_is_fast(app):
+    import time
+
+    times = []
+    for g in [10000, 12000, 8000, 16384] * 3:
+        t = time.perf_counter()
+        app.controls["training.gpus"].value = g
+        times.append(time.perf_counter() - t)
+    assert np.median(times) < 0.1  # kernel side of a slider move [s]; ~15 ms measured
