@@ -1,4 +1,8 @@
-"""The command line: ``drmath plan [SCENARIO.toml] [--set section.field=value ...] [--json]``.
+"""The command line.
+
+- ``drmath plan [SCENARIO.toml] [--set section.field=value ...] [--json | --explain FIELD]``
+- ``drmath compare A.toml B.toml [C.toml [D.toml]] [--json]``
+- ``drmath report [SCENARIO.toml] -o plan.html [--png DIR] [--quiet]``
 
 Errors in a file or a value exit with status 2 and one line naming the field;
 never a traceback.
@@ -6,11 +10,14 @@ never a traceback.
 
 import argparse
 import json
+import math
 import re
 import sys
+from pathlib import Path
 
+from . import scenario_io
 from .scenario import FIELDS, PLAN_FIELDS, SECTIONS, Scenario, plan
-from .units import parse_quantity
+from .scenario_io import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
 
 _GROUPS = {
     "Training": ["training_flops", "compute_time", "time_to_train", "tokens", "gpu_hours", "run_cost"],
@@ -34,33 +41,6 @@ class CliError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         raise CliError(message)
-
-
-def parse_value(path, text):
-    """Read a ``--set`` value for field ``path`` from its text.
-
-    Numbers may carry a unit (``400 Gbps``, ``90 days``, ``40%``); numeric fields
-    with presets also take a preset name (``failures.gpu_failure_rate=rsc-1``);
-    optional fields take ``unset``.
-    """
-    info = FIELDS[path]
-    text = text.strip()
-    if info.optional and text.lower() in ("unset", "none", "null", ""):
-        return None
-    if info.choices is not None:
-        return text
-    if info.kind == "flag":
-        if text.lower() in ("true", "yes", "1", "on"):
-            return True
-        if text.lower() in ("false", "no", "0", "off"):
-            return False
-        raise ValueError(f"{path} = {text!r} is not valid: must be true or false")
-    if info.preset and text in info.preset[0]:
-        return text
-    try:
-        return parse_quantity(text)
-    except ValueError:
-        raise ValueError(f"{path} = {text!r} is not a number: must be {info.range_text()}") from None
 
 
 def apply_sets(scenario, assignments):
@@ -113,34 +93,56 @@ def render_table(p):
 
 def load_scenario(path):
     """Read a scenario TOML file; errors name the file, the field and the line."""
-    import tomllib
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise CliError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise CliError(f"{path}: not valid TOML: {exc}") from None
-    try:
-        return Scenario.from_dict(data)
-    except (ValueError, TypeError) as exc:
-        raise CliError(f"{path}: {exc}{_line_of(path, exc)}") from None
+        return scenario_io.load(path)
+    except scenario_io.ScenarioFileError as exc:
+        raise CliError(str(exc)) from None
 
 
-def _line_of(path, exc):
-    match = re.match(r"(?:unknown field '?)?(\w+)\.(\w+)", str(exc))
-    if not match:
-        return ""
-    section, name = match.groups()
-    current = None
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, 1):
-            stripped = line.strip()
-            if stripped.startswith("["):
-                current = stripped.strip("[] ")
-            elif current == section and re.match(rf"{name}\s*=", stripped):
-                return f" (line {number})"
-    return ""
+def _names(paths):
+    """Column names for compare: each file's [scenario] name, else its stem."""
+    out = []
+    for path in paths:
+        try:
+            out.append(scenario_io.read_meta(path)["name"])
+        except ValueError:
+            out.append(Path(path).stem)
+    return out
+
+
+def _compare(args):
+    from . import report
+
+    if not 2 <= len(args.scenarios) <= 4:
+        raise CliError(f"compare needs 2 to 4 scenario files, got {len(args.scenarios)}")
+    plans = [plan(load_scenario(path)) for path in args.scenarios]
+    names = [Path(p).stem for p in args.scenarios] if args.json else _names(args.scenarios)
+    if args.json:
+        rows = report.compare_rows(plans)
+        return json.dumps({"scenarios": names, "files": list(args.scenarios), "rows": [
+            {"field": r["field"], "title": r["title"], "texts": r["texts"], "differs": r["differs"],
+             "values": [None if isinstance(v, float) and math.isinf(v) else v for v in r["values"]]}
+            for r in rows]}, indent=2, allow_nan=False)
+    return report.compare_text(plans, names)
+
+
+def _report(args):
+    from . import report
+
+    scenario = load_scenario(args.scenario) if args.scenario else Scenario()
+    meta = scenario_io.read_meta(args.scenario) if args.scenario else {"description": ""}
+    out = Path(args.output)
+    if not out.parent.is_dir():
+        raise CliError(f"{out}: cannot write: directory {out.parent} does not exist")
+    if out.is_dir():
+        raise CliError(f"{out}: cannot write: it is a directory")
+    if args.png is not None and Path(args.png).exists() and not Path(args.png).is_dir():
+        raise CliError(f"{args.png}: --png needs a directory")
+    say = (lambda message: None) if args.quiet else report._progress_printer()
+    written = report.write_report(scenario, out, png_dir=args.png, description=meta.get("description", ""),
+                                  progress=say)
+    say("done")
+    return "\n".join(str(p) for p in written)
 
 
 def main(argv=None):
@@ -153,8 +155,22 @@ def main(argv=None):
                         help=f"change one input; sections: {', '.join(SECTIONS)}")
     p_plan.add_argument("--json", action="store_true", help="print the plan as JSON in SI")
     p_plan.add_argument("--explain", metavar="FIELD", help="print the worked derivation of one plan field")
+    p_cmp = sub.add_parser("compare", help="two to four scenarios side by side")
+    p_cmp.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml", help="2 to 4 scenario files; the first is the baseline")
+    p_cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p_rep = sub.add_parser("report", help="write the worked answer as one standalone HTML file")
+    p_rep.add_argument("scenario", nargs="?", help="scenario TOML file (default: the seed case)")
+    p_rep.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the HTML file (written atomically)")
+    p_rep.add_argument("--png", metavar="DIR", help="also write each figure as PNG into DIR (through kaleido)")
+    p_rep.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     try:
         args = parser.parse_args(argv)
+        if args.command == "compare":
+            print(_compare(args))
+            return 0
+        if args.command == "report":
+            print(_report(args))
+            return 0
         scenario = load_scenario(args.scenario) if args.scenario else Scenario()
         scenario = apply_sets(scenario, args.set)
         result = plan(scenario)
@@ -164,7 +180,7 @@ def main(argv=None):
             out = json.dumps(result.to_json_dict(), indent=2, allow_nan=False)
         else:
             out = render_table(result)
-    except (CliError, ValueError, TypeError) as exc:
+    except (CliError, ValueError, TypeError, OSError) as exc:
         print(f"drmath: error: {exc}".splitlines()[0], file=sys.stderr)
         return 2
     print(out)

@@ -1,0 +1,69 @@
+"""Side by side: compare_rows/text/html/figure and ``drmath compare``."""
+
+import json
+
+import pytest
+
+from drmath import Scenario, plan
+from drmath import report
+from drmath import scenario_io as io
+from drmath.cli import main
+
+SEED, L405, L70, BIG = (str(io.SCENARIO_DIR / n) for n in
+                        ("seed.toml", "llama3-405b.toml", "llama3-70b-2048.toml", "frontier-100k-rsc1.toml"))
+
+
+def test_rows_mark_what_differs_from_the_first():
+    a = plan()
+    b = plan(Scenario().with_changes({"failover.tier": "hot"}))
+    rows = {r["field"]: r for r in report.compare_rows([a, b, a])}
+    assert rows["rto_site"]["differs"] == [False, True, False]
+    assert rows["rto_site"]["texts"] == [a.format("rto_site"), b.format("rto_site"), a.format("rto_site")]
+    assert rows["mtbf"]["differs"] == [False, False, False]
+    assert rows["ettr"]["values"] == [a.ettr, b.ettr, a.ettr]
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_two_to_four(n):
+    with pytest.raises(ValueError, match="compare needs 2 to 4 scenarios"):
+        report.compare_rows([plan()] * n)
+
+
+def test_unbounded_values_compare_equal():
+    slow = plan(Scenario().with_changes({"replication.link_bandwidth": 1e8}))
+    row = report.compare_rows([slow, slow], ["rpo_site"])[0]
+    assert row["texts"] == ["no bound", "no bound"] and row["differs"] == [False, False]
+
+
+def test_html_and_figure():
+    a, b = plan(), plan(Scenario().with_changes({"training.gpus": 16_384}))
+    html = report.compare_html([a, b], ["seed", "<b>16k</b>"])
+    assert html.count('class="differs"') >= 5 and "&lt;b&gt;16k" in html
+    fig = report.compare_figure([a, b], ["seed", "16k"])
+    assert len(fig.data) == 12 and {t.name for t in fig.data if t.showlegend} == {"seed", "16k"}
+
+
+def test_cli_compare(capsys):
+    assert main(["compare", SEED, L405, L70, BIG]) == 0
+    out = capsys.readouterr().out
+    assert "Llama 3 405B: 16,384 H100s" in out and "*" in out
+    assert plan(io.load(BIG)).format("mtbf") in out
+
+
+def test_cli_compare_json(capsys):
+    assert main(["compare", SEED, L405, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    mtbf = next(r for r in data["rows"] if r["field"] == "mtbf")
+    assert data["scenarios"] == ["seed", "llama3-405b"]
+    assert mtbf["values"][1] == pytest.approx(plan(io.load(L405)).mtbf) and mtbf["differs"] == [False, True]
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["compare", SEED], "compare needs 2 to 4 scenario files, got 1"),
+    (["compare", SEED, SEED, SEED, SEED, SEED], "got 5"),
+    (["compare", SEED, "nope.toml"], "nope.toml: cannot read"),
+])
+def test_cli_compare_errors(argv, match, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and match in err

@@ -1,0 +1,182 @@
+"""The standalone report: its content, its safety, and the real page in headless Chromium."""
+
+import json
+import math
+import re
+import subprocess
+import sys
+
+import pytest
+
+from drmath import Scenario, plan
+from drmath import report
+from drmath import scenario_io as io
+from drmath.cli import main
+
+SEED = io.SCENARIO_DIR / "seed.toml"
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory):
+    """The seed scenario's report, written once through the CLI."""
+    out = tmp_path_factory.mktemp("report") / "plan.html"
+    assert main(["report", str(SEED), "-o", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_every_plan_field_has_its_derivation(report_file):
+    html = report_file.read_text()
+    p = plan()
+    cards = set(re.findall(r'<div class="card" id="d-(\w+)">', html))
+    shown = {n for _, _, _, names, _ in report.REPORT_SECTIONS for n in names}
+    assert cards == shown and len(cards) >= 40
+    for name in shown & set(report.PLAN_FIELDS):
+        assert f'data-field="{name}"' in html
+        assert f">{report._esc(p.format(name))}</span>" in html
+    assert '<div class="math">' in html and "class=\"frac\"" in html
+
+
+def test_self_contained(report_file):
+    html = report_file.read_text()
+    assert "Plotly.newPlot" in html and len(html) > 4_000_000  # plotly.js inlined
+    assert not re.search(r"""<(script|link|img)[^>]+(src|href)=["']?https?:""", html)
+    assert "MathJax" not in html.split("</script>", 1)[1]  # no math typesetting script beyond plotly.js
+
+
+def test_sliders_are_precomputed_from_plan():
+    figs = report.report_figures(Scenario())
+    gpus = figs["ettr"]["layout"]["sliders"][0]
+    labels = [s["label"] for s in gpus["steps"]]
+    assert "8,000" in labels and labels[gpus["active"]] == "8,000" and len(labels) >= 8
+    # a step's title carries that step's plan() number
+    p16 = plan(Scenario().with_changes({"training.gpus": 16_384}))
+    step = gpus["steps"][labels.index("16,384")]
+    assert p16.format("ettr") in step["args"][1]["title.text"]
+    tiers = figs["rto"]["layout"]["sliders"][0]["steps"]
+    hot = plan(Scenario().with_changes({"failover.tier": "hot"}))
+    assert hot.format("rto_site") in tiers[3]["args"][1]["title.text"]
+    for fig in figs.values():
+        slider = fig["layout"]["sliders"][0]
+        assert all(len(v) == len(fig["data"]) for s in slider["steps"] for v in s["args"][0].values())
+
+
+def test_report_of_a_scenario_that_falls_behind(tmp_path):
+    s = Scenario().with_changes({"replication.link_bandwidth": 1e8, "checkpoint.interval": 1.0})
+    html = report.build_report(s, include_plotlyjs=False)
+    assert "Replication does not keep up" in html and 'class="kpi bad"' in html
+    assert "below the floor" in html
+    assert 'data-field="rpo_site" data-si="inf"' in html
+
+
+def test_bad_scenario_writes_nothing(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[checkpoint]\nmode = 'sync'\nwrite_bandwidth = -5\n")
+    out = tmp_path / "plan.html"
+    out.write_text("the good old report")
+    assert main(["report", str(bad), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.toml: checkpoint.write_bandwidth = -5 is out of range" in err
+    assert "(line 3)" in err
+    assert out.read_text() == "the good old report" and sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml", "plan.html"]
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["report", str(SEED)], "the following arguments are required: -o/--output"),
+    (["report", str(SEED), "-o", "/nonexistent/dir/plan.html"], "directory /nonexistent/dir does not exist"),
+    (["report", "missing.toml", "-o", "x.html"], "missing.toml: cannot read"),
+])
+def test_report_cli_errors(argv, match, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and match in err
+
+
+def test_failed_build_leaves_the_old_file(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "plan.html"
+    out.write_text("the good old report")
+
+    def boom(*args, **kwargs):
+        raise ValueError("figure failed")
+    monkeypatch.setattr(report, "build_report", boom)
+    assert main(["report", str(SEED), "-o", str(out), "--quiet"]) == 2
+    assert out.read_text() == "the good old report" and [p.name for p in tmp_path.iterdir()] == ["plan.html"]
+
+
+def test_progress_on_stderr(tmp_path):
+    out = tmp_path / "plan.html"
+    proc = subprocess.run([sys.executable, "-m", "drmath", "report", "-o", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == str(out)
+    assert "drmath report: planning" in proc.stderr and "drmath report: done" in proc.stderr
+
+
+def test_latex_subset():
+    assert report.latex_html(r"\frac{a}{b}").count('class="frac"') == 1
+    assert "<sub>" in report.latex_html(r"t_{rep}") and "∞" in report.latex_html(r"\infty")
+    assert report.latex_html(r"\text{1{,}000 \$}") == '<span class="tx">1,000 $</span>'
+    assert "&lt;script&gt;" in report.latex_html(r"\text{<script>}")
+
+
+# --------------------------------------------------------------------------- the page in Chromium
+
+READY = "() => document.querySelectorAll('.drmath-figure').length === 5 && " \
+        "[...document.querySelectorAll('.drmath-figure')].every(g => g.data && g.querySelector('.main-svg'))"
+
+
+@pytest.fixture(scope="module")
+def page(report_file, browser):
+    """The report in the session's one Chromium (tests/conftest.py), every non-file request blocked."""
+    context = browser.new_context(viewport={"width": 1200, "height": 1400})
+    pg = context.new_page()
+    pg.drmath_errors, pg.drmath_blocked = [], []
+    pg.on("console", lambda m: pg.drmath_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.drmath_errors.append(str(e)))
+
+    def route(r):
+        if r.request.url.startswith("file:"):
+            r.continue_()
+        else:
+            pg.drmath_blocked.append(r.request.url)
+            r.abort()
+    pg.route("**/*", route)
+    pg.goto(report_file.as_uri())
+    pg.wait_for_function(READY, timeout=30_000)
+    yield pg
+    context.close()
+
+
+@pytest.mark.browser
+def test_every_figure_renders_offline_without_errors(page):
+    counts = page.evaluate("[...document.querySelectorAll('.drmath-figure')].map(g => g.querySelectorAll('.main-svg path, .main-svg rect').length)")
+    assert len(counts) == 5 and all(c > 5 for c in counts)
+    assert page.drmath_blocked == [] and page.drmath_errors == []
+
+
+@pytest.mark.browser
+def test_numbers_shown_equal_plan(page):
+    shown = page.evaluate("[...document.querySelectorAll('[data-field]')].map(e => [e.dataset.field, e.dataset.si, e.textContent])")
+    p = plan()
+    assert len(shown) >= 45
+    for name, si, text in shown:
+        assert text == p.format(name), name
+        value = getattr(p, name)
+        if isinstance(value, bool):
+            assert json.loads(si) is value
+        elif math.isinf(value):
+            assert si == "inf"
+        else:
+            assert float(si) == pytest.approx(value, rel=1e-12), name
+
+
+@pytest.mark.browser
+def test_a_slider_step_changes_the_figure(page):
+    gd = "document.getElementById('fig-rto')"
+    before = page.evaluate(f"[{gd}.data[0].y.slice(), {gd}.layout.title.text, {gd}.layout.sliders[0].active]")
+    page.locator("#fig-rto").scroll_into_view_if_needed()
+    rail = page.locator("#fig-rto .slider-rail-touch-rect").bounding_box()
+    # five steps (cold … multi-site) across the rail: click the fourth, "hot"
+    page.mouse.click(rail["x"] + rail["width"] * 0.75, rail["y"] + rail["height"] / 2)
+    page.wait_for_function(f"{gd}.layout.sliders[0].active === 3 && {gd}.layout.title.text !== {json.dumps(before[1])}")
+    after = page.evaluate(f"[{gd}.data[0].y.slice(), {gd}.layout.title.text]")
+    hot = plan(Scenario().with_changes({"failover.tier": "hot"}))
+    assert after[0] != before[0] and hot.format("rto_site") in after[1] and after[1] != before[1]
+    assert page.drmath_errors == [] and page.drmath_blocked == []
