@@ -5,12 +5,18 @@ range. NaN fails every check: a NaN never reaches a formula.
 """
 
 import functools
+import inspect
 
 import numpy as np
 
 
 _SCALARS = (float, int, np.float64)
 _INF = float("inf")
+TINY, HUGE = 1e-30, 1e30
+"""No physical input here is above HUGE; refusing larger ones keeps every product of a few
+inputs inside float range (no overflow to inf, then inf/inf = NaN). Scenario also refuses
+nonzero inputs below TINY."""
+_RANGE = " (at most 1e30)"
 
 
 def scalars(*values):
@@ -58,17 +64,17 @@ def _bad(value, ok, name="value"):
 def require_positive(**values):
     """Every value must be finite and > 0."""
     for name, value in values.items():
-        first = _bad(value, lambda a: (a > 0) & (a < _INF), name)
+        first = _bad(value, lambda a: (a > 0) & (a <= HUGE), name)
         if first is not None:
-            raise ValueError(f"{name} must be finite and > 0, got {first!r}")
+            raise ValueError(f"{name} must be finite and > 0, got {first!r}{_RANGE}")
 
 
 def require_nonnegative(**values):
     """Every value must be finite and >= 0."""
     for name, value in values.items():
-        first = _bad(value, lambda a: (a >= 0) & (a < _INF), name)
+        first = _bad(value, lambda a: (a >= 0) & (a <= HUGE), name)
         if first is not None:
-            raise ValueError(f"{name} must be finite and >= 0, got {first!r}")
+            raise ValueError(f"{name} must be finite and >= 0, got {first!r}{_RANGE}")
 
 
 def require_fraction(**values):
@@ -95,6 +101,22 @@ def require_nonnegative_or_inf(**values):
             raise ValueError(f"{name} must be >= 0 (inf allowed), got {first!r}")
 
 
+def require_number(**values):
+    """Every value must be a number (negative and ±inf allowed), never NaN."""
+    for name, value in values.items():
+        first = _bad(value, lambda a: (abs(a) <= HUGE) | (abs(a) == _INF), name)
+        if first is not None:
+            raise ValueError(f"{name} must be a number, got {first!r}{_RANGE}")
+
+
+def require_flag(**values):
+    """Every value must be True/False (or an array of them)."""
+    for name, value in values.items():
+        if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
+            continue
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+
+
 def _array_like(value):
     if isinstance(value, (list, tuple)):
         try:
@@ -110,6 +132,8 @@ def broadcasting(func):
     The formulas are plain arithmetic, which broadcasts over numpy arrays but not
     over Python lists; this turns list and tuple arguments into float arrays.
     """
+    names = list(inspect.signature(func).parameters)
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         for a in args:
@@ -120,9 +144,26 @@ def broadcasting(func):
                 if type(a) in _SEQUENCES:
                     break
             else:
-                return func(*args, **kwargs)  # the common case: nothing to convert
-        return func(*[_array_like(a) for a in args], **{k: _array_like(v) for k, v in kwargs.items()})
+                try:
+                    return func(*args, **kwargs)  # the common case: nothing to convert
+                except ZeroDivisionError:  # a product underflowed to 0.0: IEEE says x/0 = inf
+                    return _in_numpy(func, args, kwargs)
+        args = [_array_like(a) for a in args]
+        kwargs = {k: _array_like(v) for k, v in kwargs.items()}
+        shapes = {n: np.shape(v) for n, v in [*zip(names, args), *kwargs.items()] if isinstance(v, np.ndarray)}
+        try:
+            np.broadcast_shapes(*shapes.values())
+        except ValueError:
+            listed = ", ".join(f"{n} {s}" for n, s in shapes.items())
+            raise ValueError(f"array arguments must broadcast together, got shapes {listed}") from None
+        return func(*args, **kwargs)
     return wrapper
 
 
 _SEQUENCES = (list, tuple)
+
+
+def _in_numpy(func, args, kwargs):
+    as_np = lambda v: np.float64(v) if type(v) in (float, int) else v  # noqa: E731
+    with np.errstate(divide="ignore", over="ignore"):
+        return as_output(func(*[as_np(a) for a in args], **{k: as_np(v) for k, v in kwargs.items()}))

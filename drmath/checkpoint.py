@@ -17,7 +17,7 @@ References
 
 import numpy as np
 
-from ._validate import broadcasting, as_output as _out, require_positive
+from ._validate import broadcasting, require_flag, as_output as _out, require_positive
 
 __all__ = [
     "checkpoint_bytes", "shard_bytes", "checkpoint_write_time", "checkpoint_stall",
@@ -182,6 +182,7 @@ def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
     2.835
     """
     require_positive(write_time=write_time, shard=shard, host_copy_bandwidth=host_copy_bandwidth)
+    require_flag(asynchronous=asynchronous)
     return _out(np.where(asynchronous, shard / np.asarray(host_copy_bandwidth, dtype=float), write_time))
 
 

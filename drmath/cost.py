@@ -17,7 +17,7 @@ import numpy as np
 
 _INF = float("inf")
 
-from ._validate import broadcasting, as_output as _out, scalars, require_nonnegative, require_nonnegative_or_inf, require_unit_interval
+from ._validate import broadcasting, require_number, as_output as _out, scalars, require_nonnegative, require_nonnegative_or_inf, require_unit_interval
 from .units import hour, month
 
 __all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
@@ -97,7 +97,8 @@ def run_cost(gpus, duration, gpu_hour_price):
     >>> round(run_cost(8_000, 90 * 86_400.0, 4.92) / 1e6, 1)
     85.0
     """
-    require_nonnegative(gpu_hour_price=gpu_hour_price)
+    require_nonnegative(gpus=gpus, gpu_hour_price=gpu_hour_price)
+    require_nonnegative_or_inf(duration=duration)
     return _out(_times(gpu_hour_price, gpu_hours(gpus, duration)))
 
 
@@ -136,6 +137,8 @@ def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     >>> round(standby_cost(8_000, 90 * 86_400.0, 4.92, 0.25) / 1e6, 2)
     21.25
     """
+    require_nonnegative(standby_gpus=standby_gpus, gpu_hour_price=gpu_hour_price)
+    require_nonnegative_or_inf(duration=duration)
     require_unit_interval(reserved_share=reserved_share)
     return _out(_times(reserved_share, run_cost(standby_gpus, duration, gpu_hour_price)))
 
@@ -274,10 +277,11 @@ def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     Parameters
     ----------
     extra_cost : float or array_like
-        What the tier costs more than the baseline (standby + replication)
-        :math:`\Delta C`. [USD]
+        What the tier costs more than the baseline (standby + replication);
+        negative when it is cheaper :math:`\Delta C`. [USD]
     saved_time : float or array_like
-        How much shorter its lost time (RPO + RTO + slip) is :math:`\Delta L`. [s]
+        How much shorter its lost time (RPO + RTO + slip) is; negative when
+        longer, ``inf`` when the baseline's is unbounded :math:`\Delta L`. [s]
     probability : float or array_like
         Probability of a site event in the run :math:`P`. [1]
     fleet_cost_rate : float or array_like
@@ -305,7 +309,9 @@ def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     >>> round(break_even_delay_cost(21e6, 3 * 7 * 86_400.0, 0.0163, 10.9) * 86_400 / 1e6, 1)
     60.4
     """
-    require_nonnegative(probability=probability, fleet_cost_rate=fleet_cost_rate)
+    require_number(extra_cost=extra_cost, saved_time=saved_time)
+    require_unit_interval(probability=probability)
+    require_nonnegative(fleet_cost_rate=fleet_cost_rate)
     if scalars(extra_cost, saved_time, probability, fleet_cost_rate):
         if extra_cost <= 0:
             return 0.0

@@ -53,7 +53,7 @@ __all__ = ["build_app", "Dashboard", "PlotlyView", "ShareLink", "CARDS", "CONTRO
            "PLOTLY_JS_VERSION",
            "data_value", "short_duration"]
 
-PLOTLY_JS_VERSION = "4.1.1"
+PLOTLY_JS_VERSION = viz.PLOTLY_JS_VERSION
 PLOTLY_STATIC = f"voila/templates/drlab/static/plotly-basic-{PLOTLY_JS_VERSION}.min.js?v={PLOTLY_JS_VERSION}"
 """plotly.js (the scatter/bar/pie "basic" bundle, vendored in the drlab template), relative to
 the server's base URL. The versioned query makes tornado mark it cacheable for ten years."""

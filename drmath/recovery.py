@@ -16,7 +16,7 @@ References
 
 import numpy as np
 
-from ._validate import broadcasting, as_output as _out, scalars, require_fraction, require_nonnegative, require_nonnegative_or_inf, require_positive
+from ._validate import broadcasting, require_flag, as_output as _out, scalars, require_fraction, require_nonnegative, require_nonnegative_or_inf, require_positive
 
 __all__ = ["rpo_local", "rpo_site", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
            "LOCAL_PHASES", "SITE_PHASES"]
@@ -71,6 +71,7 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
     """
     require_positive(checkpoint_interval=checkpoint_interval)
     require_nonnegative(write_time=write_time)
+    require_flag(expected=expected)
     return (checkpoint_interval / 2 if expected else checkpoint_interval) + write_time
 
 
@@ -119,6 +120,7 @@ def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, 
     """
     require_positive(replication_interval=replication_interval)
     require_nonnegative(write_time=write_time, replication_time=replication_time)
+    require_flag(keeps_up=keeps_up, expected=expected)
     finite = (replication_interval / 2 if expected else replication_interval) + write_time + replication_time
     if isinstance(keeps_up, (bool, np.bool_)) and scalars(finite):
         return float(finite) if keeps_up else float("inf")

@@ -16,7 +16,7 @@ References
 
 import numpy as np
 
-from ._validate import broadcasting, as_output as _out, require_fraction, require_nonnegative, require_positive
+from ._validate import broadcasting, require_flag, as_output as _out, require_fraction, require_nonnegative, require_positive
 
 __all__ = ["transfer_time", "chain_time", "replication_every", "replication_utilization",
            "replication_keeps_up"]
@@ -106,6 +106,9 @@ def chain_time(hop_times, streamed=False):
     >>> chain_time([64.8, 504.0], streamed=True)
     504.0
     """
+    require_flag(streamed=streamed)
+    if isinstance(hop_times, (str, bytes)) or not hasattr(hop_times, "__len__"):
+        raise TypeError(f"hop_times must be a sequence of times, got {type(hop_times).__name__}")
     if len(hop_times) == 0:
         raise ValueError("hop_times must name at least one hop, got []")
     for i, t in enumerate(hop_times):

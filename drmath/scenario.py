@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from . import checkpoint, cost, presets, recovery, reliability, replication, training
+from ._validate import TINY
 from .units import GB, Gbit_per_s, MB_per_s, day, hour, minute, year
 
 __all__ = ["Scenario", "Plan", "plan", "sweep", "FieldInfo", "FIELDS", "SECTIONS", "PLAN_FIELDS"]
@@ -102,6 +103,8 @@ class FieldInfo:
         below = number <= self.low if self.low_open else number < self.low
         if below or number > self.high:
             raise ValueError(f"{where} is out of range: must be {self.range_text()}")
+        if number != 0 and abs(number) < TINY:
+            raise ValueError(f"{where} is too small to be physical: must be 0 or at least {TINY:g}")
         if self.integer:
             if not number.is_integer():
                 raise ValueError(f"{where} is not a whole number: must be {self.range_text()}")
@@ -696,12 +699,14 @@ def _derive(v, tiers=None):
     if tiers is not None:  # the comparison across tiers, asked for by name
         every = {name: tier_outputs(name) for name in tiers}
         base = every["cold"]
-        with np.errstate(invalid="ignore"):  # inf - inf when replication does not keep up: never pays
-            return {"tier_total_costs": {name: t["total_dr_cost"] for name, t in every.items()},
-                    "break_even_delay_costs": {
-                        name: cost.break_even_delay_cost(t["standby_cost"] - base["standby_cost"],
-                                                         base["lost_time"] - t["lost_time"], P, F)
-                        for name, t in every.items()}}
+        def saved(t):  # both unbounded (replication behind): no tier saves anything
+            with np.errstate(invalid="ignore"):
+                diff = np.asarray(base["lost_time"] - t["lost_time"], dtype=float)
+            return np.where(np.isnan(diff), 0.0, diff)
+        return {"tier_total_costs": {name: t["total_dr_cost"] for name, t in every.items()},
+                "break_even_delay_costs": {
+                    name: cost.break_even_delay_cost(t["standby_cost"] - base["standby_cost"], saved(t), P, F)
+                    for name, t in every.items()}}
     chosen_tier = tier_outputs(v["failover.tier"])
     chosen_tier.pop("lost_time")
     out.update(chosen_tier)

@@ -24,16 +24,27 @@ plotly is imported lazily, only by the ``*_figure`` functions.
 """
 
 import math
+from pathlib import Path
 
 import numpy as np
 
 from . import presets
 from .units import Gbit_per_s, day, format_quantity, hour, minute, year
 
+PLOTLY_JS_VERSION = "4.1.1"
+"""Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only). [1]"""
+
+PLOTLY_BASIC_JS = (Path(__file__).resolve().parent.parent / "share" / "jupyter" / "voila" / "templates" / "drlab"
+                   / "static" / f"plotly-basic-{PLOTLY_JS_VERSION}.min.js")
+"""The bundle's file: the Voilà template serves it to the dashboard, and reports inline it. [1]"""
+
+BASIC_TRACES = frozenset({"scatter", "bar", "pie"})
+"""The trace types that bundle can draw: every builder here uses only these. [1]"""
+
 __all__ = [
     "rpo_spec", "rpo_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure",
     "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure",
-    "duration_unit", "jsonable",
+    "duration_unit", "jsonable", "PLOTLY_JS_VERSION", "PLOTLY_BASIC_JS", "BASIC_TRACES",
 ]
 
 # a quiet palette that reads in print and on a projector

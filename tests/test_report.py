@@ -38,7 +38,9 @@ def test_every_plan_field_has_its_derivation(report_file):
 
 def test_self_contained(report_file):
     html = report_file.read_text()
-    assert "Plotly.newPlot" in html and len(html) > 4_000_000  # plotly.js inlined
+    from drmath import viz
+    bundle = viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")
+    assert bundle in html and "Plotly.newPlot" in html  # plotly.js (the basic bundle) inlined
     assert not re.search(r"""<(script|link|img)[^>]+(src|href)=["']?https?:""", html)
     assert "MathJax" not in html.split("</script>", 1)[1]  # no math typesetting script beyond plotly.js
 
@@ -180,3 +182,11 @@ def test_a_slider_step_changes_the_figure(page):
     hot = plan(Scenario().with_changes({"failover.tier": "hot"}))
     assert after[0] != before[0] and hot.format("rto_site") in after[1] and after[1] != before[1]
     assert page.drmath_errors == [] and page.drmath_blocked == []
+
+
+def test_figures_use_only_the_inlined_bundles_traces():
+    # the report inlines plotly.js's basic bundle, which draws nothing else
+    from drmath import viz
+    for name, spec in report.report_figures(Scenario()).items():
+        types = {trace.get("type", "scatter") for trace in spec["data"]}
+        assert types <= viz.BASIC_TRACES, (name, types)

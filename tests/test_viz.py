@@ -16,7 +16,7 @@ X_REPL = np.geomspace(60, 7 * 86400, 40)
 X_CKPT = np.geomspace(10, 3 * hour, 40)
 X_LINK = np.geomspace(1 * Gbit_per_s, 3200 * Gbit_per_s, 40)
 # the vendored plotly.js "basic" bundle draws only these
-BASIC_TRACES = {"scatter", "bar", "pie"}
+BASIC_TRACES = viz.BASIC_TRACES
 
 
 def all_specs(p):
