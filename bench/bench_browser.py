@@ -127,6 +127,9 @@ def measure_moves(page, moves):
     return latencies
 
 
+from _figures import record  # noqa: E402
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--loads", type=int, default=5)
@@ -204,6 +207,14 @@ def main(argv=None):
           f"before, {results['load_average_1min_before_after'][1]} after (other work on the machine skews these)")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
+    p95, first = results["slider_ms_p95"], results["page_to_figures_ms_cold_median"]
+    record("dashboard: slider move -> cards and figures", f"p95 {p95:.0f} ms", "p95 <= 100 ms", p95 <= 100,
+           f"median {results['slider_ms_median']:.0f} ms over {len(latencies)} moves")
+    record("dashboard: page request -> every figure visible", f"{first / 1000:.2f} s", "<= 3 s", first <= 3000,
+           f"preheated kernels, cold browser cache, median of {args.loads}")
+    b = results["bytes_cold"]
+    record("dashboard: bytes per page view", f"{b['http_wire'] / 1e6:.2f} MB HTTP + {b['websocket_in'] / 1e6:.2f} MB ws",
+           "", None, f"warm cache: {results['bytes_warm_cache']['http_wire'] / 1e6:.2f} MB HTTP")
     return results
 
 

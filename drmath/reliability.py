@@ -132,7 +132,8 @@ def young_interval(checkpoint_cost, mtbf):
     120.0
     """
     require_positive(checkpoint_cost=checkpoint_cost, mtbf=mtbf)
-    return _out(np.sqrt(2.0 * checkpoint_cost * mtbf))
+    # sqrt(2δ)·sqrt(M), not sqrt(2δM): the product of two tiny inputs would underflow to 0
+    return _out(np.sqrt(2.0 * checkpoint_cost) * np.sqrt(mtbf))
 
 
 @broadcasting
@@ -178,7 +179,7 @@ def daly_interval(checkpoint_cost, mtbf):
     delta = np.asarray(checkpoint_cost, dtype=float)
     m = np.asarray(mtbf, dtype=float)
     x = delta / (2.0 * m)
-    tau = np.sqrt(2.0 * delta * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - delta
+    tau = np.sqrt(2.0 * delta) * np.sqrt(m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - delta
     return _out(np.where(delta < 2.0 * m, tau, m))
 
 
