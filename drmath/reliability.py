@@ -128,7 +128,7 @@ def young_interval(checkpoint_cost, mtbf):
 
     Examples
     --------
-    >>> young_interval(300.0, 86_400.0) / 60
+    >>> round(young_interval(300.0, 86_400.0) / 60, 9)
     120.0
     """
     require_positive(checkpoint_cost=checkpoint_cost, mtbf=mtbf)
