@@ -10,6 +10,7 @@ never a traceback.
 
 import argparse
 import json
+import os
 import math
 import re
 import sys
@@ -183,7 +184,10 @@ def main(argv=None):
     except (CliError, ValueError, TypeError, OSError) as exc:
         print(f"drmath: error: {exc}".splitlines()[0], file=sys.stderr)
         return 2
-    print(out)
+    try:
+        print(out, flush=True)
+    except BrokenPipeError:  # `drmath plan | head`: the reader left, which is not an error
+        sys.stdout = open(os.devnull, "w")
     return 0
 
 

@@ -69,3 +69,16 @@ def test_console_script_no_traceback():
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "training.mfu = nan is not finite" in proc.stderr
+
+
+def test_a_closed_pipe_is_not_an_error(monkeypatch):
+    # `drmath plan | head -1`: the reader leaves early; no traceback, exit 0
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["plan"]) == 0

@@ -66,3 +66,21 @@ def test_parameters_and_returns_end_in_a_unit(func):
     for head, body in _entries(returns):
         assert body and re.search(r"\[[^\]]+\]$", body[-1]), f"{func.__qualname__}: return '{head}' ends without [unit]"
     assert "Examples" in doc, f"{func.__qualname__} has no Examples (doctest)"
+
+
+def test_every_error_test_uses_match():
+    """An error test without match= passes on the wrong error (pvlib's uninterpolated message)."""
+    from pathlib import Path
+    here = Path(__file__).resolve().parent
+    offenders = []
+    for path in sorted(here.glob("test_*.py")):
+        text = path.read_text()
+        for m in re.finditer(r"pytest\.raises\(", text):
+            depth, i = 1, m.end()
+            while depth and i < len(text):
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                i += 1
+            call = text[m.start():i]
+            if "match=" not in call and "pytest.raises(\\" not in call:
+                offenders.append(f"{path.name}: {call[:60]}")
+    assert offenders == []

@@ -97,7 +97,7 @@ def test_bad_values_name_row_and_column(line, message):
 
 def test_every_bad_value_is_reported_and_header_checked():
     text = HEADER + "x,nope,local.load,-1,maybe\n"
-    with pytest.raises(ValueError) as err:
+    with pytest.raises(ValueError, match="mine.csv row 2, column date") as err:
         parse_drill_records(text, name="mine.csv")
     lines = str(err.value).splitlines()
     assert [line.split(":")[0] for line in lines] == [

@@ -11,6 +11,7 @@ The nightly profile is ``DRMATH_FUZZ_EXAMPLES=200000 ./tasks test tests/test_fuz
 import inspect
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -96,9 +97,8 @@ def test_invalid_field_values_are_refused_by_name(data):
     path = data.draw(st.sampled_from(sorted(FIELDS)))
     value = data.draw(INVALID[path])
     base = Scenario()
-    with pytest.raises((ValueError, TypeError)) as err:
+    with pytest.raises((ValueError, TypeError), match=re.escape(path)):
         base.with_changes({path: value})
-    assert path in str(err.value)
     assert base == Scenario()  # nothing half-applied
 
 

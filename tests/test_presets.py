@@ -21,7 +21,7 @@ def test_a_preset_without_a_source_cannot_be_made():
 
 
 def test_presets_are_frozen():
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field"):
         presets.ACCELERATORS["h100-sxm"].peak_flop_rate = 1.0
 
 

@@ -73,7 +73,7 @@ def test_changes_nested_flat_and_presets():
 
 def test_scenario_is_immutable_and_round_trips():
     s = Scenario().with_changes({"checkpoint.interval": 600.0, "training.tokens": 15e12})
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field"):
         s.training.gpus = 1
     assert Scenario.from_dict(s.to_dict()) == s
     assert "interval" not in Scenario().to_dict()["checkpoint"]  # unset stays unset

@@ -191,7 +191,7 @@ def test_query_details():
 def test_error_values_stay_one_line():
     # every message is one line, so the CLI prints exactly one line
     for text in ("[training]\nmfu = 2\n", "[x\n"):
-        with pytest.raises(io.ScenarioFileError) as info:
+        with pytest.raises(io.ScenarioFileError, match="^f.toml") as info:
             io.loads(text, "f.toml")
         assert "\n" not in str(info.value)
     assert math.isfinite(io.from_query("training.mfu=0.3")[0].training.mfu)
