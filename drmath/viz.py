@@ -456,7 +456,7 @@ def rto_figure(p):
     Parameters
     ----------
     p : Plan
-        The current plan. [s]
+        The current plan. [1]
 
     Returns
     -------
@@ -530,7 +530,7 @@ def cost_tier_figure(p):
     Parameters
     ----------
     p : Plan
-        The current plan. [USD]
+        The current plan. [1]
 
     Returns
     -------
