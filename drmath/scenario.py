@@ -318,6 +318,8 @@ FIELDS = {f.metadata["info"].path: f.metadata["info"]
           for cls in _SECTION_TYPES.values() for f in fields(cls)}
 """Every input by ``section.field``: its :class:`FieldInfo`."""
 
+_PATHS = tuple((path, info.section, info.name) for path, info in FIELDS.items())
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -353,7 +355,7 @@ class Scenario:
 
     def flat(self):
         """Flat ``{"section.field": value}`` of every field, unset ones as None."""
-        return {path: self.get(path) for path in FIELDS}
+        return {path: getattr(getattr(self, section), name) for path, section, name in _PATHS}
 
     @classmethod
     def from_dict(cls, data):
@@ -788,4 +790,8 @@ def sweep(scenario, path, values, outputs=None):
     for name in names:
         if name not in PLAN_FIELDS:
             raise ValueError(f"unknown plan field {name!r}: choose from {', '.join(PLAN_FIELDS)}")
-    return {name: np.broadcast_to(np.asarray(derived[name], dtype=float), arr.shape) for name in names}
+    out = {}
+    for name in names:
+        value = np.asarray(derived[name], dtype=float)
+        out[name] = value if value.shape == arr.shape else np.full(arr.shape, value)  # constant along the sweep
+    return out
