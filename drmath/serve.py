@@ -14,23 +14,37 @@ What it sets up (see ``stack.md`` for why):
   with :class:`GraceKernelManager`, so the culler cannot kill a kernel that a
   page has just taken from the pool before the page's websocket opens;
 - permessage-deflate for the websocket;
+- a cap on kernels (``--max-kernels``, pool included): a visitor over it gets an
+  HTTP 503 "busy, try again shortly" page with ``Retry-After`` and starts no
+  kernel, so a spike cannot exhaust memory (:class:`CappedVoilaHandler`);
 - loopback only, unless ``--ip`` says otherwise.
+
+What stays as Voilà 0.5.13 ships it (``tests/test_security.py`` checks each):
+a visitor's kernel websocket forwards only comm and kernel-info messages
+(``execute_request`` and the like are dropped); notebook sources are stripped;
+Voilà registers none of Jupyter's contents, sessions, terminals, lab or tree
+endpoints; XSRF checks stay on.
 
     >>> argv = voila_argv(port=8866)
     >>> "--Voila.ip=127.0.0.1" in argv and "--template=drlab" in argv
     True
+    >>> "--GraceKernelManager.max_kernels=24" in argv
+    True
 """
 
 import argparse
+import contextvars
+import functools
 import os
 import sys
 from pathlib import Path
 
 from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from traitlets import Int
 
-__all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "GraceKernelManager", "voila_argv", "voila_env", "command",
-           "main"]
+__all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "GraceKernelManager",
+           "CappedVoilaHandler", "voila_argv", "voila_env", "command", "voila_main", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository (checkout) root. [1]"""
@@ -40,6 +54,35 @@ NOTEBOOK = ROOT / "notebooks" / "dashboard.ipynb"
 
 TEMPLATE_ROOT = ROOT / "share" / "jupyter"
 """The Jupyter data dir holding ``voila/templates/drlab``. [1]"""
+
+MAX_KERNELS = 24
+"""Default cap on kernels alive at once, the preheated pool included: 22 visitors + 2 pooled,
+about 3.5 GB of kernels (docs/deployment.md has the measured figures). [1]"""
+
+RETRY_AFTER = 30
+"""``Retry-After`` of the busy page. [s]"""
+
+BUSY_HTML = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>drmath is busy</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: sans-serif; max-width: 36em; margin: 4em auto; color: #222">
+<h1 class="drmath-busy">The workbook is busy</h1>
+<p>Every seat of this drmath workbook is taken right now ({visitors} visitors).
+Please try again in a minute: <a href="">reload this page</a>.</p>
+</body></html>
+"""
+
+# the admission slot of the visitor request being served (see CappedVoilaHandler)
+_SLOT = contextvars.ContextVar("drmath_kernel_slot", default=None)
+
+
+class _Slot:
+    """One admitted visitor request; holds its kernel id once it has one."""
+
+    __slots__ = ("kernel_id",)
+
+    def __init__(self):
+        self.kernel_id = None
 
 
 class GraceKernelManager(AsyncMappingKernelManager):
@@ -55,13 +98,63 @@ class GraceKernelManager(AsyncMappingKernelManager):
 
     Examples
     --------
+    It also keeps the visitor count for the kernel cap: ``max_kernels`` (0: no
+    cap) bounds the kernels alive at once, preheated pool included, so at most
+    ``max_kernels - pool size`` visitors hold a kernel. :meth:`admit` reserves a
+    seat for a request before any kernel is taken or started;
+    :meth:`claim` turns the seat into that request's kernel; the seat is free
+    again when the kernel is shut down (culled).
+
     >>> issubclass(GraceKernelManager, AsyncMappingKernelManager)
     True
     """
 
+    max_kernels = Int(0, config=True, help="Most kernels alive at once, the preheated pool included; 0: no cap.")
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._seen_by_culler = set()
+        self._visitor_kernels = set()
+        self._admitted = 0  # admitted requests that have no kernel yet
+
+    def _pool_size(self):
+        """The configured preheated pool size (0 without preheating)."""
+        pools = getattr(self, "kernel_pools_config", None) or {}
+        return max(int(pools.get("default", {}).get("pool_size", 0)), 0)
+
+    @property
+    def visitor_seats(self):
+        """How many visitors may hold a kernel at once (``None``: no cap)."""
+        if self.max_kernels <= 0:
+            return None
+        return max(self.max_kernels - self._pool_size(), 1)
+
+    @property
+    def visitors(self):
+        """Visitor kernels alive plus admitted requests still waiting for theirs."""
+        return len(self._visitor_kernels) + self._admitted
+
+    def admit(self):
+        """Reserve a seat for a visitor request; ``None`` when the cap is reached."""
+        seats = self.visitor_seats
+        if seats is not None and self.visitors >= seats:
+            return None
+        self._admitted += 1
+        return _Slot()
+
+    def claim(self, kernel_id):
+        """Record ``kernel_id`` as the kernel of the request being served (if any)."""
+        slot = _SLOT.get()
+        if slot is not None and slot.kernel_id is None:
+            slot.kernel_id = kernel_id
+            self._admitted -= 1
+        self._visitor_kernels.add(kernel_id)
+
+    def release(self, slot):
+        """The request of ``slot`` is done: free its seat if it never got a kernel."""
+        if slot is not None and slot.kernel_id is None:
+            slot.kernel_id = ""
+            self._admitted -= 1
 
     async def cull_kernel_if_idle(self, kernel_id):
         """Cull ``kernel_id`` if idle, but never on the first sweep that sees it."""
@@ -75,7 +168,88 @@ class GraceKernelManager(AsyncMappingKernelManager):
 
     async def shutdown_kernel(self, kernel_id, *args, **kwargs):
         self._seen_by_culler.discard(kernel_id)
-        return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+        self._visitor_kernels.discard(kernel_id)
+        try:
+            return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+        finally:
+            _trim_heap()
+
+
+def _trim_heap():
+    """Hand the heap memory freed by a finished visit back to the OS (glibc ``malloc_trim``; else nothing)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _capped(manager_class):
+    """Subclass Voilà's kernel manager (built on :class:`GraceKernelManager`) so visitors' kernels are counted.
+
+    A visitor's kernel comes either from the pool (``get_rendered_notebook``) or,
+    with no pool, from ``start_kernel`` called by the page handler; the pool's own
+    refills start kernels through the base class and are not visitors.
+    """
+    if not issubclass(manager_class, GraceKernelManager):
+        return manager_class
+    preheated = hasattr(manager_class, "get_rendered_notebook")
+
+    class CappedKernelManager(manager_class):
+        if preheated:
+            async def get_rendered_notebook(self, *args, **kwargs):
+                render_task, rendered_cache, kernel_id = await super().get_rendered_notebook(*args, **kwargs)
+                self.claim(kernel_id)
+                return render_task, rendered_cache, kernel_id
+
+        async def start_kernel(self, *args, **kwargs):
+            kernel_id = await super().start_kernel(*args, **kwargs)
+            if _SLOT.get() is not None:
+                self.claim(kernel_id)
+            return kernel_id
+
+    CappedKernelManager.__name__ = CappedKernelManager.__qualname__ = "Capped" + manager_class.__name__
+    return CappedKernelManager
+
+
+@functools.lru_cache(maxsize=None)
+def _handler_class():
+    """The page handler with the kernel cap (imported late: Voilà is only needed to serve)."""
+    import tornado.web
+    from voila.tornado.handler import TornadoVoilaHandler
+
+    class CappedVoilaHandler(TornadoVoilaHandler):
+        """Voilà's page handler, but over the kernel cap it answers 503 "busy" and starts no kernel."""
+
+        @tornado.web.authenticated
+        async def get(self, path=None):
+            km = self.kernel_manager
+            if (self.notebook_path and path) or not hasattr(km, "admit"):
+                return await super().get(path)  # a redirect to a file: takes no kernel
+            slot = km.admit()
+            if slot is None:
+                self.log.warning("Kernel cap reached (%s visitors): answering 503 busy", km.visitors)
+                self.set_status(503)
+                self.set_header("Retry-After", str(RETRY_AFTER))
+                self.set_header("Content-Type", "text/html; charset=utf-8")
+                self.set_header("Cache-Control", "no-store")
+                self.finish(BUSY_HTML.format(visitors=km.visitors))
+                return None
+            token = _SLOT.set(slot)
+            try:
+                return await super().get(path)
+            finally:
+                _SLOT.reset(token)
+                km.release(slot)
+
+    return CappedVoilaHandler
+
+
+def __getattr__(name):
+    if name == "CappedVoilaHandler":  # lazily, so importing drmath.serve does not import Voilà
+        return _handler_class()
+    raise AttributeError(name)
 
 
 def voila_env(environ=None):
@@ -106,7 +280,7 @@ def voila_env(environ=None):
 
 
 def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_interval=60,
-               cull_idle_timeout=300, extra=()):
+               cull_idle_timeout=300, extra=(), max_kernels=MAX_KERNELS):
     """The ``voila`` command line, after ``python -m voila``.
 
     Parameters
@@ -125,6 +299,8 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
         Idle time after which a kernel with no open connection is shut down. [s]
     extra : sequence of str
         More Voilà options, appended. [1]
+    max_kernels : int, default MAX_KERNELS
+        Most kernels alive at once, pool included (0: no cap); visitors over it get the busy page. [1]
 
     Returns
     -------
@@ -147,6 +323,7 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
         f"--MappingKernelManager.cull_idle_timeout={cull_idle_timeout:g}",
         "--MappingKernelManager.cull_connected=False",
         "--VoilaConfiguration.multi_kernel_manager_class=drmath.serve.GraceKernelManager",
+        f"--GraceKernelManager.max_kernels={int(max_kernels)}",
         # refill the pool after a visit's page has loaded, not while it competes for the CPU
         "--VoilaKernelManager.fill_delay=8",
         f"--VoilaConfiguration.resources={resources!r}",
@@ -162,13 +339,13 @@ def command(argv=None):
     Parameters
     ----------
     argv : list of str, optional
-        ``--port``, ``--ip``, ``--pool-size``, ``--cull-interval``,
+        ``--port``, ``--ip``, ``--pool-size``, ``--max-kernels``, ``--cull-interval``,
         ``--cull-idle-timeout``, ``--notebook``; anything else is passed to Voilà. [1]
 
     Returns
     -------
     argv : list of str
-        The full command, starting with this Python. [1]
+        The full command, starting with this Python; it runs :func:`voila_main`. [1]
     env : dict
         The environment to run it in. [1]
 
@@ -177,21 +354,70 @@ def command(argv=None):
     >>> cmd, env = command(["--port", "9000", "--cull-idle-timeout", "10"])
     >>> "--port=9000" in cmd, "--MappingKernelManager.cull_idle_timeout=10" in cmd
     (True, True)
+    >>> "--GraceKernelManager.max_kernels=5" in command(["--max-kernels", "5"])[0]
+    True
     """
     parser = argparse.ArgumentParser(prog="python -m drmath.serve", description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=8866, help="TCP port (default 8866)")
     parser.add_argument("--ip", default="127.0.0.1", help="interface to bind (default loopback)")
     parser.add_argument("--pool-size", type=int, default=2, help="preheated kernels (default 2)")
+    parser.add_argument("--max-kernels", type=int, default=MAX_KERNELS,
+                        help=f"most kernels alive at once, pool included; visitors over it get a 503 busy page "
+                             f"(default {MAX_KERNELS}; 0: no cap)")
     parser.add_argument("--cull-interval", type=float, default=60, help="seconds between cull sweeps")
     parser.add_argument("--cull-idle-timeout", type=float, default=300,
                         help="seconds before an idle, unconnected kernel is shut down")
     parser.add_argument("--notebook", default=str(NOTEBOOK), help="the app notebook")
     args, extra = parser.parse_known_args(argv)
+    if args.max_kernels < 0 or 0 < args.max_kernels <= max(args.pool_size, 0):
+        parser.error(f"--max-kernels must be 0 (no cap) or more than --pool-size ({args.pool_size})")
     # -W: the dict/list options use traitlets' older (still supported) syntax
-    cmd = [sys.executable, "-W", "ignore::DeprecationWarning", "-m", "voila",
+    cmd = [sys.executable, "-W", "ignore::DeprecationWarning", "-c",
+           "import sys; from drmath.serve import voila_main; voila_main(sys.argv[1:])",
            *voila_argv(args.port, args.ip, args.notebook, args.pool_size, args.cull_interval,
-                       args.cull_idle_timeout, extra)]
+                       args.cull_idle_timeout, extra, max_kernels=args.max_kernels)]
     return cmd, voila_env()
+
+
+def voila_main(argv=None):
+    """Run Voilà (``python -m voila``) with drmath's kernel cap: the process :func:`main` becomes.
+
+    Voilà's kernel manager is built on :class:`GraceKernelManager` (the command line
+    says so) and then counted by a thin subclass; its page handler is replaced by
+    :class:`CappedVoilaHandler`. Every other handler, and every option, is Voilà's.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Voilà's command line (see :func:`voila_argv`); ``sys.argv[1:]`` when omitted. [1]
+
+    Returns
+    -------
+    None
+        It returns when Voilà stops. [1]
+
+    Examples
+    --------
+    >>> callable(voila_main)
+    True
+    """
+    import voila.app
+    from voila.tornado.handler import TornadoVoilaHandler
+
+    factory = voila.app.voila_kernel_manager_factory
+
+    def capped_factory(*args, **kwargs):
+        return _capped(factory(*args, **kwargs))
+
+    voila.app.voila_kernel_manager_factory = capped_factory
+    handler = _handler_class()
+
+    class Voila(voila.app.Voila):  # same name, so the log reads as before
+        def init_handlers(self):
+            return [(rule[0], handler, *rule[2:]) if len(rule) > 1 and rule[1] is TornadoVoilaHandler else rule
+                    for rule in super().init_handlers()]
+
+    Voila.launch_instance(sys.argv[1:] if argv is None else list(argv))
 
 
 def main(argv=None):

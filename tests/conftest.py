@@ -51,8 +51,10 @@ def free_port():
 
 
 def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_IDLE_TIMEOUT, pool_size=2,
-                timeout=120):
+                timeout=120, extra=()):
     """Start ``python -m drmath.serve`` on a free port; wait until its kernel pool is full.
+
+    ``extra``: more ``python -m drmath.serve`` arguments (e.g. ``["--max-kernels=3"]``).
 
     Returns ``(process, url, log_path)``.
     """
@@ -60,7 +62,7 @@ def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_ID
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "drmath.serve", f"--port={port}", f"--pool-size={pool_size}",
-         f"--cull-interval={cull_interval}", f"--cull-idle-timeout={cull_idle_timeout}"],
+         f"--cull-interval={cull_interval}", f"--cull-idle-timeout={cull_idle_timeout}", *extra],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + timeout
