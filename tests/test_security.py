@@ -158,7 +158,7 @@ def test_cross_origin_websocket_is_refused(server):
     async def connect():
         await websocket_connect(HTTPRequest(ws_url, headers={"Cookie": cookie, "Origin": "https://evil.example"}))
 
-    with pytest.raises(HTTPClientError) as err:
+    with pytest.raises(HTTPClientError, match="403") as err:
         asyncio.run(connect())
     assert err.value.code == 403
 
