@@ -16,6 +16,7 @@ import http.cookiejar
 import json
 import re
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -29,6 +30,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import kernel_ids, start_voila, stop_voila
 
 from drmath import serve
+
+
+def run_async(coro):
+    """asyncio.run in a thread of its own: in a full test session Playwright's sync API already
+    runs an event loop in this thread, where asyncio.run refuses to start another."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            outcome["error"] = exc
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
 
 pytestmark = pytest.mark.slow
 
@@ -134,7 +153,7 @@ async def talk(url, kernel_id, cookie, protocol, marker):
 def test_visitors_cannot_run_code_over_the_kernel_websocket(server, tmp_path, protocol):
     html, kernel_id, cookie = open_page(server["url"])
     marker = tmp_path / "pwned"
-    sent, received = asyncio.run(talk(server["url"], kernel_id, cookie, protocol, marker))
+    sent, received = run_async(talk(server["url"], kernel_id, cookie, protocol, marker))
     # the kernel answered the allowed request sent after the forbidden ones (the shell channel is in order)...
     assert ("shell", "kernel_info_reply") in [(c, t) for c, t, _ in received]
     # ...but nothing ever answered, or ran, any forbidden one
@@ -159,7 +178,7 @@ def test_cross_origin_websocket_is_refused(server):
         await websocket_connect(HTTPRequest(ws_url, headers={"Cookie": cookie, "Origin": "https://evil.example"}))
 
     with pytest.raises(HTTPClientError, match="403") as err:
-        asyncio.run(connect())
+        run_async(connect())
     assert err.value.code == 403
 
 
