@@ -17,5 +17,6 @@ def record(figure, value, target="", ok=None, note=""):
     path = os.environ.get("DRMATH_BENCH_FIGURES")
     if not path:
         return
+    ok = None if ok is None else bool(ok)  # numpy's bool is not JSON
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"figure": figure, "value": value, "target": target, "ok": ok, "note": note}) + "\n")

@@ -4,6 +4,8 @@ Each check raises ``ValueError`` naming the argument, its value and the valid
 range. NaN fails every check: a NaN never reaches a formula.
 """
 
+import contextlib
+import contextvars
 import functools
 import inspect
 
@@ -17,6 +19,23 @@ TINY, HUGE = 1e-30, 1e30
 inputs inside float range (no overflow to inf, then inf/inf = NaN). Scenario also refuses
 nonzero inputs below TINY."""
 _RANGE = " (at most 1e30)"
+
+
+_TRUSTED = contextvars.ContextVar("drmath_trusted", default=False)
+
+
+@contextlib.contextmanager
+def trusted():
+    """Within this block the argument checks are skipped.
+
+    For plan() and sweep() only: their inputs were validated once, at the Scenario
+    boundary, and what they pass between formulas derives from those inputs.
+    """
+    token = _TRUSTED.set(True)
+    try:
+        yield
+    finally:
+        _TRUSTED.reset(token)
 
 
 def scalars(*values):
@@ -63,6 +82,8 @@ def _bad(value, ok, name="value"):
 
 def require_positive(**values):
     """Every value must be finite and > 0."""
+    if _TRUSTED.get():
+        return
     for name, value in values.items():
         first = _bad(value, lambda a: (a > 0) & (a <= HUGE), name)
         if first is not None:
@@ -71,6 +92,8 @@ def require_positive(**values):
 
 def require_nonnegative(**values):
     """Every value must be finite and >= 0."""
+    if _TRUSTED.get():
+        return
     for name, value in values.items():
         first = _bad(value, lambda a: (a >= 0) & (a <= HUGE), name)
         if first is not None:
@@ -79,6 +102,8 @@ def require_nonnegative(**values):
 
 def require_fraction(**values):
     """Every value must lie in (0, 1]."""
+    if _TRUSTED.get():
+        return
     for name, value in values.items():
         first = _bad(value, lambda a: (a > 0) & (a <= 1), name)
         if first is not None:
@@ -87,6 +112,8 @@ def require_fraction(**values):
 
 def require_unit_interval(**values):
     """Every value must lie in [0, 1]."""
+    if _TRUSTED.get():
+        return
     for name, value in values.items():
         first = _bad(value, lambda a: (a >= 0) & (a <= 1), name)
         if first is not None:
@@ -95,6 +122,8 @@ def require_unit_interval(**values):
 
 def require_nonnegative_or_inf(**values):
     """Every value must be >= 0; +inf is allowed (an unbounded duration)."""
+    if _TRUSTED.get():
+        return
     for name, value in values.items():
         first = _bad(value, lambda a: a >= 0, name)
         if first is not None:
@@ -103,6 +132,8 @@ def require_nonnegative_or_inf(**values):
 
 def require_number(**values):
     """Every value must be a number (negative and ±inf allowed), never NaN."""
+    if _TRUSTED.get():
+        return
     for name, value in values.items():
         first = _bad(value, lambda a: (abs(a) <= HUGE) | (abs(a) == _INF), name)
         if first is not None:
@@ -111,6 +142,8 @@ def require_number(**values):
 
 def require_flag(**values):
     """Every value must be True/False (or an array of them)."""
+    if _TRUSTED.get():
+        return
     for name, value in values.items():
         if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
             continue

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from . import checkpoint, cost, presets, recovery, reliability, replication, training
-from ._validate import TINY
+from ._validate import TINY, trusted
 from .units import GB, Gbit_per_s, MB_per_s, day, hour, minute, year
 
 __all__ = ["Scenario", "Plan", "plan", "sweep", "FieldInfo", "FIELDS", "SECTIONS", "PLAN_FIELDS"]
@@ -601,7 +601,17 @@ def _py(value):
 
 
 def _derive(v, tiers=None):
-    """Every output from the flat inputs ``v``; any numeric input may be an array."""
+    """Every output from the flat inputs ``v``; any numeric input may be an array.
+
+    ``v`` comes from a validated Scenario (and sweep() checks its values against the
+    field's range), so the formulas' own argument checks are skipped: bad input raises
+    once, at the boundary.
+    """
+    with trusted():
+        return _derive_trusted(v, tiers)
+
+
+def _derive_trusted(v, tiers):
     out = {}
     G = v["training.gpus"]
     N = v["training.params"]
