@@ -43,6 +43,23 @@ READY_INIT_JS = "window.__drmathReady = null; (function poll(){ try { if ((" + R
   requestAnimationFrame(poll); })();"""
 
 
+def assert_kpis_match_plan(kpis, p):
+    """Each card's ``data-value`` is the plan's SI value, losslessly, and its text the human reading.
+
+    ``kpis`` maps a plan field to ``(data-value, text)`` as the page or the widget renders it.
+    """
+    import math
+    for name, (value, text) in kpis.items():
+        want = getattr(p, name)
+        if isinstance(want, bool):
+            assert value == ("true" if want else "false"), name
+        elif math.isinf(want):
+            assert value == "inf", name
+        else:
+            assert float(value) == want, name  # repr round-trips
+        assert text == p.format(name), name
+
+
 def free_port():
     """A free TCP port on loopback."""
     with socket.socket() as s:

@@ -15,7 +15,7 @@ import pytest
 import drmath
 import drmath.dashboard
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import CULL_IDLE_TIMEOUT, CULL_INTERVAL, READY_JS, kernel_ids
+from conftest import CULL_IDLE_TIMEOUT, CULL_INTERVAL, READY_JS, assert_kpis_match_plan, kernel_ids
 
 pytestmark = pytest.mark.browser
 
@@ -40,15 +40,7 @@ def assert_cards_equal_plan(page):
     p = drmath.plan(scenario_from_page(page))
     kpis = page.evaluate(KPIS_JS)
     assert set(kpis) == set(drmath.dashboard.CARDS)
-    for name, (value, text) in kpis.items():
-        want = getattr(p, name)
-        if isinstance(want, bool):
-            assert value == ("true" if want else "false"), name
-        elif math.isinf(want):
-            assert value == "inf", name
-        else:
-            assert float(value) == want, name
-        assert text == p.format(name), name
+    assert_kpis_match_plan(kpis, p)
     return p
 
 

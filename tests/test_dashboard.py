@@ -4,6 +4,8 @@ import html
 import json
 import math
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +14,9 @@ import drmath
 from drmath import dashboard, viz
 from drmath.dashboard import AUTO, CARDS, CONTROLS, FIGURES, build_app
 from drmath.units import Gbit_per_s, minute
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import assert_kpis_match_plan  # noqa: E402
 
 KPI = re.compile(r'class="drmath-kpi drmath-kpi-(\w+)(?: drmath-bad)?" data-value="([^"]*)">([^<]*)<')
 
@@ -27,15 +32,7 @@ def kpis(app):
 
 
 def assert_cards_match(app, p):
-    for name, (value, text) in kpis(app).items():
-        want = getattr(p, name)
-        if isinstance(want, bool):
-            assert value == ("true" if want else "false"), name
-        elif math.isinf(want):
-            assert value == "inf", name
-        else:
-            assert float(value) == want, name  # lossless: repr round-trips
-        assert text == p.format(name), name
+    assert_kpis_match_plan(kpis(app), p)
 
 
 def specs_for(p):
