@@ -80,64 +80,33 @@ def _bad(value, ok, name="value"):
     return float(arr[bad].flat[0]) if arr.ndim else float(arr)
 
 
-def require_positive(**values):
-    """Every value must be finite and > 0."""
-    if _TRUSTED.get():
-        return
-    for name, value in values.items():
-        first = _bad(value, lambda a: (a > 0) & (a <= HUGE), name)
-        if first is not None:
-            raise ValueError(f"{name} must be finite and > 0, got {first!r}{_RANGE}")
+def _checker(name, doc, ok, message, tail=""):
+    """A ``require_*(**values)`` check: ``ok`` passes good values, ``message`` says what is wanted."""
+    def check(**values):
+        if _TRUSTED.get():
+            return
+        for arg, value in values.items():
+            first = _bad(value, ok, arg)
+            if first is not None:
+                raise ValueError(f"{arg} must be {message}, got {first!r}{tail}")
+    check.__name__ = check.__qualname__ = name
+    check.__doc__ = doc
+    return check
 
 
-def require_nonnegative(**values):
-    """Every value must be finite and >= 0."""
-    if _TRUSTED.get():
-        return
-    for name, value in values.items():
-        first = _bad(value, lambda a: (a >= 0) & (a <= HUGE), name)
-        if first is not None:
-            raise ValueError(f"{name} must be finite and >= 0, got {first!r}{_RANGE}")
-
-
-def require_fraction(**values):
-    """Every value must lie in (0, 1]."""
-    if _TRUSTED.get():
-        return
-    for name, value in values.items():
-        first = _bad(value, lambda a: (a > 0) & (a <= 1), name)
-        if first is not None:
-            raise ValueError(f"{name} must be in (0, 1], got {first!r}")
-
-
-def require_unit_interval(**values):
-    """Every value must lie in [0, 1]."""
-    if _TRUSTED.get():
-        return
-    for name, value in values.items():
-        first = _bad(value, lambda a: (a >= 0) & (a <= 1), name)
-        if first is not None:
-            raise ValueError(f"{name} must be in [0, 1], got {first!r}")
-
-
-def require_nonnegative_or_inf(**values):
-    """Every value must be >= 0; +inf is allowed (an unbounded duration)."""
-    if _TRUSTED.get():
-        return
-    for name, value in values.items():
-        first = _bad(value, lambda a: a >= 0, name)
-        if first is not None:
-            raise ValueError(f"{name} must be >= 0 (inf allowed), got {first!r}")
-
-
-def require_number(**values):
-    """Every value must be a number (negative and ±inf allowed), never NaN."""
-    if _TRUSTED.get():
-        return
-    for name, value in values.items():
-        first = _bad(value, lambda a: (abs(a) <= HUGE) | (abs(a) == _INF), name)
-        if first is not None:
-            raise ValueError(f"{name} must be a number, got {first!r}{_RANGE}")
+require_positive = _checker("require_positive", "Every value must be finite and > 0.",
+                            lambda a: (a > 0) & (a <= HUGE), "finite and > 0", _RANGE)
+require_nonnegative = _checker("require_nonnegative", "Every value must be finite and >= 0.",
+                               lambda a: (a >= 0) & (a <= HUGE), "finite and >= 0", _RANGE)
+require_fraction = _checker("require_fraction", "Every value must lie in (0, 1].",
+                            lambda a: (a > 0) & (a <= 1), "in (0, 1]")
+require_unit_interval = _checker("require_unit_interval", "Every value must lie in [0, 1].",
+                                 lambda a: (a >= 0) & (a <= 1), "in [0, 1]")
+require_nonnegative_or_inf = _checker("require_nonnegative_or_inf",
+                                      "Every value must be >= 0; +inf is allowed (an unbounded duration).",
+                                      lambda a: a >= 0, ">= 0 (inf allowed)")
+require_number = _checker("require_number", "Every value must be a number (negative and ±inf allowed), never NaN.",
+                          lambda a: (abs(a) <= HUGE) | (abs(a) == _INF), "a number", _RANGE)
 
 
 def require_flag(**values):
