@@ -596,7 +596,7 @@ class Dashboard:
             p = plan(scenario)
             specs = self._specs(p)
         except (ValueError, TypeError) as exc:
-            self.error.value = f'<div class="drmath-error-message">{html.escape(str(exc))}</div>'
+            self._show_error(exc)
             self._sync_controls()
             return False
         self.scenario, self.plan = scenario, p
@@ -631,7 +631,7 @@ class Dashboard:
         try:
             scenario = scenario_io.load(self._scenario_files[name])
         except (ValueError, TypeError, OSError) as exc:
-            self.error.value = f'<div class="drmath-error-message">{html.escape(str(exc))}</div>'
+            self._show_error(exc)
         else:
             self.notice.value = ""
             self.load(scenario)
@@ -688,6 +688,9 @@ class Dashboard:
             return False
         query = get_query_string()
         return bool(query) and self.restore(query)
+
+    def _show_error(self, exc):
+        self.error.value = f'<div class="drmath-error-message">{html.escape(str(exc))}</div>'
 
     def _on_control(self, path, change):
         if self._syncing:
