@@ -79,40 +79,11 @@ _COST_CURVES = ["total_dr_cost", "standby_cost", "replication_cost", "expected_d
 AUTO = "auto"  # option value for an unset optional field (None in the Scenario)
 
 _ESM = r"""
-function baseUrl() {
-  const el = document.getElementById('jupyter-config-data');
-  try { return JSON.parse(el.textContent).baseUrl || '/'; } catch (e) { return '/'; }
-}
-function pageScript() {
-  // the drlab template starts loading plotly.js (async) as the page opens
-  const tag = document.querySelector('script[data-drmath-plotly]');
-  if (!tag) return Promise.resolve(null);
-  if (window.Plotly) return Promise.resolve(window.Plotly);
-  return new Promise((resolve) => {
-    tag.addEventListener('load', () => resolve(window.Plotly || null));
-    tag.addEventListener('error', () => resolve(null));
-  });
-}
-async function loadPlotly(path) {
+async function loadPlotly() {
   if (window.Plotly) return window.Plotly;
-  const early = await pageScript();
-  if (early) return early;
-  if (!window.__drmathPlotly) {
-    window.__drmathPlotly = new Promise((resolve, reject) => {
-      const s = document.createElement('script');
-      s.src = baseUrl().replace(/\/?$/, '/') + path;
-      const amd = window.define;
-      if (amd && amd.amd) window.define = undefined;
-      const done = () => { if (amd && amd.amd) window.define = amd; };
-      s.onload = () => { done(); window.Plotly ? resolve(window.Plotly)
-                                   : reject(new Error('plotly.js loaded without window.Plotly')); };
-      s.onerror = () => { done(); window.__drmathPlotly = null;
-                          reject(new Error('could not load plotly.js from ' + s.src +
-                                           ' (serve with: python -m drmath.serve)')); };
-      document.head.appendChild(s);
-    });
-  }
-  return window.__drmathPlotly;
+  // the drlab Voilà template defines the loader (plotly.js is one of its static files)
+  if (window.__drmathLoadPlotly) return window.__drmathLoadPlotly();
+  throw new Error('plotly.js comes with the drlab Voilà template: serve with python -m drmath.serve');
 }
 export default {
   async render({ model, el }) {
@@ -120,14 +91,19 @@ export default {
     div.className = 'drmath-plot';
     el.appendChild(div);
     let Plotly;
-    try { Plotly = await loadPlotly(model.get('plotly_path')); }
+    try { Plotly = await loadPlotly(); }
     catch (e) { div.className = 'drmath-figure-error'; div.textContent = String(e.message || e); return; }
     const config = { displaylogo: false, responsive: true,
                      modeBarButtonsToRemove: ['lasso2d', 'select2d', 'autoScale2d'] };
+    let configured = false;
     const draw = () => {
       const f = model.get('figure') || {};
       const revision = String(model.get('revision'));
-      Plotly.react(div, f.data || [], f.layout || {}, config).then(() => { el.dataset.revision = revision; });
+      // the config goes in once: given again, plotly deep-copies its defaults on every redraw
+      const drawn = configured ? Plotly.react(div, f.data || [], f.layout || {})
+                               : Plotly.react(div, f.data || [], f.layout || {}, config);
+      configured = true;
+      drawn.then(() => { el.dataset.revision = revision; });
     };
     draw();
     model.on('change:figure', draw);
@@ -148,7 +124,8 @@ class PlotlyView(anywidget.AnyWidget):
     """A plotly figure drawn in the browser from a plain ``{"data", "layout"}`` dict.
 
     Setting :attr:`figure` redraws it with ``Plotly.react``. plotly.js is loaded
-    once per page from :data:`PLOTLY_STATIC` (a static file the browser caches).
+    once per page from :data:`PLOTLY_STATIC` (a static file the browser caches), by
+    the ``drlab`` Voilà template that ``python -m drmath.serve`` uses.
 
     Examples
     --------
@@ -160,7 +137,6 @@ class PlotlyView(anywidget.AnyWidget):
     _esm = _ESM
     figure = traitlets.Dict().tag(sync=True)
     revision = traitlets.Int(0).tag(sync=True)
-    plotly_path = traitlets.Unicode(PLOTLY_STATIC).tag(sync=True)
 
 
 _SHARE_ESM = r"""
