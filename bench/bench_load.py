@@ -34,7 +34,6 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -47,7 +46,8 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, READY_JS, start_voila, stop_voila  # noqa: E402
+from conftest import (CHROMIUM, CHROMIUM_ARGS, READY_JS, KernelWatch, kernel_processes, start_voila,  # noqa: E402
+                      stop_voila)
 
 MB = 1024 * 1024
 FIRST_FIGURE_JS = """() => { for (const f of document.querySelectorAll('.drmath-figure')) {
@@ -77,22 +77,6 @@ def percentile(values, q):
     return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
-def kernel_processes(pid):
-    """The ipykernel children of the Voilà process ``pid``."""
-    out = []
-    try:
-        children = psutil.Process(pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return out
-    for child in children:
-        try:
-            if any(os.path.basename(a).startswith("kernel-") and a.endswith(".json") for a in child.cmdline()):
-                out.append(child)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            pass
-    return out
-
-
 def memory(pid, full=True):
     """Server and kernel memory [bytes]: RSS always, USS/PSS with ``full``."""
     server = psutil.Process(pid)
@@ -109,25 +93,6 @@ def memory(pid, full=True):
         result["total_uss"] = result["server_uss"] + sum(k["uss"] for k in result["kernels"])
         result["total_pss"] = info.pss + sum(k["pss"] for k in result["kernels"])
     return result
-
-
-class KernelSampler:
-    """Samples the number of kernels every 0.2 s in a thread; keeps the maximum."""
-
-    def __init__(self, pid):
-        self.pid, self.most, self._stop = pid, 0, threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self):
-        while not self._stop.is_set():
-            self.most = max(self.most, len(kernel_processes(self.pid)))
-            self._stop.wait(0.2)
-
-    def stop(self):
-        self._stop.set()
-        self._thread.join(timeout=5)
-        return self.most
 
 
 def plain_get(url):
@@ -339,7 +304,7 @@ def main(argv=None):
                 break
             time.sleep(2)
         baseline = samples[-1]
-        sampler = KernelSampler(proc.pid)
+        sampler = KernelWatch(proc, interval=0.2)
         load_during = None
         out = asyncio.run(run(args, url, proc))
         load_during = os.getloadavg()

@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -111,24 +112,56 @@ def stop_voila(proc):
             proc.wait(timeout=10)
 
 
-def kernel_ids(proc):
-    """Ids of the kernels the Voilà process ``proc`` has running (its ipykernel children)."""
+def _kernels(pid):
+    """``(process, kernel id)`` of each ipykernel child of the process ``pid``."""
     import psutil
 
-    ids = set()
     try:
-        children = psutil.Process(proc.pid).children(recursive=True)
+        children = psutil.Process(pid).children(recursive=True)
     except psutil.NoSuchProcess:
-        return ids
+        return []
+    found = []
     for child in children:
         try:
             for arg in child.cmdline():
                 name = os.path.basename(arg)
                 if name.startswith("kernel-") and name.endswith(".json"):
-                    ids.add(name[len("kernel-"):-len(".json")])
+                    found.append((child, name[len("kernel-"):-len(".json")]))
+                    break
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             pass
-    return ids
+    return found
+
+
+def kernel_ids(proc):
+    """Ids of the kernels the Voilà process ``proc`` has running (its ipykernel children)."""
+    return {kernel_id for _, kernel_id in _kernels(proc.pid)}
+
+
+def kernel_processes(pid):
+    """The ipykernel children (``psutil.Process``) of the Voilà process ``pid``."""
+    return [child for child, _ in _kernels(pid)]
+
+
+class KernelWatch:
+    """Samples how many kernels the Voilà process ``proc`` has, every ``interval`` s, until stopped;
+    keeps the most seen."""
+
+    def __init__(self, proc, interval=0.1):
+        self.proc, self.interval, self.most, self._stop = proc, interval, 0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.most = max(self.most, len(kernel_ids(self.proc)))
+            self._stop.wait(self.interval)
+
+    def stop(self):
+        """Stop sampling; the most kernels seen at once."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+        return self.most
 
 
 def launch_browser(playwright):

@@ -6,7 +6,6 @@ is ``bench/bench_load.py``.
 """
 
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import kernel_ids, start_voila, stop_voila
+from conftest import KernelWatch, kernel_ids, start_voila, stop_voila
 
 pytestmark = pytest.mark.slow
 
@@ -30,25 +29,6 @@ def get(url):
             return r.status, dict(r.headers), r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, dict(e.headers), e.read().decode()
-
-
-class KernelWatch:
-    """Samples how many kernels the server has, every 0.1 s, until stopped."""
-
-    def __init__(self, proc):
-        self.proc, self.most, self._stop = proc, 0, threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self):
-        while not self._stop.is_set():
-            self.most = max(self.most, len(kernel_ids(self.proc)))
-            self._stop.wait(0.1)
-
-    def stop(self):
-        self._stop.set()
-        self._thread.join(timeout=5)
-        return self.most
 
 
 @pytest.mark.parametrize("pool_size, max_kernels, requests, then_cull", [
