@@ -9,8 +9,9 @@ What it sets up (see ``stack.md`` for why):
   it from there instead of receiving plotly's ~4.9 MB widget bundle over the
   websocket on every page view;
 - preheated kernels (a pool that has already run the notebook);
-- idle-kernel culling, because Voilà 0.5's tab-close shutdown beacon is
-  rejected (voila#1458) and every closed tab would otherwise leave a kernel;
+- the ``_xsrf`` cookie on the page, which Voilà 0.5 never sets (voila#1458), so
+  the page's tab-close shutdown beacon is accepted and frees its kernel at once;
+- idle-kernel culling, for the tabs that never send that beacon (a crash, a bot);
   with :class:`GraceKernelManager`, so the culler cannot kill a kernel that a
   page has just taken from the pool before the page's websocket opens;
 - permessage-deflate for the websocket;
@@ -224,6 +225,10 @@ def _handler_class():
 
         @tornado.web.authenticated
         async def get(self, path=None):
+            # Voilà's page posts a tab-close shutdown beacon with the _xsrf cookie's token, but Voilà
+            # 0.5 never sets that cookie (voila#1458): the beacon got a 403, which a page still alive
+            # logs as a console error. Reading the token sets the cookie, so the beacon goes through.
+            self.xsrf_token  # noqa: B018 - read for its side effect: the _xsrf cookie
             km = self.kernel_manager
             if (self.notebook_path and path) or not hasattr(km, "admit"):
                 return await super().get(path)  # a redirect to a file: takes no kernel

@@ -164,6 +164,41 @@ class KernelWatch:
         return self.most
 
 
+def watch(page):
+    """Record what went wrong on ``page`` (and every page of its context), each naming its URL.
+
+    Returns a dict of lists, filled as the page runs:
+
+    - ``errors``: console errors (with the URL and line they came from) and uncaught page errors;
+    - ``failed``: requests that never got a response, as ``"URL failure"``;
+    - ``bad_status``: responses of 400 or more, as ``"status METHOD URL"``.
+
+    A console line such as "Failed to load resource: ... 403" names no URL; ``bad_status`` does,
+    so a failing assertion says which request failed and why, not only the console text.
+    """
+    log = {"errors": [], "failed": [], "bad_status": []}
+
+    def console(message):
+        if message.type == "error":
+            where = message.location or {}
+            log["errors"].append(f"{message.text} [at {where.get('url', '?')}:{where.get('lineNumber', '?')}]")
+
+    def response(r):
+        if r.status >= 400:
+            log["bad_status"].append(f"{r.status} {r.request.method} {r.url}")
+
+    page.on("console", console)
+    page.on("pageerror", lambda e: log["errors"].append(f"page error: {e}"))
+    page.context.on("requestfailed", lambda r: log["failed"].append(f"{r.method} {r.url} {r.failure}"))
+    page.context.on("response", response)
+    return log
+
+
+def problems(log):
+    """Everything ``watch`` recorded, as one list (empty when nothing went wrong)."""
+    return [entry for key in ("errors", "failed", "bad_status") for entry in log[key]]
+
+
 def launch_browser(playwright):
     """Debian's Chromium under Playwright, headless, with the flags stack.md verified."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)

@@ -5,6 +5,7 @@ import math
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,9 @@ from drmath import Scenario, plan
 from drmath import report
 from drmath import scenario_io as io
 from drmath.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import problems, watch  # noqa: E402
 
 SEED = io.SCENARIO_DIR / "seed.toml"
 
@@ -129,9 +133,7 @@ def page(report_file, browser):
     """The report in the session's one Chromium (tests/conftest.py), every non-file request blocked."""
     context = browser.new_context(viewport={"width": 1200, "height": 1400})
     pg = context.new_page()
-    pg.drmath_errors, pg.drmath_blocked = [], []
-    pg.on("console", lambda m: pg.drmath_errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.drmath_errors.append(str(e)))
+    pg.drmath_log, pg.drmath_blocked = watch(pg), []
 
     def route(r):
         if r.request.url.startswith("file:"):
@@ -150,7 +152,7 @@ def page(report_file, browser):
 def test_every_figure_renders_offline_without_errors(page):
     counts = page.evaluate("[...document.querySelectorAll('.drmath-figure')].map(g => g.querySelectorAll('.main-svg path, .main-svg rect').length)")
     assert len(counts) == 5 and all(c > 5 for c in counts)
-    assert page.drmath_blocked == [] and page.drmath_errors == []
+    assert page.drmath_blocked == [] and problems(page.drmath_log) == []
 
 
 @pytest.mark.browser
@@ -181,7 +183,7 @@ def test_a_slider_step_changes_the_figure(page):
     after = page.evaluate(f"[{gd}.data[0].y.slice(), {gd}.layout.title.text]")
     hot = plan(Scenario().with_changes({"failover.tier": "hot"}))
     assert after[0] != before[0] and hot.format("rto_site") in after[1] and after[1] != before[1]
-    assert page.drmath_errors == [] and page.drmath_blocked == []
+    assert problems(page.drmath_log) == [] and page.drmath_blocked == []
 
 
 def test_figures_use_only_the_inlined_bundles_traces():

@@ -12,7 +12,7 @@ import drmath
 from drmath import scenario_io
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import READY_JS  # noqa: E402
+from conftest import READY_JS, problems, watch  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -25,13 +25,11 @@ def open_page(browser, url):
     context = browser.new_context(viewport={"width": 1400, "height": 1500})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=f"{urlparse(url).scheme}://{urlparse(url).netloc}")
     page = context.new_page()
-    errors = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
+    log = watch(page)
+    page.on("dialog", lambda d: (log["errors"].append(f"dialog: {d.message}"), d.dismiss()))
     page.goto(url, wait_until="commit", timeout=120_000)
     page.wait_for_function(READY_JS, timeout=120_000, polling=100)
-    return page, errors
+    return page, log
 
 
 def scenario_of(page):
@@ -39,7 +37,7 @@ def scenario_of(page):
 
 
 def test_a_copied_link_restores_the_same_cards(voila_server, browser):
-    page, errors = open_page(browser, voila_server["url"])
+    page, log = open_page(browser, voila_server["url"])
     before = page.evaluate(SCENARIO_JS)
     page.locator(".drmath-control-training-gpus .noUi-handle").first.focus()
     page.keyboard.press("ArrowRight")
@@ -59,13 +57,13 @@ def test_a_copied_link_restores_the_same_cards(voila_server, browser):
     cards = page.evaluate(KPIS_JS)
     page.close(run_before_unload=True)
 
-    second, second_errors = open_page(browser, link)
+    second, second_log = open_page(browser, link)
     # the kernel restores the link once Voilà hands it the request: wait for that update
     second.wait_for_function(f"(s) => ({SCENARIO_JS})() === s", arg=json.dumps(expected.flat()), timeout=60_000)
     assert scenario_of(second) == expected
     assert second.evaluate(KPIS_JS) == cards
     assert second.locator(".drmath-notice-message").count() == 0
-    assert errors == [] and second_errors == []
+    assert problems(log) == [] and problems(second_log) == []
     second.close(run_before_unload=True)
 
 
@@ -76,11 +74,11 @@ def test_a_copied_link_restores_the_same_cards(voila_server, browser):
     "%ff%fe" * 50,
 ])
 def test_a_bad_link_falls_back_with_a_notice(voila_server, browser, query):
-    page, errors = open_page(browser, voila_server["url"] + "?" + query)
+    page, log = open_page(browser, voila_server["url"] + "?" + query)
     page.wait_for_selector(".drmath-notice-message", timeout=60_000)
     notice = page.locator(".drmath-notice-message").first.inner_text()
     assert "not used" in notice and "default scenario" in notice
     assert scenario_of(page) == drmath.Scenario()
     assert page.locator("script:text('alert(1)')").count() == 0
-    assert errors == []
+    assert problems(log) == []
     page.close(run_before_unload=True)
