@@ -415,12 +415,13 @@ def voila_main(argv=None):
         return _capped(factory(*args, **kwargs))
 
     voila.app.voila_kernel_manager_factory = capped_factory
-    handler = _handler_class()
+    # Voilà's handler class -> drmath's subclass that replaces it (same URL rule, same arguments)
+    replacements = {TornadoVoilaHandler: _handler_class()}
 
     class Voila(voila.app.Voila):  # same name, so the log reads as before
         def init_handlers(self):
-            return [(rule[0], handler, *rule[2:]) if len(rule) > 1 and rule[1] is TornadoVoilaHandler else rule
-                    for rule in super().init_handlers()]
+            return [(rule[0], replacements[rule[1]], *rule[2:]) if len(rule) > 1 and rule[1] in replacements
+                    else rule for rule in super().init_handlers()]
 
     Voila.launch_instance(sys.argv[1:] if argv is None else list(argv))
 
