@@ -8,6 +8,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import reprlib
 
 import numpy as np
 
@@ -19,6 +20,93 @@ TINY, HUGE = 1e-30, 1e30
 inputs inside float range (no overflow to inf, then inf/inf = NaN). Scenario also refuses
 nonzero inputs below TINY."""
 _RANGE = " (at most 1e30)"
+
+
+MAX_SHOWN = 200
+"""Most characters of a user's value that an error message echoes [1] (see :func:`short_repr`)."""
+
+
+def clip(text, limit=MAX_SHOWN):
+    """Text shortened to ``limit`` characters, saying how long it was.
+
+    Parameters
+    ----------
+    text : str
+        Any text, e.g. an error message or a value's repr. [1]
+    limit : int, default MAX_SHOWN
+        Characters kept [1]; the note adds at most ~30.
+
+    Returns
+    -------
+    text : str
+        ``text`` itself when it fits, else its first ``limit`` characters,
+        ``"…"`` and ``"(N characters)"`` with N the full length. [1]
+
+    Examples
+    --------
+    >>> clip("abc")
+    'abc'
+    >>> clip("x" * 50_000_000, 5)
+    'xxxxx… (50,000,000 characters)'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 6, 12, 12, 12
+_REPR.maxset = _REPR.maxfrozenset = _REPR.maxdeque = _REPR.maxarray = 12
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = MAX_SHOWN
+
+
+def short_repr(value, limit=MAX_SHOWN):
+    """A value's ``repr`` for an error message, never longer than about ``limit`` characters.
+
+    The one cap on what an error echoes of a user's input: a 50 MB string, a
+    4,000-digit integer or a list nested 500 deep costs a short line, not
+    megabytes (and never raises while the message is built).
+
+    Parameters
+    ----------
+    value : object
+        The bad value. [1]
+    limit : int, default MAX_SHOWN
+        Characters of the repr kept [1]; :func:`clip` adds the full length.
+
+    Returns
+    -------
+    text : str
+        ``repr(value)`` when it fits; else its first ``limit`` characters,
+        ``"…"`` and ``"(N characters)"`` (for text, N counts the value's own
+        characters; containers are summarised with ``...`` by :mod:`reprlib`). [1]
+
+    Examples
+    --------
+    >>> short_repr("lots"), short_repr(1.5), short_repr(None)
+    ("'lots'", '1.5', 'None')
+    >>> short_repr("x" * 50_000_000, 8)
+    "'xxxxxxxx'… (50,000,000 characters)"
+    >>> short_repr(10 ** 300, 10)
+    '1000000000… (301 characters)'
+    >>> short_repr([[[[[[[[1]]]]]]]])
+    '[[[[[[[...]]]]]]]'
+    """
+    try:
+        if isinstance(value, (str, bytes, bytearray)):
+            if len(value) <= limit:
+                return repr(value)
+            head = repr(value[:limit])  # escapes can make it longer than limit
+            return (head if len(head) <= limit + 3 else head[:limit]) + f"… ({len(value):,} characters)"
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value.bit_length() > 14_000:  # beyond int's 4,300-digit str limit
+                return f"<an integer of about {int(value.bit_length() * 0.30103):,} digits>"
+            return clip(repr(value), limit)
+        if isinstance(value, (list, tuple, dict, set, frozenset)):
+            return clip(_REPR.repr(value), limit)
+        return clip(repr(value), limit)
+    except Exception:  # a repr that fails (or recurses) must not hide the real error
+        return f"<a {type(value).__name__}>"
 
 
 _TRUSTED = contextvars.ContextVar("drmath_trusted", default=False)
@@ -59,7 +147,8 @@ def as_output(x):
 def _numbers(name, value):
     """value as a float array, or TypeError naming the argument (str, None, bool, objects)."""
     if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
-        raise TypeError(f"{name} must be a number or an array of numbers, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be a number or an array of numbers, "
+                        f"got {type(value).__name__} {short_repr(value)}")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -116,7 +205,7 @@ def require_flag(**values):
     for name, value in values.items():
         if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
             continue
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {short_repr(value)}")
 
 
 def _array_like(value):

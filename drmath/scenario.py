@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from . import checkpoint, cost, presets, recovery, reliability, replication, training
-from ._validate import TINY, trusted
+from ._validate import TINY, short_repr, trusted
 from .units import GB, Gbit_per_s, MB_per_s, day, hour, minute, year
 
 __all__ = ["Scenario", "Plan", "plan", "sweep", "FieldInfo", "FIELDS", "SECTIONS", "PLAN_FIELDS"]
@@ -78,7 +78,7 @@ class FieldInfo:
 
     def coerce(self, value):
         """Check one value; return it normalised (int for whole numbers) or raise."""
-        where = f"{self.path} = {value!r}"
+        where = f"{self.path} = {short_repr(value)}"
         if value is None:
             if self.optional:
                 return None
@@ -97,7 +97,10 @@ class FieldInfo:
                 return self.coerce(getattr(registry[value], attribute))
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise TypeError(f"{where} has the wrong type ({type(value).__name__}): must be {self.range_text()}")
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond float range (e.g. 1000 digits from a TOML file)
+            raise ValueError(f"{where} is out of range: must be {self.range_text()}") from None
         if not math.isfinite(number):
             raise ValueError(f"{where} is not finite: must be {self.range_text()}")
         below = number <= self.low if self.low_open else number < self.low
@@ -392,10 +395,10 @@ def _flatten(changes):
     flat = {}
     for key, value in changes.items():
         if not isinstance(key, str):
-            raise TypeError(f"scenario keys must be strings, got {key!r}")
+            raise TypeError(f"scenario keys must be strings, got {short_repr(key)}")
         if "." not in key and isinstance(value, dict):
             if key not in _SECTION_TYPES:
-                raise ValueError(f"unknown section {key!r}: must be one of {', '.join(SECTIONS)}")
+                raise ValueError(f"unknown section {short_repr(key)}: must be one of {', '.join(SECTIONS)}")
             for name, inner in value.items():
                 flat[f"{key}.{name}"] = inner
         else:
@@ -407,9 +410,9 @@ def _split(path):
     if path not in FIELDS:
         section = path.split(".")[0] if isinstance(path, str) else path
         if section not in _SECTION_TYPES:
-            raise ValueError(f"unknown field {path!r}: sections are {', '.join(SECTIONS)}")
+            raise ValueError(f"unknown field {short_repr(path)}: sections are {', '.join(SECTIONS)}")
         names = [p.split(".")[1] for p in FIELDS if p.startswith(section + ".")]
-        raise ValueError(f"unknown field {path!r}: {section} has {', '.join(names)}")
+        raise ValueError(f"unknown field {short_repr(path)}: {section} has {', '.join(names)}")
     return path.split(".")
 
 
@@ -799,7 +802,7 @@ def sweep(scenario, path, values, outputs=None):
     names = [k for k in PLAN_FIELDS] if outputs is None else list(outputs)
     for name in names:
         if name not in PLAN_FIELDS:
-            raise ValueError(f"unknown plan field {name!r}: choose from {', '.join(PLAN_FIELDS)}")
+            raise ValueError(f"unknown plan field {short_repr(name)}: choose from {', '.join(PLAN_FIELDS)}")
     out = {}
     for name in names:
         value = np.asarray(derived[name], dtype=float)
