@@ -14,7 +14,9 @@ Three edges of the model, all thin: nothing here derives a number.
   trip ``load(save(s)) == s`` is exact: floats are written with ``repr``.
 - **Atomic writes.** :func:`atomic_write` writes a temporary file beside the
   target and renames it over the target, so a failed run never leaves half a
-  file over a good one.
+  file over a good one. A FIFO or a character device is written through (never
+  replaced), a symlink is followed, and anything else that is not a regular file
+  is refused (:func:`output_target`).
 - **Share links.** :func:`to_query` encodes only the fields that differ from
   the defaults; :func:`from_query` decodes a query string and *never raises*:
   anything malformed, oversized, unknown or out of range falls back to the
@@ -31,19 +33,22 @@ Three edges of the model, all thin: nothing here derives a number.
     True
 """
 
+import errno
 import math
 import os
 import re
+import stat
 import tempfile
 import urllib.parse
 from pathlib import Path
 
+from ._validate import clip, short_repr
 from .scenario import FIELDS, SECTIONS, Scenario
 from .units import parse_quantity
 
 __all__ = [
     "ScenarioFileError", "load", "loads", "save", "dumps", "read_meta", "parse_value",
-    "atomic_write", "to_query", "from_query", "shipped_scenarios", "SCENARIO_DIR",
+    "atomic_write", "output_target", "to_query", "from_query", "shipped_scenarios", "SCENARIO_DIR",
     "MAX_QUERY_LENGTH", "MAX_QUERY_FIELDS", "MAX_VALUE_LENGTH",
 ]
 
@@ -52,6 +57,12 @@ SCENARIO_DIR = Path(__file__).resolve().parent.parent / "data" / "scenarios"
 
 META = "scenario"
 """The TOML table for people (name, description, sources); the model ignores it."""
+
+META_TYPES = {"name": (str, "text"), "description": (str, "text"), "sources": (list, "a list of text")}
+"""The documented keys of the ``[scenario]`` table and their types; other keys are kept as they are."""
+
+BOM = "\ufeff"
+"""A UTF-8 byte-order mark, as some editors write it at the start of a file; it is skipped."""
 
 MAX_QUERY_LENGTH = 2000
 """Longest query string :func:`from_query` reads [1] (characters)."""
@@ -124,13 +135,13 @@ def parse_value(path, value):
             return True
         if text.lower() in ("false", "no", "0", "off"):
             return False
-        raise ValueError(f"{path} = {text!r} is not valid: must be true or false")
+        raise ValueError(f"{path} = {short_repr(text)} is not valid: must be true or false")
     if info.preset and text in info.preset[0]:
         return text
     try:
         return parse_quantity(text)
     except ValueError:
-        raise ValueError(f"{path} = {text!r} is not a number: must be {info.range_text()}") from None
+        raise ValueError(f"{path} = {short_repr(text)} is not a number: must be {info.range_text()}") from None
 
 
 # --------------------------------------------------------------------------- TOML
@@ -172,7 +183,9 @@ def loads(text, source="<string>"):
     ----------
     text : str
         TOML: ``[section]`` tables of ``field = value``, plus an optional
-        ``[scenario]`` table (name, description, sources) that is ignored. [1]
+        ``[scenario]`` table for people that the model ignores; only the types
+        of its ``name`` and ``description`` (text) and ``sources`` (a list of
+        text) are checked. A leading byte-order mark is skipped. [1]
     source : str, default "<string>"
         What to call the text in error messages (a file name). [1]
 
@@ -185,7 +198,9 @@ def loads(text, source="<string>"):
     ------
     ScenarioFileError
         A ``ValueError`` naming ``source``, the field and, where known, the line:
-        TOML syntax, unknown section or field, wrong type, out of range.
+        TOML syntax (including nesting too deep to read), unknown section or
+        field, wrong type, out of range. The value is echoed at most ~200
+        characters long (:func:`drmath._validate.short_repr`).
 
     References
     ----------
@@ -200,19 +215,10 @@ def loads(text, source="<string>"):
     ...
     drmath.scenario_io.ScenarioFileError: bad.toml: training.mfu = 2 is out of range: must be in [0.01, 1] (line 2)
     """
-    import tomllib
-
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        if line is None:
-            found = re.search(r"at line (\d+)", str(exc))
-            line = int(found.group(1)) if found else None
-        raise ScenarioFileError(f"{source}: not valid TOML: {exc}", source, None, line) from None
-    data.pop(META, None)
+    data = _parse(text, source)
     changes = {}
     try:
+        _check_meta(data.pop(META, {}))
         for key, value in data.items():
             if key not in SECTIONS:
                 raise ValueError(f"unknown section {key!r}: must be one of {', '.join(SECTIONS)}, or [{META}]")
@@ -229,7 +235,43 @@ def loads(text, source="<string>"):
         line = _line_of(text, section, name) if section else None
         field = f"{section}.{name}" if name else section
         where = f" (line {line})" if line else ""
-        raise ScenarioFileError(f"{source}: {exc}{where}", source, field, line) from None
+        raise ScenarioFileError(f"{source}: {clip(str(exc), 1000)}{where}", source, field, line) from None
+
+
+def _parse(text, source):
+    """TOML text -> dict; every failure of the parser is a one-line ScenarioFileError naming ``source``."""
+    import tomllib
+
+    if text.startswith(BOM):
+        text = text[1:]
+    try:
+        return tomllib.loads(text)
+    except RecursionError:  # tomllib recurses once per level of arrays and inline tables
+        raise ScenarioFileError(f"{source}: not valid TOML: nested too deeply "
+                                "(arrays or inline tables within each other, hundreds of levels)", source) from None
+    except ValueError as exc:  # TOMLDecodeError; also int's 4,300-digit limit, impossible dates
+        line = getattr(exc, "lineno", None)
+        if line is None:
+            found = re.search(r"at line (\d+)", str(exc))
+            line = int(found.group(1)) if found else None
+        message = clip(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 300)
+        if "integer string conversion" in message:  # int's limit, in Python's words: say it in ours
+            message = "an integer has more than 4,300 digits"
+        raise ScenarioFileError(f"{source}: not valid TOML: {message}", source, None, line) from None
+
+
+def _check_meta(meta):
+    """Refuse a ``[scenario]`` table that is not a table, or whose documented keys have the wrong type."""
+    if not isinstance(meta, dict):
+        raise ValueError(f"{META} must be a table ([{META}]), got {type(meta).__name__}")
+    for key, (kind, wanted) in META_TYPES.items():
+        value = meta.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
+            raise ValueError(f"{META}.{key} = {short_repr(value)} has the wrong type ({type(value).__name__}): "
+                             f"must be {wanted}")
+    return meta
 
 
 def load(path):
@@ -285,6 +327,13 @@ def read_meta(path):
         ``name`` (defaults to the file's stem), ``description`` and ``sources``
         (a list of str), plus any other keys of the table. [1]
 
+    Raises
+    ------
+    ScenarioFileError
+        If the file cannot be read or is not TOML, or if ``[scenario]`` is not
+        a table or its ``name``, ``description`` or ``sources`` has the wrong
+        type; the message names the file, the key and the line.
+
     References
     ----------
     .. [1] T. Preston-Werner et al., "TOML v1.0.0", https://toml.io/en/v1.0.0.
@@ -294,14 +343,18 @@ def read_meta(path):
     >>> read_meta(SCENARIO_DIR / "seed.toml")["name"]
     'Seed: 8,000 H100s, three months'
     """
-    import tomllib
 
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ScenarioFileError(f"{path}: cannot read its [{META}] table: {exc}", str(path)) from None
-    meta = data.get(META, {})
-    meta = dict(meta) if isinstance(meta, dict) else {}
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioFileError(f"{path}: cannot read its [{META}] table: {clip(str(exc), 300)}", str(path)) from None
+    data = _parse(text, str(path))
+    try:
+        meta = dict(_check_meta(data.get(META, {})))
+    except ValueError as exc:
+        line = _line_of(text, META, _field_of(str(exc))[1])
+        where = f" (line {line})" if line else ""
+        raise ScenarioFileError(f"{path}: {exc}{where}", str(path), META, line) from None
     meta.setdefault("name", Path(path).stem)
     meta.setdefault("description", "")
     meta.setdefault("sources", [])
@@ -410,27 +463,117 @@ def shipped_scenarios(directory=None):
 # --------------------------------------------------------------------------- atomic writes
 
 
+_REFUSED = {stat.S_IFDIR: "a directory", stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+
+
+def output_target(path):
+    """Where :func:`atomic_write` would write ``path``, and how; or why it cannot.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output the user named (e.g. ``drmath report -o``). [1]
+
+    Returns
+    -------
+    target : pathlib.Path
+        The file written: ``path`` itself, or for a symlink the file it points
+        to (made absolute). [1]
+    how : {"replace", "stream"}
+        ``"replace"`` for a regular file or a new name: a temporary file beside
+        it, renamed over it. ``"stream"`` for a FIFO or a character device
+        (``/dev/null``, a terminal): opened and written, never replaced. [1]
+
+    Raises
+    ------
+    ValueError
+        ``"<path>: cannot write: ..."``: its directory does not exist, or it is
+        a directory, a block device, a socket or a symlink that loops.
+
+    Notes
+    -----
+    A symlink is *followed*: the file it points to is written (atomically, if
+    it is a regular file) and the link stays a link. Renaming a regular file
+    over the link would silently cut it from its target, and a dangling link
+    gets its target created, as a shell's ``>`` does. Anything that cannot be
+    written safely is refused before any work is done.
+
+    References
+    ----------
+    .. [1] The Open Group, POSIX.1-2017, rename() and open(); ``stat.S_ISFIFO``, ``stat.S_ISCHR``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, os
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> output_target(d / "plan.html") == (d / "plan.html", "replace")
+    True
+    >>> os.mkfifo(d / "pipe")
+    >>> output_target(d / "pipe")[1]
+    'stream'
+    >>> output_target(d)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...: cannot write: it is a directory; give a file name
+    """
+    given = Path(path)
+    target = given
+    if os.path.islink(given):
+        try:
+            target = Path(os.path.realpath(given, strict=True))
+        except FileNotFoundError:  # a dangling link: write the file it names
+            target = Path(os.path.realpath(given))
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ValueError(f"{given}: cannot write: it is a symlink that loops") from None
+            raise
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        parent = target.parent if str(target.parent) else Path(".")
+        if not parent.is_dir():
+            raise ValueError(f"{given}: cannot write: directory {parent} does not exist") from None
+        return target, "replace"
+    if stat.S_ISREG(mode):
+        return target, "replace"
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return target, "stream"
+    kind = _REFUSED.get(stat.S_IFMT(mode), "not a regular file")
+    raise ValueError(f"{given}: cannot write: it is {kind}; give a file name")
+
+
 def atomic_write(path, data):
     """Write text or bytes to ``path`` through a temporary file and a rename.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The target; its directory must exist. [1]
+        The target; its directory must exist. A symlink is followed; a FIFO or
+        a character device is written through (see :func:`output_target`). [1]
     data : str or bytes
         The content (text is written as UTF-8). [1]
 
     Returns
     -------
     path : pathlib.Path
-        The target. [1]
+        The file written (for a symlink, the file it points to). [1]
+
+    Raises
+    ------
+    ValueError
+        If the target cannot be written safely (a directory, a block device, a
+        socket, a symlink loop, a missing directory); nothing is written.
+    OSError
+        If writing fails; a regular target is then left as it was.
 
     Notes
     -----
-    The temporary file sits in the target's directory (so the rename stays on
-    one filesystem, where ``os.replace`` is atomic), is flushed and fsynced,
-    then renamed over the target. On any error it is removed and the target
-    is untouched.
+    For a regular file (or a new name) the temporary file sits in the target's
+    directory (so the rename stays on one filesystem, where ``os.replace`` is
+    atomic), is flushed and fsynced, then renamed over the target. On any error
+    it is removed and the target is untouched. A FIFO or character device is
+    opened and written instead: renaming over it would turn ``-o /dev/null``
+    into a regular file.
 
     References
     ----------
@@ -442,24 +585,37 @@ def atomic_write(path, data):
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "x.txt"
     >>> atomic_write(target, "hello").read_text()
     'hello'
+    >>> link = target.with_name("link.txt")
+    >>> link.symlink_to(target)
+    >>> atomic_write(link, "again") == target.resolve(), link.is_symlink(), target.read_text()
+    (True, True, 'again')
     """
-    path = Path(path)
+    target, how = output_target(path)
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
+    if how == "stream":
+        fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "wb") as fh:
+            mode = os.fstat(fd).st_mode
+            if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):  # swapped for a file since the check
+                raise ValueError(f"{path}: cannot write: it changed while it was opened")
+            fh.write(payload)
+        return target
+    fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=f".{target.name}.",
+                               suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
-    return path
+    return target
 
 
 # --------------------------------------------------------------------------- share links
