@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from . import scenario_io
+from ._validate import clip, short_repr
 from .scenario import FIELDS, PLAN_FIELDS, SECTIONS, Scenario, plan
 from .scenario_io import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
 
@@ -48,8 +49,10 @@ def apply_sets(scenario, assignments):
     """Apply ``section.field=value`` strings to a scenario, all at once."""
     changes = {}
     for item in assignments:
+        if "\ufeff" in item:  # invisible, so say it: usually pasted from a file saved "with BOM"
+            raise ValueError(f"--set {short_repr(item)} holds a byte-order mark (U+FEFF): remove it")
         if "=" not in item:
-            raise ValueError(f"--set {item!r} must look like section.field=value")
+            raise ValueError(f"--set {short_repr(item)} must look like section.field=value")
         path, text = item.split("=", 1)
         path = path.strip()
         if path not in FIELDS:
@@ -133,10 +136,7 @@ def _report(args):
     scenario = load_scenario(args.scenario) if args.scenario else Scenario()
     meta = scenario_io.read_meta(args.scenario) if args.scenario else {"description": ""}
     out = Path(args.output)
-    if not out.parent.is_dir():
-        raise CliError(f"{out}: cannot write: directory {out.parent} does not exist")
-    if out.is_dir():
-        raise CliError(f"{out}: cannot write: it is a directory")
+    scenario_io.output_target(out)  # refuse a directory, socket, block device, symlink loop before the work
     if args.png is not None and Path(args.png).exists() and not Path(args.png).is_dir():
         raise CliError(f"{args.png}: --png needs a directory")
     say = (lambda message: None) if args.quiet else report._progress_printer()
@@ -182,7 +182,7 @@ def main(argv=None):
         else:
             out = render_table(result)
     except (CliError, ValueError, TypeError, OSError) as exc:
-        print(f"drmath: error: {exc}".splitlines()[0], file=sys.stderr)
+        print(clip(f"drmath: error: {exc}".splitlines()[0], 1000), file=sys.stderr)
         return 2
     try:
         print(out, flush=True)
