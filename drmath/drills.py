@@ -28,13 +28,13 @@ References
 
 import csv
 import datetime as _dt
-import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ._validate import short_repr
 from .recovery import LOCAL_PHASES, SITE_PHASES
 from .units import day, hour, week
 
@@ -51,6 +51,9 @@ COLUMNS = ("date", "drill", "phase", "seconds", "outcome")
 
 OUTCOMES = ("pass", "fail")
 """Valid outcomes of a drill record."""
+
+MAX_ERRORS = 10
+"""Most bad values a drill-record error lists one by one [1]; the rest are counted."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,7 +135,7 @@ def phase_owner(phase):
     owners = [d for d in DRILLS.values() if phase in d.measures]
     if not owners:
         valid = ", ".join(PHASES["local"] + PHASES["site"])
-        raise ValueError(f"phase must be one of {valid}, got {phase!r}")
+        raise ValueError(f"phase must be one of {valid}, got {short_repr(phase)}")
     return min(owners, key=lambda d: d.cadence)
 
 
@@ -211,7 +214,8 @@ def parse_drill_records(text, name="drills.csv"):
     ----------
     text : str
         CSV with the header ``date,drill,phase,seconds,outcome`` (lines
-        starting with ``#`` are comments). Dates are ISO ``YYYY-MM-DD``;
+        starting with ``#`` are comments; a leading byte-order mark, as
+        spreadsheets write it, is skipped). Dates are ISO ``YYYY-MM-DD``;
         ``seconds`` is a finite number >= 0. [1]
     name : str, default "drills.csv"
         The file name used in error messages. [1]
@@ -224,8 +228,10 @@ def parse_drill_records(text, name="drills.csv"):
     Raises
     ------
     ValueError
-        Listing every bad value as ``"<name> row <r>, column <c>: ..."``, rows
-        counted as in a spreadsheet (the header is row 1, comments count).
+        Listing the first :data:`MAX_ERRORS` bad values, one a line, as
+        ``"<name> row <r>, column <c>: ..."`` (rows counted as in a
+        spreadsheet: the header is row 1, comments count), then how many more
+        there are; each value is echoed at most ~200 characters long.
 
     Notes
     -----
@@ -245,46 +251,92 @@ def parse_drill_records(text, name="drills.csv"):
     Traceback (most recent call last):
     ...
     ValueError: drills.csv row 2, column seconds: 'abc' is not a number >= 0
+    >>> parse_drill_records(text.splitlines()[0] + "\n" + "x,y,z,w,v\n" * 1000)
+    Traceback (most recent call last):
+    ...
+    ValueError: drills.csv row 2, column date: 'x' is not a date YYYY-MM-DD
+    ...
+    drills.csv: 3,990 more errors not shown (4,000 errors in 1,000 rows)
     """
-    errors, records = [], []
+    errors, records = _Errors(), []
+    if text.startswith("\ufeff"):
+        text = text[1:]
     lines = text.splitlines()
     rows = [(i + 1, line) for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
     if not rows:
         raise ValueError(f"{name}: no header; expected columns {','.join(COLUMNS)}")
     header_row, header_line = rows[0]
-    header = [h.strip() for h in next(csv.reader([header_line]))]
+    try:
+        header = [h.strip() for h in next(csv.reader([header_line]))]
+    except csv.Error as exc:
+        raise ValueError(f"{name} row {header_row}: cannot read as CSV: {exc}") from None
     if tuple(header) != COLUMNS:
-        raise ValueError(f"{name} row {header_row}: header is {','.join(header)!r}; expected {','.join(COLUMNS)!r}")
+        raise ValueError(f"{name} row {header_row}: header is {short_repr(','.join(header))}; "
+                         f"expected {','.join(COLUMNS)!r}")
     for row, line in rows[1:]:
-        cells = [c.strip() for c in next(csv.reader(io.StringIO(line)))]
+        try:
+            cells = [c.strip() for c in next(csv.reader((line,)))]
+        except csv.Error as exc:  # e.g. a cell over csv's field limit (131,072 characters)
+            errors.append(f"{name} row {row}: cannot read as CSV: {exc}")
+            errors.close_row()
+            continue
         if len(cells) != len(COLUMNS):
             errors.append(f"{name} row {row}: has {len(cells)} values, expected {len(COLUMNS)} ({','.join(COLUMNS)})")
+            errors.close_row()
             continue
         date, drill, phase, seconds, outcome = cells
-        bad = len(errors)
+        bad = errors.count
         try:
             when = _dt.date.fromisoformat(date)
         except ValueError:
-            errors.append(f"{name} row {row}, column date: {date!r} is not a date YYYY-MM-DD")
+            errors.add(lambda: f"{name} row {row}, column date: {short_repr(date)} is not a date YYYY-MM-DD")
         if drill not in DRILLS:
-            errors.append(f"{name} row {row}, column drill: {drill!r} is not a drill; choose from {', '.join(DRILLS)}")
+            errors.add(lambda: f"{name} row {row}, column drill: {short_repr(drill)} is not a drill; "
+                               f"choose from {', '.join(DRILLS)}")
         elif phase not in DRILLS[drill].measures:
-            errors.append(f"{name} row {row}, column phase: {phase!r} is not measured by {drill}; "
-                          f"it measures {', '.join(DRILLS[drill].measures)}")
+            errors.add(lambda: f"{name} row {row}, column phase: {short_repr(phase)} is not measured by {drill}; "
+                               f"it measures {', '.join(DRILLS[drill].measures)}")
         try:
             value = float(seconds)
             ok = math.isfinite(value) and value >= 0
         except ValueError:
             ok = False
         if not ok:
-            errors.append(f"{name} row {row}, column seconds: {seconds!r} is not a number >= 0")
+            errors.add(lambda: f"{name} row {row}, column seconds: {short_repr(seconds)} is not a number >= 0")
         if outcome not in OUTCOMES:
-            errors.append(f"{name} row {row}, column outcome: {outcome!r} is not one of {', '.join(OUTCOMES)}")
-        if len(errors) == bad:
+            errors.add(lambda: f"{name} row {row}, column outcome: {short_repr(outcome)} is not one of "
+                               f"{', '.join(OUTCOMES)}")
+        if errors.count == bad:
             records.append(DrillRecord(when, drill, phase, value, outcome, row))
-    if errors:
-        raise ValueError("\n".join(errors))
+        else:
+            errors.close_row()
+    if errors.count:
+        raise ValueError(errors.message(name))
     return records
+
+
+class _Errors:
+    """The bad values of a file: the first MAX_ERRORS as text, the rest only counted."""
+
+    def __init__(self):
+        self.shown, self.count, self.rows = [], 0, 0
+
+    def add(self, message):
+        """Count one error; ``message`` is a callable, formatted only while it will be shown."""
+        self.count += 1
+        if len(self.shown) < MAX_ERRORS:
+            self.shown.append(message())
+
+    def append(self, text):
+        self.add(lambda: text)
+
+    def close_row(self):
+        self.rows += 1
+
+    def message(self, name):
+        more = self.count - len(self.shown)
+        tail = [f"{name}: {more:,} more errors not shown ({self.count:,} errors in {self.rows:,} rows)"] if more else []
+        return "\n".join(self.shown + tail)
 
 
 def read_drill_records(path):
@@ -300,9 +352,15 @@ def read_drill_records(path):
     records : list of DrillRecord
         In file order. [1]
 
+    Raises
+    ------
+    ValueError
+        If the file is not UTF-8 text, or as :func:`parse_drill_records`.
+
     Notes
     -----
     Errors name the file, its row and column, as in :func:`parse_drill_records`.
+    A byte-order mark at the start (as Excel's "CSV UTF-8" writes) is skipped.
 
     References
     ----------
@@ -316,7 +374,11 @@ def read_drill_records(path):
     True
     """
     path = Path(path)
-    return parse_drill_records(path.read_text(encoding="utf-8"), name=path.name)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path.name}: not a UTF-8 text file (byte {exc.start})") from None
+    return parse_drill_records(text, name=path.name)
 
 
 @dataclass(frozen=True)
@@ -440,11 +502,11 @@ def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, 
         records = read_drill_records(records)
     records = list(records)
     if not isinstance(confidence, (int, float)) or isinstance(confidence, bool) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+        raise ValueError(f"confidence must be a number in (0, 1), got {short_repr(confidence)}")
     if scope not in PHASES:
-        raise ValueError(f"scope must be one of {', '.join(PHASES)}, got {scope!r}")
+        raise ValueError(f"scope must be one of {', '.join(PHASES)}, got {short_repr(scope)}")
     if not isinstance(trials, (int, np.integer)) or isinstance(trials, bool) or not 100 <= trials <= 10_000_000:
-        raise ValueError(f"trials must be a whole number in [100, 10000000], got {trials!r}")
+        raise ValueError(f"trials must be a whole number in [100, 10000000], got {short_repr(trials)}")
     for r in records:
         if not isinstance(r, DrillRecord):
             raise TypeError(f"records must be DrillRecord items or a CSV path, got {type(r).__name__}")
