@@ -1,0 +1,386 @@
+"""Hostile files and outputs: the CLI's ``-o`` target, deep or wrong-typed TOML, huge values, BOMs.
+
+Every refusal is a ``ValueError`` (or ``OSError``) whose message names the file and the field, is
+one line and stays short; the CLI prints it as one line and exits 2. Big inputs are built in
+``tmp_path``, never anything outside it.
+"""
+
+import contextlib
+import io
+import os
+import socket
+import stat
+import threading
+
+import pytest
+import tomli_w
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from drmath import Scenario, drills, reliability
+from drmath import scenario_io as sio
+from drmath._validate import MAX_SHOWN, clip, short_repr
+from drmath.cli import main
+
+HEADER = "date,drill,phase,seconds,outcome\n"
+GOOD_ROW = "2025-01-06,detection-alerting,local.detection,170,pass\n"
+BIG = 50 * 1024 * 1024  # 50 MiB of one bad value
+ERROR_CAP = 2000  # [characters]: what the longest error may print
+
+
+def run(argv):
+    """main(argv) -> (status, stdout, stderr), with any exception left to fail the test."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+def one_line_error(argv, match):
+    status, _, err = run(argv)
+    assert status == 2, err
+    assert err.count("\n") == 1 and err.startswith("drmath: error: "), err[:500]
+    assert len(err) < ERROR_CAP, len(err)
+    assert match in err, err
+    return err
+
+
+def _report(target, *extra):
+    return ["report", *extra, "-o", str(target), "--quiet"]
+
+
+# --------------------------------------------------------------------------- 1. the output target
+
+
+def _drain(path, sink):
+    with open(path, "rb") as fh:  # blocks until a writer opens the FIFO
+        sink.append(fh.read())
+
+
+def test_report_into_a_fifo_writes_through_and_keeps_the_fifo(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=_drain, args=(fifo, got), daemon=True)
+    reader.start()
+    status, out, err = run(_report(fifo))
+    reader.join(timeout=60)
+    assert status == 0, err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a regular file"
+    assert got and got[0].startswith(b"<!DOCTYPE html>") and got[0].rstrip().endswith(b"</html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temporary file left
+
+
+def _char_device(path):
+    """A null device (major 1, minor 3) in tmp_path; never the machine's own /dev/null."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        with open(path, "wb") as fh:
+            fh.write(b"probe")
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a character device here: {exc}")
+
+
+def test_atomic_write_to_a_character_device_writes_through(tmp_path):
+    dev = tmp_path / "null"
+    _char_device(dev)
+    assert sio.atomic_write(dev, "hello") == dev
+    assert stat.S_ISCHR(os.lstat(dev).st_mode), "the device node was replaced by a regular file"
+    status, _, err = run(_report(dev))
+    assert status == 0, err
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]
+
+
+def test_report_through_a_symlink_writes_the_target_and_keeps_the_link(tmp_path):
+    real = tmp_path / "reports" / "plan-v2.html"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "latest.html"
+    link.symlink_to(real)
+    status, _, err = run(_report(link))
+    assert status == 0, err
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert sorted(p.name for p in real.parent.iterdir()) == ["plan-v2.html"]  # atomic: no temp left
+
+
+def test_a_dangling_symlink_creates_its_target(tmp_path):
+    link = tmp_path / "latest.html"
+    link.symlink_to("new.html")  # relative, as `ln -s new.html latest.html` makes it
+    assert sio.atomic_write(link, "hi") == tmp_path / "new.html"
+    assert link.is_symlink() and (tmp_path / "new.html").read_text() == "hi"
+
+
+def test_a_symlink_loop_is_refused(tmp_path):
+    a, b = tmp_path / "a.html", tmp_path / "b.html"
+    a.symlink_to(b)
+    b.symlink_to(a)
+    with pytest.raises(ValueError, match=r"a.html: cannot write: it is a symlink that loops"):
+        sio.atomic_write(a, "x")
+    one_line_error(_report(a), "symlink that loops")
+    assert a.is_symlink() and b.is_symlink()
+
+
+def test_a_socket_is_refused_with_one_line(tmp_path):
+    path = tmp_path / "s.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+    except OSError as exc:  # a tmp_path longer than a socket address allows
+        pytest.skip(f"cannot bind a unix socket here: {exc}")
+    try:
+        with pytest.raises(ValueError, match=r"s.sock: cannot write: it is a socket"):
+            sio.atomic_write(path, "x")
+        one_line_error(_report(path), "it is a socket")
+        assert stat.S_ISSOCK(os.lstat(path).st_mode)
+    finally:
+        sock.close()
+
+
+def test_a_block_device_is_refused(tmp_path):
+    dev = tmp_path / "blk"
+    try:
+        os.mknod(dev, 0o600 | stat.S_IFBLK, os.makedev(7, 200))  # a loop device number, never opened
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a block device here: {exc}")
+    with pytest.raises(ValueError, match=r"blk: cannot write: it is a block device"):
+        sio.atomic_write(dev, "x")
+    one_line_error(_report(dev), "it is a block device")
+    assert stat.S_ISBLK(os.lstat(dev).st_mode)
+
+
+def test_a_directory_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"cannot write: it is a directory"):
+        sio.atomic_write(tmp_path, "x")
+    one_line_error(_report(tmp_path), "it is a directory")
+
+
+def test_a_regular_file_is_still_replaced_atomically(tmp_path, monkeypatch):
+    target = tmp_path / "plan.html"
+    target.write_text("good")
+    before = os.stat(target).st_ino
+    sio.atomic_write(target, "new")
+    assert target.read_text() == "new" and os.stat(target).st_ino != before  # renamed over, not rewritten
+    monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError, match="disk full"):
+        sio.atomic_write(target, "half")
+    assert target.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["plan.html"]
+
+
+# --------------------------------------------------------------------------- 2. deep and wrong-typed TOML
+
+DEEP = {
+    "array in [scenario]": "[scenario]\nx = " + "[" * 500 + "]" * 500 + "\n",
+    "array in a field": "[training]\ngpus = " + "[" * 500 + "]" * 500 + "\n",
+    "inline tables": "[scenario]\nx = " + "{a = " * 400 + "1" + "}" * 400 + "\n",
+}
+
+
+@pytest.mark.parametrize("command", ["plan", "compare", "report"])
+@pytest.mark.parametrize("kind", list(DEEP))
+def test_deep_nesting_exits_2_with_one_line(tmp_path, command, kind):
+    f = tmp_path / "deep.toml"
+    f.write_text(DEEP[kind])
+    argv = {"plan": ["plan", str(f)], "compare": ["compare", str(f), str(f)],
+            "report": _report(tmp_path / "out.html", str(f))}[command]
+    one_line_error(argv, "deep.toml: not valid TOML: nested too deeply")
+    with pytest.raises(sio.ScenarioFileError, match=r"deep.toml: not valid TOML: nested too deeply"):
+        sio.load(f)
+    with pytest.raises(sio.ScenarioFileError, match=r"deep.toml: .*nested too deeply"):
+        sio.read_meta(f)
+    assert not (tmp_path / "out.html").exists()
+
+
+META = [
+    ("description = 5", r"scenario.description = 5 has the wrong type \(int\): must be text"),
+    ("name = 5", r"scenario.name = 5 has the wrong type \(int\): must be text"),
+    ("name = 1979-05-27", r"scenario.name = datetime.date\(1979, 5, 27\) has the wrong type \(date\)"),
+    ("sources = 3", r"scenario.sources = 3 has the wrong type \(int\): must be a list of text"),
+    ("sources = [1, 'a']", r"scenario.sources = \[1, 'a'\] has the wrong type \(list\): must be a list of text"),
+    ("description = [" + "[" * 50 + "]" * 50 + "]", r"scenario.description = \[\[\[.* has the wrong type \(list\)"),
+]
+
+
+@pytest.mark.parametrize("command", ["plan", "compare", "report"])
+@pytest.mark.parametrize("line, match", META)
+def test_wrong_typed_metadata_exits_2_with_one_line(tmp_path, command, line, match):
+    f = tmp_path / "meta.toml"
+    f.write_text(f"[scenario]\n{line}\n\n[training]\ngpus = 2048\n")
+    argv = {"plan": ["plan", str(f)], "compare": ["compare", str(f), str(f)],
+            "report": _report(tmp_path / "out.html", str(f))}[command]
+    err = one_line_error(argv, "meta.toml: scenario.")
+    assert __import__("re").search(match, err) and "(line 2)" in err
+    with pytest.raises(sio.ScenarioFileError, match=match):
+        sio.load(f)
+    with pytest.raises(sio.ScenarioFileError, match=match):
+        sio.read_meta(f)
+
+
+def test_a_scenario_key_that_is_not_a_table_is_refused(tmp_path):
+    f = tmp_path / "m.toml"
+    f.write_text("scenario = 5\n")
+    one_line_error(["compare", str(f), str(f)], "m.toml: scenario must be a table ([scenario]), got int")
+
+
+def test_good_metadata_still_reads():
+    meta = sio.read_meta(sio.SCENARIO_DIR / "seed.toml")
+    assert isinstance(meta["name"], str) and all(isinstance(s, str) for s in meta["sources"])
+    assert sio.loads('[scenario]\nname = "x"\ndescription = "y"\nsources = ["a"]\nextra = 1\n') == Scenario()
+
+
+# --------------------------------------------------------------------------- 3. one cap on message length
+
+
+def test_clip_and_short_repr_cap_length():
+    huge = "x" * BIG
+    shown = short_repr(huge)
+    assert len(shown) < MAX_SHOWN + 40 and shown.endswith(f"… ({BIG:,} characters)")
+    assert short_repr("lots") == "'lots'" and short_repr(1.5) == "1.5"
+    assert len(short_repr([[1] * 10_000] * 10_000)) < MAX_SHOWN + 40
+    assert len(clip("y" * 10_000)) < MAX_SHOWN + 40 and clip("short") == "short"
+
+
+@pytest.mark.parametrize("path", ["training.gpus", "failover.tier", "replication.streamed"])
+def test_a_50_mb_set_value_prints_a_short_error(path):
+    err = one_line_error(["plan", "--set", f"{path}={'x' * BIG}"], path)
+    assert f"({BIG:,} characters)" in err
+
+
+def test_a_huge_unknown_set_key_prints_a_short_error():
+    one_line_error(["plan", "--set", f"training.{'x' * BIG}=1"], "unknown field 'training.xxx")
+    one_line_error(["plan", "--set", "x" * BIG], "must look like section.field=value")
+
+
+@pytest.mark.parametrize("text, size, match", [
+    ('[training]\ngpus = "{x}"\n', BIG, "f.toml: training.gpus = 'xxx"),  # 50 MB once: tomllib takes ~3 s
+    ('[failover]\ntier = "{x}"\n', 10**6, "f.toml: failover.tier = 'xxx"),
+    ('[training]\n{x} = 1\n', 10**6, "f.toml: unknown field 'training.xxx"),
+    ('[{x}]\na = 1\n', 10**6, "f.toml: unknown section 'xxx"),
+    ('[scenario]\ndescription = ["{x}"]\n', 10**6, "f.toml: scenario.description = ['xxx"),
+])
+def test_a_huge_toml_value_prints_a_short_error(tmp_path, text, size, match):
+    f = tmp_path / "f.toml"
+    f.write_text(text.replace("{x}", "x" * size))
+    one_line_error(["plan", str(f)], match)
+
+
+def test_a_4000_digit_integer_is_out_of_range_not_a_crash(tmp_path):
+    f = tmp_path / "f.toml"
+    f.write_text("[training]\ngpus = " + "9" * 4000 + "\n")
+    one_line_error(["plan", str(f)], "f.toml: training.gpus = 9999")
+    with pytest.raises(ValueError, match=r"training.gpus = 9+… \(4,000 characters\) is out of range"):
+        Scenario().with_changes({"training.gpus": 10 ** 4000 - 1})
+
+
+def test_a_5000_digit_integer_names_the_file(tmp_path):
+    f = tmp_path / "f.toml"
+    f.write_text("[training]\ngpus = " + "9" * 5000 + "\n")
+    one_line_error(["plan", str(f)], "f.toml: not valid TOML: an integer has more than 4,300 digits")
+
+
+def test_a_huge_value_passed_to_a_formula_is_shown_short():
+    with pytest.raises(TypeError, match=r"must be a number.*… \(52,428,800 characters\)") as info:
+        reliability.cluster_mtbf("x" * BIG, 1e-6)
+    assert len(str(info.value)) < ERROR_CAP
+
+
+def test_a_million_bad_csv_rows_give_a_short_error():
+    text = HEADER + "x,y,z,w,v\n" * 1_000_000
+    with pytest.raises(ValueError, match=r"(?s)^big.csv row 2, column date: 'x' is not a date.*"
+                                         r"more errors not shown \(4,000,000 errors in 1,000,000 rows\)$") as info:
+        drills.parse_drill_records(text, name="big.csv")
+    assert len(str(info.value)) < ERROR_CAP
+
+
+def test_a_huge_csv_cell_gives_a_short_error():
+    text = HEADER + GOOD_ROW.replace("170", "x" * BIG)  # beyond csv's field limit: named, not echoed
+    with pytest.raises(ValueError, match=r"^big.csv row 2: cannot read as CSV: field larger than field limit") as info:
+        drills.parse_drill_records(text, name="big.csv")
+    assert len(str(info.value)) < ERROR_CAP
+    text = HEADER + GOOD_ROW.replace("170", "x" * 100_000)  # within it: echoed, shortened
+    with pytest.raises(ValueError,
+                       match=r"big.csv row 2, column seconds: 'xxx.*… \(100,000 characters\) is not") as info:
+        drills.parse_drill_records(text, name="big.csv")
+    assert len(str(info.value)) < ERROR_CAP
+    with pytest.raises(ValueError, match=r"big.csv row 1: header is 'xxx.*… \(100,000 characters\)") as info:
+        drills.parse_drill_records("x" * 100_000 + "\n" + GOOD_ROW, name="big.csv")
+    assert len(str(info.value)) < ERROR_CAP
+
+
+# --------------------------------------------------------------------------- 4. byte-order marks
+
+
+def test_a_toml_file_with_a_bom_is_read(tmp_path):
+    f = tmp_path / "bom.toml"
+    f.write_bytes(b"\xef\xbb\xbf" + b'[scenario]\nname = "bom"\n\n[training]\ngpus = 2048\n')
+    assert sio.load(f).training.gpus == 2048 and sio.read_meta(f)["name"] == "bom"
+    assert sio.loads("\ufeff[training]\ngpus = 2048\n").training.gpus == 2048
+    status, out, err = run(["plan", str(f), "--json"])
+    assert status == 0 and '"checkpoint_size"' in out, err
+    status, out, err = run(["compare", str(f), str(f)])
+    assert status == 0 and "bom" in out, err
+
+
+def test_a_bom_in_a_set_value_is_named():
+    one_line_error(["plan", "--set", "\ufefftraining.gpus=2048"], "byte-order mark (U+FEFF)")
+    one_line_error(["plan", "--set", "training.gpus=\ufeff2048"], "byte-order mark (U+FEFF)")
+
+
+def test_a_csv_with_a_bom_is_read(tmp_path):
+    f = tmp_path / "bom.csv"
+    f.write_bytes(b"\xef\xbb\xbf" + (HEADER + GOOD_ROW).encode())
+    assert drills.read_drill_records(f)[0].seconds == 170.0
+    assert drills.parse_drill_records("\ufeff" + HEADER + GOOD_ROW)[0].phase == "local.detection"
+
+
+# --------------------------------------------------------------------------- 5. other hostile files
+
+
+def test_a_csv_cell_over_the_csv_field_limit_names_row_and_column():
+    text = HEADER + GOOD_ROW.replace("170", '"' + "1" * 200_000 + '"')
+    with pytest.raises(ValueError, match=r"drills.csv row 2: cannot read as CSV: field larger than field limit"):
+        drills.parse_drill_records(text)
+
+
+def test_a_binary_csv_names_the_file(tmp_path):
+    f = tmp_path / "b.csv"
+    f.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ValueError, match=r"b.csv: not a UTF-8 text file \(byte 0\)"):
+        drills.read_drill_records(f)
+
+
+toml_leaf = st.one_of(st.integers(-10**30, 10**30), st.floats(), st.text(max_size=8), st.booleans(),
+                      st.dates(), st.datetimes(), st.times())
+toml_value = st.recursive(toml_leaf, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                             st.dictionaries(st.text(max_size=4), inner, max_size=3)),
+                          max_leaves=12)
+toml_shape = st.dictionaries(
+    st.sampled_from(["scenario", "training", "failover", "checkpoint", "nosuch"]),
+    st.one_of(st.dictionaries(st.sampled_from(["name", "description", "sources", "gpus", "tier", "mode", "x"]),
+                              toml_value, max_size=4), toml_value),
+    max_size=3)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(toml_shape)
+def test_any_toml_shape_loads_or_fails_with_one_short_line(tmp_path_factory, doc):
+    try:
+        text = tomli_w.dumps(doc)
+    except (TypeError, ValueError):
+        return
+    f = tmp_path_factory.getbasetemp() / "shape.toml"
+    f.write_text(text, encoding="utf-8")
+    for read in (sio.load, sio.read_meta):
+        try:
+            got = read(f)
+        except ValueError as exc:
+            message = str(exc)
+            assert message.startswith(f"{f}: ") and "\n" not in message and len(message) < ERROR_CAP
+            continue
+        if read is sio.read_meta:  # what report and compare use must have the documented types
+            assert isinstance(got["name"], str) and isinstance(got["description"], str)
+            assert isinstance(got["sources"], list) and all(isinstance(x, str) for x in got["sources"])
+    status, _, err = run(["plan", str(f)])
+    assert status == 0 or (status == 2 and err.count("\n") == 1 and len(err) < ERROR_CAP), err[:500]
