@@ -632,7 +632,8 @@ def write_report(scenario, path, png_dir=None, title=None, description="", progr
     scenario : Scenario
         The inputs. [1]
     path : str or os.PathLike
-        The HTML file; written through a temporary file and a rename. [1]
+        The HTML file; a regular file is replaced atomically, a FIFO or device written through
+        (:func:`drmath.scenario_io.output_target`). [1]
     png_dir : str or os.PathLike, optional
         If given, each figure (without its slider) is also written there as
         ``NAME.png`` through kaleido, each atomically. [1]

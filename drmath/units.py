@@ -19,6 +19,8 @@ vendors do. Binary prefixes (``GiB``) are only for memory labelled so.
 
 import math
 
+from ._validate import short_repr
+
 __all__ = [
     "kilo", "mega", "giga", "tera", "peta", "exa",
     "kibi", "mebi", "gibi", "tebi",
@@ -112,7 +114,7 @@ def parse_quantity(text):
         return float(s)
     except ValueError:
         raise ValueError(
-            f"cannot read {text!r} as a number with an optional unit "
+            f"cannot read {short_repr(text)} as a number with an optional unit "
             f"(one of {', '.join(sorted(_NAMED))})"
         ) from None
 

@@ -384,3 +384,10 @@ def test_any_toml_shape_loads_or_fails_with_one_short_line(tmp_path_factory, doc
             assert isinstance(got["sources"], list) and all(isinstance(x, str) for x in got["sources"])
     status, _, err = run(["plan", str(f)])
     assert status == 0 or (status == 2 and err.count("\n") == 1 and len(err) < ERROR_CAP), err[:500]
+
+
+def test_a_huge_quantity_is_echoed_short():
+    from drmath import units
+    with pytest.raises(ValueError, match=r"cannot read .* as a number") as info:
+        units.parse_quantity("9" * 10 + "x" * 10**6)
+    assert len(str(info.value)) < 2000
