@@ -658,9 +658,10 @@ class Dashboard:
     def restore_from_request(self):
         """Restore the page's share link once Voilà hands the request to this kernel.
 
-        A preheated kernel runs the notebook before any visitor arrives; Voilà's
-        ``get_query_string`` waits for the request. Outside Voilà it returns
-        at once and nothing changes.
+        A preheated kernel runs the notebook before any visitor arrives and waits
+        here for the request (:mod:`drmath._query`, the light kernel end of Voilà's
+        request channel: ``voila.utils.get_query_string`` would import Voilà's whole
+        server into every kernel). Outside Voilà it returns at once and nothing changes.
 
         Returns
         -------
@@ -672,11 +673,9 @@ class Dashboard:
         >>> build_app().restore_from_request()
         False
         """
-        try:
-            from voila.utils import get_query_string
-        except ImportError:
-            return False
-        query = get_query_string()
+        from ._query import query_string
+
+        query = query_string()
         return bool(query) and self.restore(query)
 
     def _show_error(self, exc):

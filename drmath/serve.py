@@ -8,7 +8,10 @@ What it sets up (see ``stack.md`` for why):
   template, at a versioned URL the browser caches for good; the figures load
   it from there instead of receiving plotly's ~4.9 MB widget bundle over the
   websocket on every page view;
-- preheated kernels (a pool that has already run the notebook);
+- preheated kernels (a pool that has already run the notebook); each one's
+  request channel (``/voila/query/<kernel id>``, which hands it the visitor's
+  share link) is open to that kernel only (:func:`_query_handler_class`), and a
+  kernel a page took that never gets its request is shut down (``request_timeout``);
 - the ``_xsrf`` cookie on the page, which Voilà 0.5 never sets (voila#1458), so
   the page's tab-close shutdown beacon is accepted and frees its kernel at once;
 - idle-kernel culling, for the tabs that never send that beacon (a crash, a bot);
@@ -42,7 +45,7 @@ from pathlib import Path
 
 from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Int
+from traitlets import Float, Int
 
 __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "GraceKernelManager",
            "CappedVoilaHandler", "voila_argv", "voila_env", "command", "voila_main", "main"]
@@ -62,6 +65,10 @@ about 3.5 GB of kernels (docs/deployment.md has the measured figures). [1]"""
 
 RETRY_AFTER = 30
 """``Retry-After`` of the busy page. [s]"""
+
+REQUEST_TIMEOUT = 120
+"""How long a pooled kernel taken by a page may wait for that page's request (``GraceKernelManager.request_timeout``;
+normally it arrives in milliseconds, or once the kernel has run its first cell). [s]"""
 
 BUSY_HTML = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>drmath is busy</title>
@@ -111,6 +118,10 @@ class GraceKernelManager(AsyncMappingKernelManager):
     """
 
     max_kernels = Int(0, config=True, help="Most kernels alive at once, the preheated pool included; 0: no cap.")
+    # issue 12, see _await_request: a pooled kernel handed to a page that never gets its request is shut down
+    request_timeout = Float(REQUEST_TIMEOUT, config=True,
+                            help="Seconds a pooled kernel taken by a page may wait for that page's request "
+                                 "before it is shut down (0: forever).")
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -202,6 +213,7 @@ def _capped(manager_class):
             async def get_rendered_notebook(self, *args, **kwargs):
                 render_task, rendered_cache, kernel_id = await super().get_rendered_notebook(*args, **kwargs)
                 self.claim(kernel_id)
+                _await_request(self, kernel_id)  # issue 12: recycled if its request never reaches it
                 return render_task, rendered_cache, kernel_id
 
         async def start_kernel(self, *args, **kwargs):
@@ -249,6 +261,121 @@ def _handler_class():
                 km.release(slot)
 
     return CappedVoilaHandler
+
+
+# --------------------------------------------------------------------------- the request channel (issue 12)
+# A preheated kernel gets its visitor's request (the share link's query string) over the websocket
+# /voila/query/<kernel id>. Voilà's RequestInfoSocketHandler accepts any client, with no login: a
+# stranger could read a visitor's request or take the kernel's place, and two sockets on one id, the
+# first then closed, made its on_close delete another entry, the waiting pooled kernel's: the next
+# visitor's page hung on "Executing 1 of 2", and its kernel, busy forever, was never culled and held a
+# seat. KernelQueryHandler takes only the kernel itself (drmath._query sends an HMAC of the kernel id
+# under the kernel's connection key, which only the kernel and this server know), and a closing
+# socket removes only its own entry. _await_request shuts down a kernel that a page took from the pool
+# but that never received the request (the page's websocket never connecting is the culler's case).
+
+_AWAITING = {}  # kernel id -> timer: kernels handed to a page whose request has not reached them yet
+
+
+def _await_request(kernel_manager, kernel_id):
+    """Shut ``kernel_id`` down unless its page's request reaches it within ``request_timeout`` s.
+
+    Called on the server's loop when a page takes the kernel from the pool. Until the
+    request reaches it, the kernel is busy in ``restore_from_request``; the culler never
+    culls a busy kernel, so a kernel that never gets it would hold its seat for good.
+    """
+    import asyncio
+
+    timeout = getattr(kernel_manager, "request_timeout", 0) or 0
+    if timeout <= 0:
+        return
+
+    async def recycle():
+        if _AWAITING.pop(kernel_id, None) is None:
+            return  # delivered
+        _query_handler_class().forget(kernel_id)  # its undelivered request, even if the kernel is gone
+        if kernel_id not in kernel_manager:
+            return  # shut down meanwhile (tab-close beacon, culler)
+        kernel_manager.log.warning("Kernel %s did not receive its page's request in %g s: shutting it down",
+                                   kernel_id, timeout)
+        try:
+            await kernel_manager.shutdown_kernel(kernel_id)
+        except Exception:  # noqa: BLE001 - logged; it may have gone meanwhile
+            kernel_manager.log.exception("Could not shut down kernel %s", kernel_id)
+
+    previous = _AWAITING.pop(kernel_id, None)
+    if previous is not None:
+        previous.cancel()
+    _AWAITING[kernel_id] = asyncio.get_running_loop().call_later(timeout, lambda: asyncio.ensure_future(recycle()))
+
+
+def _request_delivered(kernel_id):
+    """The page's request went to ``kernel_id``: no recycling."""
+    timer = _AWAITING.pop(kernel_id, None)
+    if timer is not None:
+        timer.cancel()
+
+
+@functools.lru_cache(maxsize=None)
+def _query_handler_class():
+    """Voilà's ``/voila/query/<kernel id>`` websocket, for that kernel only (imported late, like Voilà)."""
+    import hmac
+
+    import tornado.web
+    from voila.request_info_handler import RequestInfoSocketHandler
+
+    from ._query import TOKEN_HEADER, kernel_token
+
+    # Voilà's page handler calls RequestInfoSocketHandler.send_updates, which looks the kernel up in
+    # these class-level dicts: the subclass keeps using the very same ones
+    waiters, cache = RequestInfoSocketHandler._waiters, RequestInfoSocketHandler._cache
+
+    class KernelQueryHandler(RequestInfoSocketHandler):
+        """The request channel of one kernel: opened only with that kernel's token; one socket per kernel."""
+
+        kernel_id = None
+
+        def prepare(self):
+            kernel_id = self.path_kwargs.get("kernel_id") or "".join(self.path_args[:1])
+            km = self.settings["kernel_manager"]
+            # an unknown id gets the same 403 as a bad token (jupyter_server's get_kernel would say 404)
+            key = km.get_kernel(kernel_id).session.key if kernel_id in km else None
+            token = self.request.headers.get(TOKEN_HEADER, "").encode("utf-8", "replace")
+            if not key or not hmac.compare_digest(token, kernel_token(key, kernel_id).encode()):
+                raise tornado.web.HTTPError(403, "refused a query socket for kernel %s without its token", kernel_id)
+            return super().prepare()
+
+        def open(self, kernel_id):
+            self.kernel_id = kernel_id
+            previous = waiters.get(kernel_id)
+            waiters[kernel_id] = self
+            if previous is not None and previous is not self:
+                previous.close()  # the kernel reconnected: its newest socket is the one
+            payload = cache.pop(kernel_id, None)
+            if payload is not None:
+                self.write_message(payload)
+
+        def on_message(self, message):
+            pass  # the kernel only listens
+
+        def on_close(self):
+            if self.kernel_id is not None and waiters.get(self.kernel_id) is self:
+                del waiters[self.kernel_id]
+
+        def write_message(self, message, binary=False):
+            sent = super().write_message(message, binary)
+            _request_delivered(self.kernel_id)  # the only message on this socket is the request
+            return sent
+
+        @classmethod
+        def forget(cls, kernel_id):
+            """Drop ``kernel_id``'s undelivered request and close its socket (it is being shut down)."""
+            cache.pop(kernel_id, None)
+            waiter = waiters.pop(kernel_id, None)
+            if waiter is not None:
+                waiter.close()
+
+    return KernelQueryHandler
 
 
 def __getattr__(name):
@@ -407,6 +534,7 @@ def voila_main(argv=None):
     True
     """
     import voila.app
+    from voila.request_info_handler import RequestInfoSocketHandler
     from voila.tornado.handler import TornadoVoilaHandler
 
     factory = voila.app.voila_kernel_manager_factory
@@ -416,7 +544,8 @@ def voila_main(argv=None):
 
     voila.app.voila_kernel_manager_factory = capped_factory
     # Voilà's handler class -> drmath's subclass that replaces it (same URL rule, same arguments)
-    replacements = {TornadoVoilaHandler: _handler_class()}
+    replacements = {TornadoVoilaHandler: _handler_class(),
+                    RequestInfoSocketHandler: _query_handler_class()}  # the kernel's own request channel only
 
     class Voila(voila.app.Voila):  # same name, so the log reads as before
         def init_handlers(self):
