@@ -1,7 +1,7 @@
 """Run every benchmark of the project and print one table: figure, value, target, pass or fall short.
 
     ./tasks bench                 # everything, then writes BENCHMARKS.md
-    ./tasks bench --only core     # some of them (core, simulate, report, plotly, browser, load, replicas)
+    ./tasks bench --only core     # some of them (core, simulate, report, plotly, browser, load, replicas, kernel)
     ./tasks bench --no-write      # print the table, leave BENCHMARKS.md alone
 
 Each script in bench/ also runs alone and prints its own details; its full output is kept in
@@ -29,6 +29,7 @@ SCRIPTS = {
     "browser": ["bench_browser.py"],
     "load": ["bench_load.py"],
     "replicas": ["bench_replicas.py"],
+    "kernel": ["bench_kernel.py"],
 }
 
 
