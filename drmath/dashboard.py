@@ -198,8 +198,8 @@ class ShareLink(anywidget.AnyWidget):
     query = traitlets.Unicode("").tag(sync=True)
 
 
-VOILA_PARAMETERS = ("voila-template", "voila-theme", "token")
-"""Query keys that belong to Voilà, not to the scenario. [1]"""
+VOILA_PARAMETERS = scenario_io.VOILA_PARAMETERS
+"""Query keys that belong to Voilà, not to the scenario (defined with the link format). [1]"""
 
 
 # --------------------------------------------------------------------------- labels

@@ -675,6 +675,11 @@ def _printable(text, limit=40):
     return "'" + (clean[:limit] + "..." if len(clean) > limit else clean) + "'"
 
 
+VOILA_PARAMETERS = ("voila-template", "voila-theme", "token")
+"""Query keys of a page's link that belong to Voilà, not to the scenario (the dashboard and the
+server's busy page both read links with ``ignore=VOILA_PARAMETERS``). [1]"""
+
+
 def from_query(query, base=None, ignore=()):
     """Decode a share link's query string into a scenario; never raises.
 
