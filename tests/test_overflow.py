@@ -1,0 +1,146 @@
+"""Over the kernel cap no visitor leaves empty-handed: a browser gets the static explainer of its
+scenario (HTTP 503 + ``Retry-After``), any other client the short plain busy body, and no kernel starts.
+Pool refills run at a lower CPU priority than the visitors' kernels.
+
+A Voilà of its own (``python -m drmath.serve --pool-size 1 --max-kernels 2``: one visitor seat).
+"""
+
+import asyncio
+import os
+import re
+import sys
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import psutil
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import _kernels, kernel_ids, problems, start_voila, stop_voila, watch
+
+import drmath
+from drmath import serve
+
+pytestmark = pytest.mark.slow
+
+
+def get(url, accept=None):
+    """``(status, headers, body)`` of a GET; 4xx/5xx returned, not raised."""
+    req = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, dict(r.headers), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read().decode()
+
+
+def thread_nices(process):
+    """The niceness of every thread of ``process``. [1]"""
+    return {psutil.Process(t.id).nice() for t in process.threads()}
+
+
+@pytest.fixture(scope="module")
+def full_server(tmp_path_factory):
+    """One pooled kernel, one seat, and the seat taken by a visitor (a plain GET); the pool refilled."""
+    log = tmp_path_factory.mktemp("voila") / "voila.log"
+    proc, url, log = start_voila(log, pool_size=1, cull_interval=60, cull_idle_timeout=600,
+                                 extra=["--max-kernels=2"])
+    try:
+        pooled = kernel_ids(proc)
+        status, _, body = get(url)
+        assert status == 200, body[-2000:]
+        visitor = re.search(r'"kernelId": "([0-9a-f-]+)"', body).group(1)
+        assert visitor in pooled
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and Path(log).read_text().count("is filled with") < 2:
+            time.sleep(0.3)
+        assert len(kernel_ids(proc)) == 2, "the pool did not refill"
+        yield {"proc": proc, "url": url, "log": Path(log), "visitor": visitor}
+    finally:
+        stop_voila(proc)
+
+
+def test_a_browser_over_the_cap_gets_its_scenario_explained(full_server, browser):
+    proc, url = full_server["proc"], full_server["url"]
+    before, started = kernel_ids(proc), full_server["log"].read_text().count("Kernel started")
+    page = browser.new_page(viewport={"width": 1000, "height": 1400})
+    log = watch(page)
+    try:
+        response = page.goto(url + "?training.gpus=10000", timeout=120_000)
+        assert response.status == 503 and response.headers["retry-after"].isdigit()
+        page.wait_for_function("""() => [...document.querySelectorAll('.drmath-figure')].filter(
+            f => f.data && f.data.length && f.querySelector('.main-svg')).length === 5""", timeout=60_000)
+        notice = page.locator(".drmath-busy").inner_text()
+        assert "busy" in notice and "try again" in notice.lower()
+        retry = page.locator(".drmath-busy a.drmath-retry").get_attribute("href")
+        share = page.locator(".drmath-busy a.drmath-share").get_attribute("href")
+        assert retry == "/?training.gpus=10000" and share == "/?training.gpus=10000"
+        assert "10,000 GPUs" in page.title()
+        p = drmath.plan(drmath.Scenario().with_changes({"training.gpus": 10000}))
+        shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#headline .num')]
+            .map(e => [e.dataset.field, e.textContent]))""")
+        assert shown and shown == {name: p.format(name) for name in shown}
+        own = f"503 GET {url}?training.gpus=10000"
+        assert [x for x in problems(log) if x != own and "status of 503" not in x] == []
+    finally:
+        page.close()
+    assert kernel_ids(proc) == before  # no kernel started for it
+    assert full_server["log"].read_text().count("Kernel started") == started
+
+
+def test_a_bad_link_over_the_cap_explains_the_default_with_the_reason(full_server):
+    status, headers, body = get(full_server["url"] + "?training.gpus=-1", accept="text/html,*/*;q=0.8")
+    assert status == 503 and headers["Retry-After"].isdigit()
+    assert "drmath-busy" in body and "settings were not used" in body and "8,000 GPUs" in body
+
+
+def test_a_client_that_is_not_a_browser_gets_the_short_busy_answer(full_server):
+    before = kernel_ids(full_server["proc"])
+    status, headers, body = get(full_server["url"] + "?training.gpus=10000")
+    assert status == 503 and headers["Retry-After"].isdigit()
+    assert headers["Content-Type"].startswith("text/plain")
+    assert "The workbook is busy" in body and "try again" in body and "<" not in body and len(body) < 500
+    assert kernel_ids(full_server["proc"]) == before
+
+
+def test_a_pool_refill_runs_at_lower_priority_than_a_visitor(full_server):
+    if not (os.geteuid() == 0 or serve._can_restore_priority()):
+        pytest.skip("this user may not restore a claimed kernel's priority (see docs/deployment.md)")
+    kernels = {kid: process for process, kid in _kernels(full_server["proc"].pid)}
+    visitor = kernels.pop(full_server["visitor"])
+    (refill,) = kernels.values()
+    base = psutil.Process(full_server["proc"].pid).nice()
+    assert thread_nices(visitor) == {base}  # every thread back at the server's priority
+    assert min(thread_nices(refill)) > base, thread_nices(refill)  # every thread nicer
+
+
+def test_a_burst_renders_each_scenario_once():
+    calls = []
+
+    def render(query):
+        calls.append(query)
+        time.sleep(0.05)
+        return f"<html>{query}</html>"
+
+    async def burst():
+        pages = serve._Explainers(render, size=2)
+        first = await asyncio.gather(*[pages.get("training.gpus=1") for _ in range(10)])
+        second = [await pages.get(q) for q in ("", "training.gpus=2", "", "training.gpus=1")]
+        return first, second
+
+    # in a thread: with Playwright's sync API this thread may already run an event loop
+    with ThreadPoolExecutor(1) as pool:
+        first, second = pool.submit(asyncio.run, burst()).result()
+    assert set(first) == {"<html>training.gpus=1</html>"}
+    assert second == ["<html></html>", "<html>training.gpus=2</html>", "<html></html>", "<html>training.gpus=1</html>"]
+    # 10 at once: one render; "" still cached the second time; the least recently used one was dropped
+    assert calls == ["training.gpus=1", "", "training.gpus=2", "training.gpus=1"]
+
+
+def test_the_explainer_reads_a_link_as_the_dashboard_does():
+    assert serve._link_query("?token=abc&training.gpus=10000") == ("training.gpus=10000", None)
+    query, notice = serve._link_query("training.gpus=-1")
+    assert query == "" and "were not used" in notice
