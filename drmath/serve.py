@@ -740,7 +740,6 @@ HIDDEN_ERROR = "An error occurred in the workbook's kernel; it was logged on the
 @functools.lru_cache(maxsize=None)
 def _websocket_handler_class():
     """Voilà's kernel websocket, with session ends and without tracebacks (imported late, like Voilà)."""
-    import json
     import re
 
     from jupyter_client.session import DELIM

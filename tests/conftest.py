@@ -7,6 +7,7 @@ kernel go. Chromium is Debian's ``/usr/bin/chromium`` driven by Playwright with
 skip only when that binary is absent.
 """
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -197,6 +198,24 @@ def watch(page):
 def problems(log):
     """Everything ``watch`` recorded, as one list (empty when nothing went wrong)."""
     return [entry for key in ("errors", "failed", "bad_status") for entry in log[key]]
+
+
+def run_async(coro):
+    """asyncio.run in a thread of its own: in a full test session Playwright's sync API already
+    runs an event loop in this thread, where asyncio.run refuses to start another."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            outcome["error"] = exc
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
 
 
 def launch_browser(playwright):

@@ -18,7 +18,6 @@ import json
 import re
 import signal
 import sys
-import threading
 import time
 import urllib.request
 import uuid
@@ -28,7 +27,7 @@ import psutil
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import READY_JS, _kernels, kernel_ids, start_voila, stop_voila
+from conftest import READY_JS, _kernels, kernel_ids, run_async, start_voila, stop_voila
 
 from drmath import serve
 
@@ -42,23 +41,6 @@ NOTICE = "#drmath-session-notice"
 KERNEL_ID_JS = "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
 # a file path of the server's machine, as a traceback names one
 PATH_RE = re.compile(r"(/[\w.+-]+){2,}\.py|site-packages|Traceback|\.venv")
-
-
-def run_async(coro):
-    """asyncio.run in a thread of its own (Playwright's sync API runs a loop in this thread)."""
-    outcome = {}
-
-    def target():
-        try:
-            outcome["value"] = asyncio.run(coro)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            outcome["error"] = exc
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome.get("value")
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ import http.cookiejar
 import json
 import re
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -27,27 +26,10 @@ import psutil
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import kernel_ids, start_voila, stop_voila
+from conftest import kernel_ids, run_async, start_voila, stop_voila
 
 from drmath import serve
 
-
-def run_async(coro):
-    """asyncio.run in a thread of its own: in a full test session Playwright's sync API already
-    runs an event loop in this thread, where asyncio.run refuses to start another."""
-    outcome = {}
-
-    def target():
-        try:
-            outcome["value"] = asyncio.run(coro)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            outcome["error"] = exc
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome.get("value")
 
 pytestmark = pytest.mark.slow
 
