@@ -71,9 +71,10 @@ def _throughput(gpus, peak_flop_rate, mfu, ettr):
 
 
 def _ratio(numerator, denominator):
-    """numerator / denominator, +inf where the denominator is 0 (no progress)."""
-    with np.errstate(divide="ignore"):
-        return as_output(np.divide(numerator, denominator))
+    """numerator / denominator: 0 where the numerator is 0 (no work takes no time and no GPUs, even
+    with no progress), +inf where only the denominator is 0 (work that never progresses)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return as_output(np.where(np.equal(numerator, 0), 0.0, np.divide(numerator, denominator)))
 
 
 @broadcasting

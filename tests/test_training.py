@@ -58,3 +58,15 @@ def test_lists_broadcast_like_arrays():
 def test_wrong_types_name_the_argument(bad):
     with pytest.raises(TypeError, match="gpus must be a number or an array of numbers"):
         training.time_to_train(1e9, 1e12, bad, 1e15, 0.5)
+
+
+@pytest.mark.parametrize("func", [training.time_to_train, training.gpus_for_deadline])
+def test_no_work_needs_nothing_even_with_no_progress(func):
+    # 0 tokens at ETTR 0 was 0/0 = NaN (found by tests/test_fuzz.py); no work takes no time and no GPUs,
+    # while work that never progresses takes forever
+    other = {"gpus": 1.0} if func is training.time_to_train else {"deadline": 1.0}
+    args = dict(params=1.0, peak_flop_rate=1.0, mfu=1.0, ettr=0.0, **other)
+    assert func(**args, tokens=0.0) == 0.0
+    assert func(**args, tokens=1.0) == np.inf
+    np.testing.assert_array_equal(func(**{**args, "ettr": np.array([0.0, 1.0, 0.0])}, tokens=np.array([0.0, 6.0, 1.0])),
+                                  [0.0, 36.0, np.inf])  # 6·1·6 FLOP at 1 FLOP/s: 36 s, or 36 GPUs for 1 s
