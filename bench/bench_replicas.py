@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _figures import record  # noqa: E402
-from conftest import READY_JS, kernel_ids, launch_browser, watch  # noqa: E402
+from conftest import READY_JS, kernel_ids, launch_browser, problems, watch  # noqa: E402
 from test_replicas import GPU_HANDLE, HAPROXY, KERNEL_JS, KPIS_JS, Cluster, page_replica, served, visits  # noqa: E402
 
 
@@ -74,7 +74,7 @@ def main(argv=None):
                 page.wait_for_function(f"(b) => JSON.stringify(({KPIS_JS})()) !== JSON.stringify(b)", arg=kpis,
                                        timeout=60_000, polling=50)
                 slider_ms = 1000 * (time.monotonic() - t)
-                page_problems = log["failed"] + log["bad_status"] + log["errors"]
+                page_problems = problems(log)
 
                 redispatched_before = int(cluster.stats()["BACKEND"]["wredis"] or 0)
                 killed = cluster.crash(victim)

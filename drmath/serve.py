@@ -59,6 +59,8 @@ from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from traitlets import Float, Int
 
+from . import units
+
 __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "SESSION_END", "parse_size", "GraceKernelManager",
            "CappedVoilaHandler", "voila_argv", "voila_env", "command", "voila_main", "main",
@@ -253,7 +255,6 @@ class GraceKernelManager(AsyncMappingKernelManager):
                 return None
         if kernel_id not in self._seen_by_culler:
             self._seen_by_culler.add(kernel_id)
-            kernel = self._kernels.get(kernel_id)
             if kernel is not None:
                 kernel.last_activity = utcnow()
             return None
@@ -388,7 +389,8 @@ SESSION_END = {"idle": (4001, "idle"), "memory": (4002, "over the memory limit")
 
 _CONNECTIONS = {}  # kernel id -> its open kernel-websocket connections (KernelSessionConnection)
 
-_SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+_SIZE_UNITS = {"": 1, "b": 1, "kb": units.kilo, "mb": units.mega, "gb": units.giga,  # parse_size reads any case
+               "kib": units.kibi, "mib": units.mebi, "gib": units.gibi}
 
 
 def parse_size(text, field="size"):

@@ -165,6 +165,16 @@ class KernelWatch:
         return self.most
 
 
+def http_get(url, accept=None):
+    """``(status, headers, body)`` of a GET (with ``Accept: accept`` if given); 4xx/5xx are returned, not raised."""
+    request = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as r:
+            return r.status, dict(r.headers), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read().decode()
+
+
 def watch(page):
     """Record what went wrong on ``page`` (and every page of its context), each naming its URL.
 

@@ -7,28 +7,17 @@ is ``bench/bench_load.py``.
 
 import sys
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import KernelWatch, kernel_ids, start_voila, stop_voila
+from conftest import KernelWatch, http_get, kernel_ids, start_voila, stop_voila
 
 pytestmark = pytest.mark.slow
 
 CULL_INTERVAL, CULL_IDLE_TIMEOUT = 2, 4  # [s]
-
-
-def get(url):
-    """``(status, headers, body)`` of a GET; 5xx/4xx included."""
-    try:
-        with urllib.request.urlopen(url, timeout=120) as r:
-            return r.status, dict(r.headers), r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers), e.read().decode()
 
 
 @pytest.mark.parametrize("pool_size, max_kernels, requests, then_cull", [
@@ -43,7 +32,7 @@ def test_cap_holds(tmp_path, pool_size, max_kernels, requests, then_cull):
     try:
         watch = KernelWatch(proc)
         with ThreadPoolExecutor(requests) as pool:
-            replies = list(pool.map(get, [url] * requests))
+            replies = list(pool.map(http_get, [url] * requests))
         statuses = sorted(status for status, _, _ in replies)
         assert statuses == [200] * seats + [503] * (requests - seats), statuses
         for status, headers, body in replies:
@@ -64,7 +53,7 @@ def test_cap_holds(tmp_path, pool_size, max_kernels, requests, then_cull):
         while time.monotonic() < deadline and len(kernel_ids(proc)) > pool_size:
             time.sleep(0.5)
         assert len(kernel_ids(proc)) <= pool_size, "the visitors' kernels were not culled"
-        status, _, _ = get(url)
+        status, _, _ = http_get(url)
         assert status == 200, "a seat did not free up after the cull"
         assert watch.stop() <= max_kernels, f"{watch.most} kernels at once, over the cap of {max_kernels}"
     finally:

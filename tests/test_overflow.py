@@ -10,8 +10,6 @@ import os
 import re
 import sys
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,22 +17,12 @@ import psutil
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import _kernels, kernel_ids, problems, start_voila, stop_voila, watch
+from conftest import _kernels, http_get, kernel_ids, problems, start_voila, stop_voila, watch
 
 import drmath
 from drmath import serve
 
 pytestmark = pytest.mark.slow
-
-
-def get(url, accept=None):
-    """``(status, headers, body)`` of a GET; 4xx/5xx returned, not raised."""
-    req = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
-    try:
-        with urllib.request.urlopen(req, timeout=120) as r:
-            return r.status, dict(r.headers), r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers), e.read().decode()
 
 
 def thread_nices(process):
@@ -50,7 +38,7 @@ def full_server(tmp_path_factory):
                                  extra=["--max-kernels=2"])
     try:
         pooled = kernel_ids(proc)
-        status, _, body = get(url)
+        status, _, body = http_get(url)
         assert status == 200, body[-2000:]
         visitor = re.search(r'"kernelId": "([0-9a-f-]+)"', body).group(1)
         assert visitor in pooled
@@ -92,14 +80,14 @@ def test_a_browser_over_the_cap_gets_its_scenario_explained(full_server, browser
 
 
 def test_a_bad_link_over_the_cap_explains_the_default_with_the_reason(full_server):
-    status, headers, body = get(full_server["url"] + "?training.gpus=-1", accept="text/html,*/*;q=0.8")
+    status, headers, body = http_get(full_server["url"] + "?training.gpus=-1", accept="text/html,*/*;q=0.8")
     assert status == 503 and headers["Retry-After"].isdigit()
     assert "drmath-busy" in body and "settings were not used" in body and "8,000 GPUs" in body
 
 
 def test_a_client_that_is_not_a_browser_gets_the_short_busy_answer(full_server):
     before = kernel_ids(full_server["proc"])
-    status, headers, body = get(full_server["url"] + "?training.gpus=10000")
+    status, headers, body = http_get(full_server["url"] + "?training.gpus=10000")
     assert status == 503 and headers["Retry-After"].isdigit()
     assert headers["Content-Type"].startswith("text/plain")
     assert "The workbook is busy" in body and "try again" in body and "<" not in body and len(body) < 500
