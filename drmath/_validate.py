@@ -1,11 +1,11 @@
 """Argument checks shared by the formula modules (private).
 
 Each check raises ``ValueError`` naming the argument, its value and the valid
-range. NaN fails every check: a NaN never reaches a formula.
+range. NaN fails every check: a NaN never reaches a formula. The checks always
+run: nothing turns them off, and each formula has one numpy code path (see
+:func:`broadcasting`).
 """
 
-import contextlib
-import contextvars
 import functools
 import inspect
 import reprlib
@@ -13,7 +13,6 @@ import reprlib
 import numpy as np
 
 
-_SCALARS = (float, int, np.float64)
 _INF = float("inf")
 TINY, HUGE = 1e-30, 1e30
 """No physical input here is above HUGE; refusing larger ones keeps every product of a few
@@ -109,48 +108,42 @@ def short_repr(value, limit=MAX_SHOWN):
         return f"<a {type(value).__name__}>"
 
 
-_TRUSTED = contextvars.ContextVar("drmath_trusted", default=False)
-
-
-@contextlib.contextmanager
-def trusted():
-    """Within this block the argument checks are skipped.
-
-    For plan() and sweep() only: their inputs were validated once, at the Scenario
-    boundary, and what they pass between formulas derives from those inputs.
-    """
-    token = _TRUSTED.set(True)
-    try:
-        yield
-    finally:
-        _TRUSTED.reset(token)
-
-
-def scalars(*values):
-    """True when every value is a plain number, so a formula can skip numpy."""
-    return all(type(v) in _SCALARS for v in values)
-
-
 def as_output(x):
-    """A 0-d result as a Python float (or bool); arrays unchanged."""
-    if type(x) is float:
-        return x
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, np.floating):
-        return float(x)
+    """A formula's result for its caller: a 0-d result as a Python float (or bool); arrays unchanged.
+
+    Parameters
+    ----------
+    x : float, bool or array_like
+        What a formula computed. [1]
+
+    Returns
+    -------
+    out : float, bool or ndarray
+        ``x`` itself when it has dimensions, else the Python number it holds. [1]
+
+    Examples
+    --------
+    >>> as_output(np.float64(2.5)), as_output(np.array(True)), as_output(np.array([2.5]))
+    (2.5, True, array([2.5]))
+    """
     if np.ndim(x):
         return x
-    return bool(x) if np.asarray(x).dtype == bool else float(x)
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype == bool):
+        return bool(x)
+    return float(x)
 
 
 def _numbers(name, value):
-    """value as a float array, or TypeError naming the argument (str, None, bool, objects)."""
+    """value as float numpy, or TypeError naming the argument (str, None, bool, objects)."""
+    if type(value) is np.float64 or (type(value) is np.ndarray and value.dtype == np.float64):
+        return value  # what broadcasting() hands a formula
     if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
         raise TypeError(f"{name} must be a number or an array of numbers, "
                         f"got {type(value).__name__} {short_repr(value)}")
     try:
         arr = np.asarray(value, dtype=float)
+    except OverflowError:  # an integer beyond float range
+        raise ValueError(f"{name} must be at most 1e30, got {short_repr(value)}") from None
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a number or an array of numbers, got {type(value).__name__}") from None
     if arr.dtype == object or (np.asarray(value).dtype.kind not in "biuf"):
@@ -158,24 +151,20 @@ def _numbers(name, value):
     return arr
 
 
-def _bad(value, ok, name="value"):
-    if type(value) in _SCALARS:  # fast path: plan() passes Python floats
-        number = float(value)
-        return None if number == number and ok(number) else number
+def _first_bad(value, ok, name="value"):
+    """The first value ``ok`` refuses (NaN always), or None when all pass."""
     arr = _numbers(name, value)
-    bad = ~ok(arr)  # every predicate is False for NaN
-    if not bad.any():
+    good = ok(arr)  # every predicate is False for NaN
+    if good.all() if np.ndim(good) else good:
         return None
-    return float(arr[bad].flat[0]) if arr.ndim else float(arr)
+    return float(arr[~good].flat[0]) if np.ndim(arr) else float(arr)
 
 
 def _checker(name, doc, ok, message, tail=""):
     """A ``require_*(**values)`` check: ``ok`` passes good values, ``message`` says what is wanted."""
     def check(**values):
-        if _TRUSTED.get():
-            return
         for arg, value in values.items():
-            first = _bad(value, ok, arg)
+            first = _first_bad(value, ok, arg)
             if first is not None:
                 raise ValueError(f"{arg} must be {message}, got {first!r}{tail}")
     check.__name__ = check.__qualname__ = name
@@ -196,65 +185,65 @@ require_nonnegative_or_inf = _checker("require_nonnegative_or_inf",
                                       lambda a: a >= 0, ">= 0 (inf allowed)")
 require_number = _checker("require_number", "Every value must be a number (negative and ±inf allowed), never NaN.",
                           lambda a: (abs(a) <= HUGE) | (abs(a) == _INF), "a number", _RANGE)
+require_ratio = _checker("require_ratio", "Every value must be finite and >= 1 (a compression ratio).",
+                         lambda a: (a >= 1) & (a <= HUGE), ">= 1", _RANGE)
 
 
 def require_flag(**values):
     """Every value must be True/False (or an array of them)."""
-    if _TRUSTED.get():
-        return
     for name, value in values.items():
         if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
             continue
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} {short_repr(value)}")
 
 
-def _array_like(value):
+def _as_numbers(value):
+    """A numeric argument as float numpy (lists and tuples too); flags and non-numbers unchanged.
+
+    The checks inside the formula then name the argument of anything left unchanged.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if isinstance(value, (int, float, np.number)):
+        try:
+            return np.float64(value)
+        except OverflowError:  # an integer beyond float range: the check names it
+            return value
     if isinstance(value, (list, tuple)):
         try:
             return np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            return value  # the check inside names the argument
+        except (TypeError, ValueError, OverflowError):
+            return value
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+        return value.astype(float, copy=False)
     return value
 
 
 def broadcasting(func):
-    """Let a formula take lists and tuples as well as numbers and arrays.
+    """Run a formula on numpy: one code path for numbers, lists and arrays.
 
-    The formulas are plain arithmetic, which broadcasts over numpy arrays but not
-    over Python lists; this turns list and tuple arguments into float arrays.
+    Numbers become ``np.float64``, lists and tuples float arrays, so the formula's
+    arithmetic always follows IEEE 754 (``x / 0 = inf`` on underflow, never
+    ``ZeroDivisionError``), and its result comes back as a Python number for a
+    0-d result or an array otherwise. Array arguments must broadcast together.
+    Flags (``bool``) and anything that is not a number pass through unchanged,
+    for the formula's checks to name.
     """
     names = list(inspect.signature(func).parameters)
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        for a in args:
-            if type(a) in _SEQUENCES:
-                break
-        else:
-            for a in kwargs.values():
-                if type(a) in _SEQUENCES:
-                    break
-            else:
-                try:
-                    return func(*args, **kwargs)  # the common case: nothing to convert
-                except ZeroDivisionError:  # a product underflowed to 0.0: IEEE says x/0 = inf
-                    return _in_numpy(func, args, kwargs)
-        args = [_array_like(a) for a in args]
-        kwargs = {k: _array_like(v) for k, v in kwargs.items()}
-        shapes = {n: np.shape(v) for n, v in [*zip(names, args), *kwargs.items()] if isinstance(v, np.ndarray)}
-        try:
-            np.broadcast_shapes(*shapes.values())
-        except ValueError:
-            listed = ", ".join(f"{n} {s}" for n, s in shapes.items())
-            raise ValueError(f"array arguments must broadcast together, got shapes {listed}") from None
-        return func(*args, **kwargs)
+        args = [_as_numbers(a) for a in args]
+        kwargs = {k: _as_numbers(v) for k, v in kwargs.items()}
+        arrays = [v for v in (*args, *kwargs.values()) if type(v) is np.ndarray and v.ndim]
+        if len(arrays) > 1 and len({v.shape for v in arrays}) > 1:
+            shapes = {n: v.shape for n, v in [*zip(names, args), *kwargs.items()]
+                      if isinstance(v, np.ndarray) and v.ndim}
+            try:
+                np.broadcast_shapes(*shapes.values())
+            except ValueError:
+                listed = ", ".join(f"{n} {s}" for n, s in shapes.items())
+                raise ValueError(f"array arguments must broadcast together, got shapes {listed}") from None
+        with np.errstate(divide="ignore", over="ignore"):  # IEEE: x/0 = inf, overflow = inf
+            return as_output(func(*args, **kwargs))
     return wrapper
-
-
-_SEQUENCES = (list, tuple)
-
-
-def _in_numpy(func, args, kwargs):
-    as_np = lambda v: np.float64(v) if type(v) in (float, int) else v  # noqa: E731
-    with np.errstate(divide="ignore", over="ignore"):
-        return as_output(func(*[as_np(a) for a in args], **{k: as_np(v) for k, v in kwargs.items()}))

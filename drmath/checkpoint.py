@@ -17,7 +17,7 @@ References
 
 import numpy as np
 
-from ._validate import broadcasting, require_flag, as_output as _out, require_positive
+from ._validate import broadcasting, require_flag, require_positive
 
 __all__ = [
     "checkpoint_bytes", "shard_bytes", "checkpoint_write_time", "checkpoint_stall",
@@ -136,7 +136,7 @@ def checkpoint_write_time(size, write_bandwidth, writers, per_writer_bandwidth):
     """
     require_positive(size=size, write_bandwidth=write_bandwidth, writers=writers,
                      per_writer_bandwidth=per_writer_bandwidth)
-    return _out(size / np.minimum(write_bandwidth, writers * per_writer_bandwidth))
+    return size / np.minimum(write_bandwidth, writers * per_writer_bandwidth)
 
 
 @broadcasting
@@ -183,7 +183,7 @@ def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
     """
     require_positive(write_time=write_time, shard=shard, host_copy_bandwidth=host_copy_bandwidth)
     require_flag(asynchronous=asynchronous)
-    return _out(np.where(asynchronous, shard / np.asarray(host_copy_bandwidth, dtype=float), write_time))
+    return np.where(asynchronous, shard / host_copy_bandwidth, write_time)
 
 
 @broadcasting
@@ -251,7 +251,7 @@ def checkpoint_interval_floor(write_time, stall):
     2.835
     """
     require_positive(write_time=write_time, stall=stall)
-    return _out(np.maximum(write_time, stall))
+    return np.maximum(write_time, stall)
 
 
 @broadcasting

@@ -15,21 +15,18 @@ References
 
 import numpy as np
 
-_INF = float("inf")
-
-from ._validate import broadcasting, require_number, as_output as _out, scalars, require_nonnegative, require_nonnegative_or_inf, require_unit_interval
+from ._validate import (broadcasting, require_nonnegative, require_nonnegative_or_inf, require_number,
+                        require_unit_interval)
 from .units import hour, month
 
 __all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
-           "expected_disaster_loss", "break_even_delay_cost"]
+           "expected_disaster_loss", "break_even_delay_cost", "fleet_cost_rate", "lost_time_saved"]
 
 
 def _times(price, amount):
     """price × amount, with 0 × inf = 0: a free thing costs nothing however long it is held."""
-    if scalars(price, amount):
-        return 0.0 if price == 0 else price * amount
     with np.errstate(invalid="ignore"):
-        return np.where(np.asarray(price) == 0, 0.0, np.asarray(price) * amount)
+        return np.where(price == 0, 0.0, price * amount)
 
 
 @broadcasting
@@ -63,7 +60,7 @@ def gpu_hours(gpus, duration):
     """
     require_nonnegative(gpus=gpus)
     require_nonnegative_or_inf(duration=duration)
-    return _out(_times(gpus, duration / np.float64(hour)))
+    return _times(gpus, duration / hour)
 
 
 @broadcasting
@@ -99,7 +96,7 @@ def run_cost(gpus, duration, gpu_hour_price):
     """
     require_nonnegative(gpus=gpus, gpu_hour_price=gpu_hour_price)
     require_nonnegative_or_inf(duration=duration)
-    return _out(_times(gpu_hour_price, gpu_hours(gpus, duration)))
+    return _times(gpu_hour_price, gpu_hours(gpus, duration))
 
 
 @broadcasting
@@ -140,7 +137,7 @@ def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     require_nonnegative(standby_gpus=standby_gpus, gpu_hour_price=gpu_hour_price)
     require_nonnegative_or_inf(duration=duration)
     require_unit_interval(reserved_share=reserved_share)
-    return _out(_times(reserved_share, run_cost(standby_gpus, duration, gpu_hour_price)))
+    return _times(reserved_share, run_cost(standby_gpus, duration, gpu_hour_price))
 
 
 @broadcasting
@@ -184,8 +181,8 @@ def replication_cost(shipped, egress_price, retained, storage_month_price, durat
     require_nonnegative(egress_price=egress_price, retained=retained,
                         storage_month_price=storage_month_price, link_hour_price=link_hour_price)
     require_nonnegative_or_inf(shipped=shipped, duration=duration)
-    return _out(_times(egress_price, shipped) + _times(storage_month_price * retained, duration / month)
-                + _times(link_hour_price, duration / hour))
+    return (_times(egress_price, shipped) + _times(storage_month_price * retained, duration / month)
+            + _times(link_hour_price, duration / hour))
 
 
 @broadcasting
@@ -219,7 +216,7 @@ def site_event_probability(site_event_rate, duration):
     """
     require_nonnegative(site_event_rate=site_event_rate)
     require_nonnegative_or_inf(duration=duration)
-    return _out(-np.expm1(-_times(site_event_rate, duration)))
+    return -np.expm1(-_times(site_event_rate, duration))
 
 
 @broadcasting
@@ -260,14 +257,10 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
     require_unit_interval(probability=probability)
     require_nonnegative(fleet_cost_rate=fleet_cost_rate, delay_cost=delay_cost)
     require_nonnegative_or_inf(lost_time=lost_time)
-    if scalars(probability, lost_time, fleet_cost_rate, delay_cost):
-        rate = probability * (fleet_cost_rate + delay_cost)
-        return rate * lost_time if rate > 0 else 0.0
-    lost = np.asarray(lost_time, dtype=float)
-    rate = np.asarray(probability) * (np.asarray(fleet_cost_rate) + delay_cost)
+    rate = probability * (fleet_cost_rate + delay_cost)
     # 0 * inf is 0 here: no chance of an event costs nothing, however long it would last
     with np.errstate(invalid="ignore"):
-        return _out(np.where(rate > 0, rate * lost, 0.0))
+        return np.where(rate > 0, rate * lost_time, 0.0)
 
 
 @broadcasting
@@ -280,8 +273,9 @@ def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
         What the tier costs more than the baseline (standby + replication);
         negative when it is cheaper :math:`\Delta C`. [USD]
     saved_time : float or array_like
-        How much shorter its lost time (RPO + RTO + slip) is; negative when
-        longer, ``inf`` when the baseline's is unbounded :math:`\Delta L`. [s]
+        How much shorter its lost time (RPO + RTO + slip) is, from
+        :func:`lost_time_saved`; negative when longer, ``inf`` when only the
+        baseline's is unbounded :math:`\Delta L`. [s]
     probability : float or array_like
         Probability of a site event in the run :math:`P`. [1]
     fleet_cost_rate : float or array_like
@@ -293,11 +287,29 @@ def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
         :math:`D^*`, 0 if the tier pays for itself at any cost of delay, ``inf``
         if it never does. [USD/s]
 
+    Raises
+    ------
+    ValueError
+        If ``extra_cost`` and ``saved_time`` are both ``inf`` while
+        ``probability > 0``: an unbounded extra cost against an unbounded
+        saving has no break-even (:math:`\infty / \infty`).
+
     Notes
     -----
     Equal expected totals :math:`\Delta C = P\,\Delta L\,(F + D^*)` give
 
     .. math:: D^* = \max\left(0, \frac{\Delta C}{P \, \Delta L} - F\right)
+
+    The edges follow from what the tier buys:
+
+    - :math:`\Delta C \le 0` (no dearer): :math:`D^* = 0`, it pays at any cost
+      of delay, even where it saves nothing;
+    - :math:`\Delta C > 0` and :math:`\Delta L \le 0` or :math:`P = 0` (dearer
+      and saves nothing, or no event to save from): :math:`D^* = \infty`;
+    - :math:`\Delta L = \infty` with :math:`P > 0` and finite :math:`\Delta C`:
+      :math:`D^* = 0`; :math:`\Delta C = \infty` with finite :math:`\Delta L`:
+      :math:`D^* = \infty`;
+    - both infinite with :math:`P > 0`: refused (see Raises), never NaN.
 
     References
     ----------
@@ -312,15 +324,92 @@ def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     require_number(extra_cost=extra_cost, saved_time=saved_time)
     require_unit_interval(probability=probability)
     require_nonnegative(fleet_cost_rate=fleet_cost_rate)
-    if scalars(extra_cost, saved_time, probability, fleet_cost_rate):
-        if extra_cost <= 0:
-            return 0.0
-        if not (saved_time > 0 and probability > 0):
-            return _INF
-        return max(0.0, extra_cost / (probability * saved_time) - fleet_cost_rate)
-    extra = np.asarray(extra_cost, dtype=float)
-    saved = np.asarray(saved_time, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.maximum(0.0, extra / (np.asarray(probability) * saved) - fleet_cost_rate)
-    value = np.where(extra <= 0, 0.0, np.where((saved > 0) & (np.asarray(probability) > 0), value, np.inf))
-    return _out(value)
+    pays = (saved_time > 0) & (probability > 0)  # else the tier never saves anything
+    if np.any((extra_cost == np.inf) & (saved_time == np.inf) & (probability > 0)):
+        raise ValueError("extra_cost and saved_time must not both be inf where probability > 0 (an unbounded "
+                         "extra cost against an unbounded saving has no break-even), got inf and inf")
+    with np.errstate(invalid="ignore"):  # P·ΔL = 0·inf where the tier never pays: masked below
+        value = np.maximum(0.0, extra_cost / (probability * saved_time) - fleet_cost_rate)
+    return np.where(extra_cost <= 0, 0.0, np.where(pays, value, np.inf))
+
+
+@broadcasting
+def fleet_cost_rate(gpus, gpu_hour_price):
+    r"""What the training fleet costs per second.
+
+    Parameters
+    ----------
+    gpus : float or array_like
+        GPUs in the fleet :math:`G`. [1]
+    gpu_hour_price : float or array_like
+        Price of one GPU for one hour :math:`p`. [USD]
+
+    Returns
+    -------
+    fleet_cost_rate : float or ndarray
+        :math:`F`, the rate at which idle or lost fleet time costs money. [USD/s]
+
+    Notes
+    -----
+    .. math:: F = G \, p / (3600\ \mathrm{s/h})
+
+    :func:`run_cost` is :math:`F T`; :func:`expected_disaster_loss` charges
+    :math:`F` for every second the fleet's work is lost.
+
+    References
+    ----------
+    .. [1] EC2 Capacity Blocks p5.48xlarge, $39.33/h for 8 x H100.
+
+    Examples
+    --------
+    8,000 GPUs at $4.92 per GPU-hour:
+
+    >>> round(fleet_cost_rate(8_000, 4.92), 2)
+    10.93
+    """
+    require_nonnegative(gpus=gpus, gpu_hour_price=gpu_hour_price)
+    return gpus * gpu_hour_price / hour
+
+
+@broadcasting
+def lost_time_saved(baseline_lost_time, lost_time):
+    r"""Lost time a DR tier saves against a baseline tier after a site event.
+
+    Parameters
+    ----------
+    baseline_lost_time : float or array_like
+        The baseline tier's (usually cold) site RPO + site RTO + schedule
+        slip :math:`L_0`; may be ``inf``. [s]
+    lost_time : float or array_like
+        The same for the tier :math:`L`; may be ``inf``. [s]
+
+    Returns
+    -------
+    lost_time_saved : float or ndarray
+        :math:`\Delta L`, negative where the tier loses more; 0 where both are
+        unbounded. [s]
+
+    Notes
+    -----
+    .. math:: \Delta L = L_0 - L, \qquad \Delta L = 0 \text{ where } L_0 = L = \infty
+
+    Both are unbounded when replication does not keep up (the site RPO has no
+    bound whatever the tier): then no tier saves anything, which
+    :func:`break_even_delay_cost` turns into "never pays" (``inf``).
+
+    References
+    ----------
+    .. [1] Derived here: the difference of the lost times that
+       :func:`expected_disaster_loss` charges; AWS DR whitepaper: a tier is
+       worth its cost by the downtime and data loss it avoids.
+
+    Examples
+    --------
+    Cold recovers in 3 weeks and 2 hours, warm in 3 hours:
+
+    >>> lost_time_saved(21 * 86_400.0 + 7_200.0, 10_800.0) / 3600
+    503.0
+    """
+    require_nonnegative_or_inf(baseline_lost_time=baseline_lost_time, lost_time=lost_time)
+    with np.errstate(invalid="ignore"):  # inf - inf: both unbounded, nothing saved
+        return np.where((baseline_lost_time == np.inf) & (lost_time == np.inf), 0.0, baseline_lost_time - lost_time)

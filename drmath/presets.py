@@ -1,4 +1,4 @@
-"""Named presets: accelerators, models, failure rates, links, storage, DR tiers, prices.
+"""Named presets: accelerators, nodes, models, failure rates, links, storage, DR tiers, prices.
 
 Every preset is a frozen dataclass with a required ``source``: the document,
 section and, where the number is derived, the arithmetic. Numbers come from the
@@ -13,14 +13,14 @@ Registries map a lowercase-hyphen name to its preset. Look one up with
     989400000000000.0
 """
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from .units import GB, Gbit_per_s, MB_per_s, TB_per_s, day, hour, minute, week
 
 __all__ = [
-    "Accelerator", "ModelSize", "BytesPerParam", "FailureRate", "Link", "StorageTier", "DRTier",
+    "Accelerator", "Node", "ModelSize", "BytesPerParam", "FailureRate", "Link", "StorageTier", "DRTier",
     "Price", "SiteEventRate",
-    "ACCELERATORS", "MODELS", "BYTES_PER_PARAM", "FAILURE_RATES", "LINKS", "STORAGE", "DR_TIERS",
+    "ACCELERATORS", "NODES", "MODELS", "BYTES_PER_PARAM", "FAILURE_RATES", "LINKS", "STORAGE", "DR_TIERS",
     "PRICES", "SITE_EVENT_RATES", "REGISTRIES", "get",
 ]
 
@@ -41,6 +41,26 @@ class Accelerator(_Preset):
     peak_flop_rate: float  #: dense BF16 peak [FLOP/s]
     hbm: float  #: HBM capacity [B]
     source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Node(_Preset):
+    """A GPU server: the GPUs that share it and its front-end (storage and Internet) NIC."""
+
+    name: str
+    gpus: int  #: GPUs per node [1]
+    frontend_bandwidth: float  #: the node's front-end network line rate [B/s]
+    source: str
+
+    @property
+    def per_gpu_frontend_bandwidth(self):
+        """Each GPU's share of the front-end NIC, e.g. what one checkpoint writer can push. [B/s]
+
+        >>> from drmath.units import GB_per_s
+        >>> NODES["h100-hgx"].per_gpu_frontend_bandwidth / GB_per_s
+        6.25
+        """
+        return self.frontend_bandwidth / self.gpus
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,9 +86,9 @@ class FailureRate(_Preset):
     """Unexpected interruptions per GPU, from a published cluster rate."""
 
     name: str
-    per_node_day: float  #: interruptions per 8-GPU node per day [1]
+    per_node_day: float  #: interruptions per node per day [1]
     source: str
-    gpus_per_node: int = 8
+    gpus_per_node: int  #: GPUs per node of the cluster measured [1]
 
     @property
     def gpu_failure_rate(self):
@@ -142,6 +162,17 @@ def _registry(*presets):
     return {p.name: p for p in presets}
 
 
+NODES = _registry(
+    Node(name="h100-hgx", gpus=8, frontend_bandwidth=400 * Gbit_per_s,
+         source="Llama 3 (arXiv:2407.21783) §3.3.1: 'Each server has 8 GPUs and 2 CPUs' (H100) [V1]; "
+                "stas00/ml-engineering network/README.md: front-end (storage and Internet) network "
+                "'typically a single 100-400 Gbps connection' per node, upper end taken [V1]"),
+)
+"""GPU servers by name: ``NODES["h100-hgx"].gpus``; every per-node figure divides by it."""
+
+_HGX = NODES["h100-hgx"]
+
+
 ACCELERATORS = _registry(
     Accelerator(name="h100-sxm", peak_flop_rate=989.4e12, hbm=80 * GB,
                 source="stas00/ml-engineering compute/accelerator/README.md, TFLOPS table: H100 SXM "
@@ -179,15 +210,15 @@ BYTES_PER_PARAM = _registry(
 """Checkpoint layouts: ``BYTES_PER_PARAM["mixed-precision-adam-checkpoint"].value == 14``."""
 
 FAILURE_RATES = _registry(
-    FailureRate(name="llama3", per_node_day=419 / (2048 * 54),
+    FailureRate(name="llama3", per_node_day=419 / (2048 * 54), gpus_per_node=_HGX.gpus,
                 source="Llama 3 §3.3.4: 419 unexpected interruptions in a 54-day snapshot on 16,384 "
                        "H100 (2,048 nodes) -> 3.79e-3 per node-day [V1 inputs, D]"),
-    FailureRate(name="rsc-1", per_node_day=6.50e-3,
+    FailureRate(name="rsc-1", per_node_day=6.50e-3, gpus_per_node=_HGX.gpus,
                 source="Kokolis et al. 2024 (arXiv:2410.21680), RSC-1 (16k A100, multi-tenant): "
-                       "r_f = 6.50 per 1,000 node-days [V2]"),
-    FailureRate(name="rsc-2", per_node_day=2.34e-3,
+                       "r_f = 6.50 per 1,000 node-days, 8 GPUs per node as on an HGX node [V2]"),
+    FailureRate(name="rsc-2", per_node_day=2.34e-3, gpus_per_node=_HGX.gpus,
                 source="Kokolis et al. 2024 (arXiv:2410.21680), RSC-2 (8k A100): "
-                       "r_f = 2.34 per 1,000 node-days [V2]"),
+                       "r_f = 2.34 per 1,000 node-days, 8 GPUs per node as on an HGX node [V2]"),
 )
 """Interruption rates: ``FAILURE_RATES["llama3"].gpu_failure_rate`` in [1/s]."""
 
@@ -253,7 +284,7 @@ DR_TIERS = _registry(
 """DR tiers for training, cheapest first: ``DR_TIERS["warm"].readiness`` in [s]."""
 
 PRICES = _registry(
-    Price(name="ec2-capacity-block-h100", gpu_hour_price=39.33 / 8,
+    Price(name="ec2-capacity-block-h100", gpu_hour_price=39.33 / _HGX.gpus,
           source="EC2 Capacity Blocks p5.48xlarge (8 x H100), us-east-1, late 2024: $39.33/h "
                  "= $4.92 per GPU-hour [V2]"),
     Price(name="neocloud-h100", gpu_hour_price=2.0,
@@ -270,7 +301,7 @@ SITE_EVENT_RATES = _registry(
 """Site-loss rates: ``SITE_EVENT_RATES["uptime-serious-outage"].rate`` in [1/s]."""
 
 REGISTRIES = {
-    "accelerators": ACCELERATORS, "models": MODELS, "bytes_per_param": BYTES_PER_PARAM,
+    "accelerators": ACCELERATORS, "nodes": NODES, "models": MODELS, "bytes_per_param": BYTES_PER_PARAM,
     "failure_rates": FAILURE_RATES, "links": LINKS, "storage": STORAGE, "dr_tiers": DR_TIERS,
     "prices": PRICES, "site_event_rates": SITE_EVENT_RATES,
 }
@@ -299,15 +330,11 @@ def get(registry, name):
 
     Examples
     --------
-    >>> get(DR_TIERS, "warm").label
-    'Warm standby'
+    >>> get(DR_TIERS, "warm").readiness / hour
+    1.0
     """
     try:
         return registry[name]
     except (KeyError, TypeError):
         raise ValueError(f"{name!r} is not a known preset; choose one of {sorted(registry)}") from None
 
-
-def as_dict(preset):
-    """A preset's fields as a plain dict (for tables and JSON)."""
-    return {f.name: getattr(preset, f.name) for f in fields(preset)}

@@ -14,12 +14,15 @@ References
 .. [2] A. Kokolis et al., HPCA 2025, arXiv:2410.21680 (restart overhead u0).
 """
 
+import functools
+
 import numpy as np
 
-from ._validate import broadcasting, require_flag, as_output as _out, scalars, require_fraction, require_nonnegative, require_nonnegative_or_inf, require_positive
+from ._validate import (as_output, broadcasting, require_flag, require_fraction, require_nonnegative,
+                        require_nonnegative_or_inf, require_positive, short_repr)
 
 __all__ = ["rpo_local", "rpo_site", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
-           "LOCAL_PHASES", "SITE_PHASES"]
+           "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
 
 LOCAL_PHASES = ("detection", "reschedule", "launch", "load", "validation")
 """Phases of a local recovery, in order."""
@@ -38,7 +41,7 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
         Time between checkpoints :math:`\tau`. [s]
     write_time : float or array_like
         Persist time :math:`W`: a checkpoint is not durable before it ends. [s]
-    expected : bool, default False
+    expected : bool or array_like, default False
         False for the worst case, True for the expected value. [1]
 
     Returns
@@ -72,7 +75,7 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
     require_positive(checkpoint_interval=checkpoint_interval)
     require_nonnegative(write_time=write_time)
     require_flag(expected=expected)
-    return (checkpoint_interval / 2 if expected else checkpoint_interval) + write_time
+    return np.where(expected, checkpoint_interval / 2, checkpoint_interval) + write_time
 
 
 @broadcasting
@@ -91,7 +94,7 @@ def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, 
         Whether replication keeps up (see
         :func:`drmath.replication.replication_keeps_up`); where it does not,
         the backlog grows and the RPO has no bound. [1]
-    expected : bool, default False
+    expected : bool or array_like, default False
         False for the worst case, True for the expected value. [1]
 
     Returns
@@ -121,10 +124,8 @@ def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, 
     require_positive(replication_interval=replication_interval)
     require_nonnegative(write_time=write_time, replication_time=replication_time)
     require_flag(keeps_up=keeps_up, expected=expected)
-    finite = (replication_interval / 2 if expected else replication_interval) + write_time + replication_time
-    if isinstance(keeps_up, (bool, np.bool_)) and scalars(finite):
-        return float(finite) if keeps_up else float("inf")
-    return _out(np.where(keeps_up, finite, np.inf))
+    finite = np.where(expected, replication_interval / 2, replication_interval) + write_time + replication_time
+    return np.where(keeps_up, finite, np.inf)
 
 
 def local_rto_phases(detection, reschedule, launch, load, validation):
@@ -247,10 +248,12 @@ def rto(phases):
     >>> rto({"detection": 60.0, "load": 30.0})
     90.0
     """
-    if not phases:
-        raise ValueError("phases must name at least one phase, got {}")
-    return _out(sum(phases.values()) if scalars(*phases.values())
-                else sum(np.asarray(v, dtype=float) for v in phases.values()))
+    if not hasattr(phases, "items") or not phases:
+        raise ValueError(f"phases must name at least one phase, got {short_repr(phases)}")
+    for name, value in phases.items():
+        require_nonnegative(**{str(name): value})
+    # phase by phase, in order, so a number and an array add up alike
+    return as_output(functools.reduce(np.add, [np.asarray(v, dtype=float) for v in phases.values()]))
 
 
 @broadcasting
@@ -288,8 +291,46 @@ def resume_slip(remaining_time, standby_fraction):
     """
     require_nonnegative_or_inf(remaining_time=remaining_time)
     require_fraction(standby_fraction=standby_fraction)
-    if scalars(remaining_time, standby_fraction):
-        return 0.0 if standby_fraction == 1 else remaining_time * (1.0 / standby_fraction - 1.0)
-    factor = 1.0 / np.asarray(standby_fraction, dtype=float) - 1.0
+    factor = 1.0 / standby_fraction - 1.0
     with np.errstate(invalid="ignore"):  # inf × 0: a full-size standby never slips
-        return _out(np.where(factor == 0, 0.0, np.asarray(remaining_time, dtype=float) * factor))
+        return np.where(factor == 0, 0.0, remaining_time * factor)
+
+
+@broadcasting
+def expected_remaining_run(run_time):
+    r"""Expected run time left when a site event strikes.
+
+    Parameters
+    ----------
+    run_time : float or array_like
+        Wall-clock time of the run :math:`T`; may be ``inf``. [s]
+
+    Returns
+    -------
+    expected_remaining_run : float or ndarray
+        :math:`E[T_{rem}] = T/2`, the :math:`T_{rem}` of :func:`resume_slip`. [s]
+
+    Notes
+    -----
+    A site event at a uniform time :math:`t \in [0, T]` leaves
+    :math:`T - t` to run, whose mean is
+
+    .. math:: E[T_{rem}] = T / 2
+
+    Events are rare (:math:`\lambda_s T \ll 1`), so given one in the run its
+    time is close to uniform.
+
+    References
+    ----------
+    .. [1] Derived here: the mean of :math:`T - t` for :math:`t` uniform on
+       :math:`[0, T]`, the first-event time of a Poisson process of small
+       :math:`\lambda_s T` (Kleinrock, *Queueing Systems, Vol. 1*, Wiley, 1975,
+       Sec. 2.4).
+
+    Examples
+    --------
+    >>> expected_remaining_run(90 * 86_400.0) / 86_400
+    45.0
+    """
+    require_nonnegative_or_inf(run_time=run_time)
+    return run_time / 2

@@ -19,7 +19,7 @@ References
 
 import numpy as np
 
-from ._validate import broadcasting, as_output as _out, require_nonnegative, require_nonnegative_or_inf, require_positive
+from ._validate import broadcasting, require_nonnegative, require_nonnegative_or_inf, require_positive
 
 __all__ = ["cluster_mtbf", "expected_interruptions", "young_interval", "daly_interval", "waste",
            "daly_waste", "ettr"]
@@ -133,7 +133,7 @@ def young_interval(checkpoint_cost, mtbf):
     """
     require_positive(checkpoint_cost=checkpoint_cost, mtbf=mtbf)
     # sqrt(2δ)·sqrt(M), not sqrt(2δM): the product of two tiny inputs would underflow to 0
-    return _out(np.sqrt(2.0 * checkpoint_cost) * np.sqrt(mtbf))
+    return np.sqrt(2.0 * checkpoint_cost) * np.sqrt(mtbf)
 
 
 @broadcasting
@@ -176,11 +176,10 @@ def daly_interval(checkpoint_cost, mtbf):
     116.7
     """
     require_positive(checkpoint_cost=checkpoint_cost, mtbf=mtbf)
-    delta = np.asarray(checkpoint_cost, dtype=float)
-    m = np.asarray(mtbf, dtype=float)
+    delta, m = checkpoint_cost, mtbf
     x = delta / (2.0 * m)
     tau = np.sqrt(2.0 * delta) * np.sqrt(m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - delta
-    return _out(np.where(delta < 2.0 * m, tau, m))
+    return np.where(delta < 2.0 * m, tau, m)
 
 
 @broadcasting
@@ -269,10 +268,10 @@ def daly_waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     require_positive(checkpoint_interval=checkpoint_interval, checkpoint_cost=checkpoint_cost,
                      mtbf=mtbf)
     require_nonnegative(restart_overhead=restart_overhead)
-    with np.errstate(over="ignore"):  # a huge exponent means waste -> 1, which the ratio gives
-        ratio = checkpoint_interval / (mtbf * np.exp(restart_overhead / mtbf)
-                                       * np.expm1((checkpoint_interval + checkpoint_cost) / mtbf))
-    return _out(1.0 - ratio)
+    # a huge exponent overflows to inf, and the ratio to 0: waste -> 1, as it should
+    ratio = checkpoint_interval / (mtbf * np.exp(restart_overhead / mtbf)
+                                   * np.expm1((checkpoint_interval + checkpoint_cost) / mtbf))
+    return 1.0 - ratio
 
 
 @broadcasting
@@ -319,4 +318,4 @@ def ettr(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     require_positive(checkpoint_interval=checkpoint_interval, mtbf=mtbf)
     require_nonnegative(checkpoint_cost=checkpoint_cost, restart_overhead=restart_overhead)
     value = (1.0 - (restart_overhead + checkpoint_interval / 2) / mtbf) / (1.0 + checkpoint_cost / checkpoint_interval)
-    return _out(np.clip(value, 0.0, 1.0))
+    return np.clip(value, 0.0, 1.0)

@@ -14,12 +14,15 @@ References
    for each 85-90 MB/s.
 """
 
+import functools
+
 import numpy as np
 
-from ._validate import broadcasting, require_flag, as_output as _out, require_fraction, require_nonnegative, require_positive
+from ._validate import (as_output, broadcasting, require_flag, require_fraction, require_nonnegative,
+                        require_nonnegative_or_inf, require_positive, require_ratio)
 
 __all__ = ["transfer_time", "chain_time", "replication_every", "replication_utilization",
-           "replication_keeps_up"]
+           "replication_keeps_up", "bandwidth_needed", "bytes_shipped"]
 
 
 @broadcasting
@@ -63,9 +66,7 @@ def transfer_time(size, bandwidth, efficiency=1.0, latency=0.0, compression=1.0)
     require_positive(size=size, bandwidth=bandwidth)
     require_fraction(efficiency=efficiency)
     require_nonnegative(latency=latency)
-    require_positive(compression=compression)
-    if np.any(np.asarray(compression) < 1):
-        raise ValueError(f"compression must be >= 1, got {compression!r}")
+    require_ratio(compression=compression)
     return latency + size / compression / (bandwidth * efficiency)
 
 
@@ -113,8 +114,9 @@ def chain_time(hop_times, streamed=False):
         raise ValueError("hop_times must name at least one hop, got []")
     for i, t in enumerate(hop_times):
         require_nonnegative(**{f"hop_times[{i}]": t})
-    stacked = np.broadcast_arrays(*[np.asarray(t, dtype=float) for t in hop_times])
-    return _out(np.max(stacked, axis=0) if streamed else np.sum(stacked, axis=0))
+    # hop by hop, in order, so a number and an array add up alike
+    return as_output(functools.reduce(np.maximum if streamed else np.add,
+                                      [np.asarray(t, dtype=float) for t in hop_times]))
 
 
 @broadcasting
@@ -152,7 +154,7 @@ def replication_every(replication_interval, checkpoint_interval):
     """
     require_positive(replication_interval=replication_interval, checkpoint_interval=checkpoint_interval)
     # 1e-9 forgives float noise: 3600/600 must give 6, not 7
-    return _out(np.maximum(1.0, np.ceil(np.asarray(replication_interval) / checkpoint_interval - 1e-9)))
+    return np.maximum(1.0, np.ceil(replication_interval / checkpoint_interval - 1e-9))
 
 
 @broadcasting
@@ -216,9 +218,132 @@ def replication_keeps_up(replication_time, replication_interval):
 
     Examples
     --------
-    >>> replication_keeps_up(504.0, 3600.0)
-    True
-    >>> replication_keeps_up(504.0, 300.0)
-    False
+    An 8.4-min copy every hour keeps up; every 5 min it does not:
+
+    >>> replication_utilization(504.0, 3600.0), replication_keeps_up(504.0, 3600.0)
+    (0.14, True)
+    >>> replication_utilization(504.0, 300.0), replication_keeps_up(504.0, 300.0)
+    (1.68, False)
     """
-    return _out(np.asarray(replication_utilization(replication_time, replication_interval) <= 1.0))
+    return replication_utilization(replication_time, replication_interval) <= 1.0
+
+
+@broadcasting
+def bandwidth_needed(size, interval, efficiency, latency, upload_time, compression=1.0, streamed=False):
+    r"""Link line rate at which off-site replication just keeps up.
+
+    Parameters
+    ----------
+    size : float or array_like
+        Checkpoint size before compression :math:`S`. [B]
+    interval : float or array_like
+        Effective time between off-site copies :math:`k\tau`. [s]
+    efficiency : float or array_like
+        Share of the line rate achieved, in (0, 1] :math:`\eta`. [1]
+    latency : float or array_like
+        Fixed cost per transfer :math:`\ell`. [s]
+    upload_time : float or array_like
+        Time of the hop before the link (the object-store upload) :math:`t_{os}`. [s]
+    compression : float or array_like, default 1.0
+        Compression ratio, >= 1 :math:`c`. [1]
+    streamed : bool, default False
+        Whether the upload and the link stream (else store-and-forward). [1]
+
+    Returns
+    -------
+    bandwidth_needed : float or ndarray
+        :math:`B^*`; ``inf`` where no line rate keeps up: the upload and the
+        latency alone fill the interval. [B/s]
+
+    Notes
+    -----
+    Replication keeps up while one copy's chain time fits in its interval
+    (:func:`replication_keeps_up`). Store-and-forward, the chain time is
+    :math:`t_{os} + \ell + \frac{S/c}{B \eta}` (:func:`chain_time` of
+    :func:`transfer_time` hops); solved for the line rate :math:`B` at equality:
+
+    .. math::
+
+       B^* = \frac{S / c}{\eta \, (k\tau - \ell - t_{os})}, \qquad
+       B^* = \infty \text{ where } k\tau - \ell - t_{os} \le 0
+
+    Streamed, the slowest hop sets the pace, so the link alone must fit in
+    :math:`k\tau` (the formula with :math:`t_{os} = 0`), and no line rate
+    helps where the upload itself does not fit (:math:`t_{os} > k\tau`).
+
+    References
+    ----------
+    .. [1] Derived here: :func:`transfer_time` and :func:`chain_time` set equal
+       to the interval :math:`k\tau` and solved for the line rate; the queue is
+       stable while utilisation is at most 1 (L. Kleinrock, *Queueing Systems,
+       Vol. 1*, Wiley, 1975).
+
+    Examples
+    --------
+    A 5.67 TB checkpoint every hour, 80% efficient, 1 s latency, after a 64.8 s
+    upload:
+
+    >>> from drmath.units import Gbit_per_s
+    >>> round(bandwidth_needed(5.67e12, 3600.0, 0.8, 1.0, 64.8) / Gbit_per_s, 2)
+    16.04
+    >>> round(bandwidth_needed(5.67e12, 3600.0, 0.8, 1.0, 64.8, streamed=True) / Gbit_per_s, 2)
+    15.75
+    >>> bandwidth_needed(5.67e12, 3600.0, 0.8, 1.0, 4000.0, streamed=True)
+    inf
+    """
+    require_positive(size=size, interval=interval)
+    require_fraction(efficiency=efficiency)
+    require_nonnegative(latency=latency, upload_time=upload_time)
+    require_ratio(compression=compression)
+    require_flag(streamed=streamed)
+    budget = interval - latency - np.where(streamed, 0.0, upload_time)
+    feasible = (budget > 0) & ~(streamed & (upload_time > interval))
+    return np.where(feasible, size / compression / (efficiency * budget), np.inf)
+
+
+@broadcasting
+def bytes_shipped(run_time, replication_interval, size, compression=1.0):
+    r"""Bytes sent off-site over the run.
+
+    Parameters
+    ----------
+    run_time : float or array_like
+        Wall-clock time of the run :math:`T`; may be ``inf``. [s]
+    replication_interval : float or array_like
+        Effective time between off-site copies :math:`k\tau`. [s]
+    size : float or array_like
+        Checkpoint size before compression :math:`S`. [B]
+    compression : float or array_like, default 1.0
+        Compression ratio, >= 1 :math:`c`. [1]
+
+    Returns
+    -------
+    bytes_shipped : float or ndarray
+        :math:`V`, the volume that pays egress. [B]
+
+    Notes
+    -----
+    One compressed checkpoint leaves every :math:`k\tau`:
+
+    .. math:: V = \frac{T}{k\tau} \cdot \frac{S}{c}
+
+    :math:`T / k\tau` is not rounded: the mean volume of a run whose last copy
+    may fall anywhere in its interval.
+
+    References
+    ----------
+    .. [1] Derived here: copies per run times bytes per copy. Egress is priced
+       per byte sent (AWS Direct Connect pricing, data transfer out).
+
+    Examples
+    --------
+    A 5.67 TB checkpoint shipped every hour of a 90-day run:
+
+    >>> from drmath.units import PB, day
+    >>> round(bytes_shipped(90 * day, 3600.0, 5.67e12) / PB, 2)
+    12.25
+    """
+    require_nonnegative_or_inf(run_time=run_time)
+    require_positive(replication_interval=replication_interval, size=size)
+    require_ratio(compression=compression)
+    return run_time / replication_interval * size / compression

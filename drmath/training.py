@@ -17,7 +17,7 @@ References
 
 import numpy as np
 
-from ._validate import broadcasting, as_output, require_fraction, require_nonnegative, require_positive, require_unit_interval
+from ._validate import broadcasting, require_fraction, require_nonnegative, require_positive, require_unit_interval
 
 __all__ = ["training_flops", "time_to_train", "gpus_for_deadline", "tokens_in_window"]
 
@@ -72,9 +72,10 @@ def _throughput(gpus, peak_flop_rate, mfu, ettr):
 
 def _ratio(numerator, denominator):
     """numerator / denominator: 0 where the numerator is 0 (no work takes no time and no GPUs, even
-    with no progress), +inf where only the denominator is 0 (work that never progresses)."""
+    with no progress; no progress fits no tokens), +inf where only the denominator is 0 (work that
+    never progresses, or a product of tiny inputs that underflowed)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return as_output(np.where(np.equal(numerator, 0), 0.0, np.divide(numerator, denominator)))
+        return np.where(numerator == 0, 0.0, numerator / denominator)
 
 
 @broadcasting
@@ -217,4 +218,4 @@ def tokens_in_window(params, window, gpus, peak_flop_rate, mfu, ettr=1.0, flops_
     '9.12e+12'
     """
     require_positive(params=params, window=window, flops_per_param_token=flops_per_param_token)
-    return window * _throughput(gpus, peak_flop_rate, mfu, ettr) / (flops_per_param_token * params)
+    return _ratio(window * _throughput(gpus, peak_flop_rate, mfu, ettr), flops_per_param_token * params)

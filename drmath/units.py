@@ -141,8 +141,16 @@ def _scaled(value, steps, digits):
 def _duration(value, digits):
     if value == 0:
         return "0 s"
-    steps = [(year, "years"), (day, "days"), (hour, "h"), (minute, "min"), (1.0, "s"), (1e-3, "ms")]
-    return _scaled(value, steps, digits)
+    from .formatting import duration_unit  # the one unit picker (drmath.formatting imports this module)
+
+    scale, name = duration_unit(value)
+    return f"{_fmt(value / scale, digits)} {name}"
+
+
+def _usd(value, digits):
+    from .formatting import money  # the one money formatter (drmath.formatting imports this module)
+
+    return money(value, digits)
 
 
 KINDS = {
@@ -152,9 +160,7 @@ KINDS = {
         v, [(TB_per_s, "TB/s"), (GB_per_s, "GB/s"), (MB_per_s, "MB/s"), (1, "B/s")], d),
     "flop": lambda v, d: f"{v:.{d - 1}e} FLOP",
     "flop_rate": lambda v, d: _scaled(v, [(PFLOP_per_s, "PFLOP/s"), (TFLOP_per_s, "TFLOP/s"), (1, "FLOP/s")], d),
-    "usd": lambda v, d: (f"${v / 1e9:,.{d - 1}f}B" if abs(v) >= 1e9 else
-                         f"${v / 1e6:,.{d - 1}f}M" if abs(v) >= 1e6 else
-                         f"${v / 1e3:,.{d - 1}f}k" if abs(v) >= 1e4 else f"${v:,.2f}"),
+    "usd": _usd,
     "usd_rate": lambda v, d: KINDS["usd"](v * day, d) + "/day",
     "fraction": lambda v, d: f"{100 * v:.{max(d - 2, 0)}f}%",
     "count": lambda v, d: (_fmt(v, d) if abs(v) >= 1e7 or (abs(v) < 100 and not float(v).is_integer())

@@ -144,7 +144,8 @@ def test_public_functions_refuse_or_answer_cleanly(func):
             return
         out = np.asarray(result, dtype=float)
         assert not np.isnan(out).any(), f"NaN from {kwargs}"
-        assert (out >= 0).all(), f"negative from {kwargs}"
+        if func.__name__ != "lost_time_saved":  # the one signed output: a tier may lose more than the baseline
+            assert (out >= 0).all(), f"negative from {kwargs}"
 
     check()
 

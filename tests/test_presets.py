@@ -42,6 +42,16 @@ def test_llama3_rate_matches_the_paper():
     assert presets.FAILURE_RATES["llama3"].gpu_failure_rate * 16_384 * 54 * 86_400 == pytest.approx(419)
 
 
+def test_eight_gpus_per_node_live_in_the_node_preset():
+    # 400 Gbit/s of front-end NIC over 8 GPUs = 50 GB/s / 8 = 6.25 GB/s per GPU
+    node = presets.NODES["h100-hgx"]
+    assert node.per_gpu_frontend_bandwidth == 6.25e9
+    assert all(rate.gpus_per_node == node.gpus for rate in presets.FAILURE_RATES.values())
+    # p5.48xlarge is one such node: $39.33/h over its GPUs
+    assert presets.PRICES["ec2-capacity-block-h100"].gpu_hour_price == 39.33 / node.gpus
+    assert presets.REGISTRIES["nodes"] is presets.NODES
+
+
 def test_tiers_get_faster_and_dearer():
     order = ["cold", "pilot-light", "warm", "hot"]
     readiness = [presets.DR_TIERS[t].readiness for t in order]

@@ -96,3 +96,19 @@ def test_google_pb_over_100g():
     from drmath.units import PB, Gbit_per_s
     assert replication.transfer_time(PB, 100 * Gbit_per_s) / hour == pytest.approx(22.2, abs=0.05)
     assert replication.transfer_time(PB, 3200 * Gbit_per_s) / hour == pytest.approx(0.7, abs=0.05)
+
+
+def test_ec2_p5_price_per_gpu_hour():
+    # EC2 Capacity Blocks, p5.48xlarge (8 × H100), us-east-1, late 2024: "$39.33/h = $4.92 per GPU-h"
+    # (domain ref, pricing). The per-GPU figure is printed to cents, so half a cent.
+    from drmath import presets
+    assert presets.PRICES["ec2-capacity-block-h100"].gpu_hour_price == pytest.approx(4.92, abs=0.005)
+
+
+def test_front_end_share_per_gpu():
+    # stas00/ml-engineering network/README.md: a node's front-end network is "typically a single 100-400 Gbps
+    # connection"; Llama 3 §3.3.1: "Each server has 8 GPUs". 400 Gbit/s = 50 GB/s over 8 GPUs is 6.25 GB/s
+    # per GPU; exact arithmetic.
+    from drmath import presets
+    from drmath.units import GB_per_s
+    assert presets.NODES["h100-hgx"].per_gpu_frontend_bandwidth == pytest.approx(6.25 * GB_per_s)

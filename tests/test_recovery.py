@@ -40,9 +40,19 @@ def test_resume_slip():
     assert recovery.resume_slip(100.0, 0.25) == 300.0
 
 
+def test_expected_remaining_run_is_the_mean_over_a_uniform_event_time():
+    run = 90 * 86_400.0
+    t = np.linspace(0, run, 100_001)
+    assert recovery.expected_remaining_run(run) == pytest.approx((run - t).mean(), rel=1e-9)
+    assert recovery.expected_remaining_run(np.inf) == np.inf
+    assert recovery.resume_slip(recovery.expected_remaining_run(run), 0.5) == pytest.approx(run / 2)
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: recovery.local_rto_phases(-1.0, 0, 0, 0, 0), "detection must be finite and >= 0, got -1.0"),
     (lambda: recovery.rto({}), "phases must name at least one phase"),
+    (lambda: recovery.rto({"detection": 60.0, "load": -1.0}), "load must be finite and >= 0, got -1.0"),
+    (lambda: recovery.expected_remaining_run(-1.0), r"run_time must be >= 0 \(inf allowed\)"),
     (lambda: recovery.resume_slip(10.0, 0.0), r"standby_fraction must be in \(0, 1\], got 0.0"),
     (lambda: recovery.rpo_site(0.0, 1.0, 1.0), "replication_interval must be finite and > 0"),
 ])

@@ -26,6 +26,46 @@ def test_every_and_keeping_up():
     assert replication.replication_keeps_up(601.0, 600.0) is False
 
 
+def test_bandwidth_needed_hand_value():
+    # 1 TB, 2:1 compressed, every 1,000 s, 80% efficient, 10 s latency, 490 s upload:
+    # 0.5e12 / (0.8 × (1000 - 10 - 490)) = 0.5e12 / 400 = 1.25e9 B/s
+    assert replication.bandwidth_needed(1e12, 1000.0, 0.8, 10.0, 490.0, 2.0) == pytest.approx(1.25e9)
+
+
+def test_bandwidth_needed_just_keeps_up():
+    # at the rate needed, the store-and-forward chain takes exactly the interval
+    size, interval, eta, latency, upload = 5.67e12, 3600.0, 0.8, 1.0, 64.8
+    rate = replication.bandwidth_needed(size, interval, eta, latency, upload, 1.5)
+    link = replication.transfer_time(size, rate, eta, latency, 1.5)
+    assert replication.chain_time([upload, link]) == pytest.approx(interval, rel=1e-12)
+    assert replication.replication_keeps_up(replication.chain_time([upload, link * 1.001]), interval) is False
+
+
+def test_bandwidth_needed_unbounded_without_budget():
+    # the upload and latency fill the interval (exactly, or more): no line rate is enough
+    assert replication.bandwidth_needed(1e12, 100.0, 1.0, 10.0, 90.0) == np.inf
+    np.testing.assert_array_equal(replication.bandwidth_needed(1e12, np.array([100.0, 10.0, 1010.0]), 1.0, 10.0, 0.0),
+                                  [1e12 / 90, np.inf, 1e9])
+
+
+def test_bytes_shipped():
+    # 10 h of a run, a copy every 2 h, 1 TB at 2:1: 5 copies of 0.5 TB
+    assert replication.bytes_shipped(36_000.0, 7_200.0, 1e12, 2.0) == pytest.approx(2.5e12)
+    assert replication.bytes_shipped(0.0, 7_200.0, 1e12) == 0.0
+    assert replication.bytes_shipped(np.inf, 7_200.0, 1e12) == np.inf  # a run that never ends ships forever
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: replication.bandwidth_needed(1e12, 0.0, 1.0, 0.0, 0.0), "interval must be finite and > 0, got 0.0"),
+    (lambda: replication.bandwidth_needed(1e12, 10.0, 1.0, 0.0, -1.0), "upload_time must be finite and >= 0"),
+    (lambda: replication.bytes_shipped(-1.0, 10.0, 1e12), r"run_time must be >= 0 \(inf allowed\), got -1.0"),
+    (lambda: replication.bytes_shipped(1.0, 10.0, 1e12, 0.9), "compression must be >= 1, got 0.9"),
+])
+def test_bad_input_of_the_derived_formulas(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: replication.transfer_time(1e12, 1e9, efficiency=1.2), r"efficiency must be in \(0, 1\], got 1.2"),
     (lambda: replication.transfer_time(1e12, 1e9, compression=0.5), "compression must be >= 1, got 0.5"),

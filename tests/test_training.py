@@ -60,6 +60,16 @@ def test_wrong_types_name_the_argument(bad):
         training.time_to_train(1e9, 1e12, bad, 1e15, 0.5)
 
 
+def test_no_progress_fits_no_tokens_even_when_products_underflow():
+    # k·N = 1e-300 × 1e-300 underflows to 0 and ETTR 0 gives no throughput: 0/0 was NaN; no progress fits 0 tokens
+    assert training.tokens_in_window(1e-300, day, 1.0, 1.0, 1.0, 0.0, flops_per_param_token=1e-300) == 0.0
+
+
+def test_mismatched_arrays_name_their_shapes():
+    with pytest.raises(ValueError, match=r"must broadcast together, got shapes params \(2,\), tokens \(3,\)"):
+        training.training_flops(np.ones(2), np.ones(3))
+
+
 @pytest.mark.parametrize("func", [training.time_to_train, training.gpus_for_deadline])
 def test_no_work_needs_nothing_even_with_no_progress(func):
     # 0 tokens at ETTR 0 was 0/0 = NaN (found by tests/test_fuzz.py); no work takes no time and no GPUs,
