@@ -1,0 +1,512 @@
+r"""``plan()``: every output of a scenario, derived in named steps and explained.
+
+Data flows one way: inputs -> :class:`~drmath.Scenario` -> :func:`plan` ->
+:class:`Plan` -> views. The derivation runs as small named steps, in the way
+pvlib's ModelChain runs its models: each step reads the inputs and what the
+steps before it produced, and calls the formulas of one module.
+
+    >>> [name for name, _ in STEPS]
+    ['checkpoint', 'cadence', 'training', 'replication', 'failover', 'cost']
+    >>> p = plan(Scenario().with_changes({"training.gpus": 16_384}))
+    >>> round(p.mtbf / 3600, 2)
+    3.09
+
+Every output is declared once, in :mod:`drmath.quantities`; :class:`Plan` has
+one field per quantity, and :meth:`Plan.explain` renders the quantity's
+registered formula with this plan's numbers substituted.
+"""
+
+import dataclasses
+import functools
+import math
+import re
+
+import numpy as np
+
+from . import checkpoint, cost, presets, recovery, reliability, replication, training
+from ._validate import short_repr
+from .quantities import PLAN_FIELDS, QUANTITIES, SCALARS, TABLES
+from .scenario import FIELDS, SECTIONS, Scenario, _split
+from .units import format_quantity
+
+__all__ = ["Plan", "plan", "sweep", "Sweep", "compare", "Explanation", "STEPS"]
+
+
+# --------------------------------------------------------------------------- the steps
+# Each step takes the flat inputs ``v`` (any numeric one may be an array, for a sweep)
+# and the outputs so far, and returns its own outputs. Names starting with "_" are
+# intermediate: later steps read them, the Plan does not keep them.
+
+
+def checkpoint_step(v, out):
+    """Checkpoint size, shard, persist, stall, load and the interval floor."""
+    size = checkpoint.checkpoint_bytes(v["training.params"], v["checkpoint.bytes_per_param"])
+    shard = checkpoint.shard_bytes(size, v["training.gpus"])
+    write = checkpoint.checkpoint_write_time(size, v["checkpoint.write_bandwidth"], v["training.gpus"],
+                                             v["checkpoint.per_writer_bandwidth"])
+    stall = checkpoint.checkpoint_stall(write, shard, v["checkpoint.host_copy_bandwidth"],
+                                        v["checkpoint.mode"] == "async")
+    return dict(checkpoint_size=size, shard_size=shard, checkpoint_write_time=write, checkpoint_stall=stall,
+                checkpoint_load_time=checkpoint.checkpoint_load_time(size, v["checkpoint.read_bandwidth"]),
+                checkpoint_interval_floor=checkpoint.checkpoint_interval_floor(write, stall))
+
+
+def cadence_step(v, out):
+    """Failures, the local recovery, the checkpoint interval and ETTR."""
+    mtbf = reliability.cluster_mtbf(v["training.gpus"], v["failures.gpu_failure_rate"])
+    phases = recovery.local_rto_phases(v["failures.detection_time"], v["failures.reschedule_time"],
+                                       v["failures.launch_time"], out["checkpoint_load_time"],
+                                       v["failures.validation_time"])
+    u0 = recovery.rto(phases)
+    stall, floor = out["checkpoint_stall"], out["checkpoint_interval_floor"]
+    daly = reliability.daly_interval(stall, mtbf)
+    optimal = np.maximum(daly, floor)
+    chosen = optimal if v["checkpoint.interval"] is None else v["checkpoint.interval"]
+    tau = np.maximum(chosen, floor)
+    return dict(mtbf=mtbf, rto_local_phases=phases, rto_local=u0, restart_overhead=u0,
+                young_interval=reliability.young_interval(stall, mtbf), daly_interval=daly, optimal_interval=optimal,
+                checkpoint_interval=tau, checkpoint_interval_floored=chosen < floor,
+                checkpoint_bandwidth_share=checkpoint.checkpoint_bandwidth_share(out["checkpoint_size"], tau,
+                                                                                 v["checkpoint.write_bandwidth"]),
+                ettr=reliability.ettr(tau, stall, u0, mtbf))
+
+
+def training_step(v, out):
+    """Compute, and the run's length or its tokens (whichever the scenario does not set)."""
+    params, k = v["training.params"], v["training.flops_per_param_token"]
+    cluster = (v["training.gpus"], v["training.peak_flop_rate"], v["training.mfu"])
+    ettr = out["ettr"]
+    if v["training.tokens"] is None:
+        run = v["training.window"] * np.ones_like(ettr)
+        tokens = training.tokens_in_window(params, run, *cluster, ettr, k)
+    else:
+        tokens = v["training.tokens"] * np.ones_like(ettr)
+        run = training.time_to_train(params, tokens, *cluster, ettr, k)
+    return dict(run_driver="window" if v["training.tokens"] is None else "tokens",
+                training_flops=training.training_flops(params, tokens, k),
+                compute_time=training.time_to_train(params, tokens, *cluster, 1.0, k),
+                time_to_train=run, tokens=tokens, gpu_hours=cost.gpu_hours(v["training.gpus"], run),
+                run_cost=cost.run_cost(v["training.gpus"], run, v["cost.gpu_hour_price"]),
+                expected_interruptions=reliability.expected_interruptions(run, out["mtbf"]))
+
+
+def replication_step(v, out):
+    """Every k-th checkpoint off-site: the hops, whether it keeps up, and the RPOs."""
+    size, tau, write = out["checkpoint_size"], out["checkpoint_interval"], out["checkpoint_write_time"]
+    compression, streamed = v["replication.compression"], v["replication.streamed"]
+    k = replication.replication_every(v["replication.interval"], tau)
+    interval = k * tau
+    upload = replication.transfer_time(size, v["replication.object_store_bandwidth"], compression=compression)
+    link = replication.transfer_time(size, v["replication.link_bandwidth"], v["replication.efficiency"],
+                                     v["replication.latency"], compression)
+    t_rep = replication.chain_time([upload, link], streamed)
+    keeps_up = replication.replication_keeps_up(t_rep, interval)
+    needed = replication.bandwidth_needed(size, interval, v["replication.efficiency"], v["replication.latency"],
+                                          upload, compression, streamed)
+    return dict(replication_every=k, replication_interval=interval, object_store_time=upload, link_time=link,
+                replication_time=t_rep, replication_utilization=replication.replication_utilization(t_rep, interval),
+                replication_keeps_up=keeps_up, replication_bandwidth_needed=needed,
+                rpo_local=recovery.rpo_local(tau, write), rpo_local_expected=recovery.rpo_local(tau, write, expected=True),
+                rpo_site=recovery.rpo_site(interval, write, t_rep, keeps_up),
+                rpo_site_expected=recovery.rpo_site(interval, write, t_rep, keeps_up, expected=True))
+
+
+def failover_step(v, out):
+    """The site failover of the scenario's DR tier: its phases, standby and schedule slip."""
+    tier = presets.DR_TIERS[v["failover.tier"]]
+    fraction = tier.standby_fraction if v["failover.standby_fraction"] is None else v["failover.standby_fraction"]
+    staging = 0.0 if tier.lands_on_standby else replication.transfer_time(out["checkpoint_size"],
+                                                                          v["failover.staging_bandwidth"])
+    phases = recovery.site_rto_phases(v["failover.detection_time"],
+                                      0.0 if tier.automatic else v["failover.decision_time"], tier.readiness, staging,
+                                      v["failures.launch_time"], out["checkpoint_load_time"],
+                                      v["failures.validation_time"])
+    return dict(rto_site_phases=phases, rto_site=recovery.rto(phases), standby_fraction=fraction, standby_gpus=fraction * v["training.gpus"],
+                schedule_slip=recovery.resume_slip(recovery.expected_remaining_run(out["time_to_train"]), fraction))
+
+
+def cost_step(v, out):
+    """The standby, replication and the expected loss from a site event, priced."""
+    tier = presets.DR_TIERS[v["failover.tier"]]
+    run, size, compression = out["time_to_train"], out["checkpoint_size"], v["replication.compression"]
+    shipped = replication.bytes_shipped(run, out["replication_interval"], size, compression)
+    replication_cost = cost.replication_cost(shipped, v["cost.egress_price"], v["replication.retained"] * size / compression,
+                                             v["cost.storage_month_price"], run, v["cost.link_hour_price"])
+    probability = cost.site_event_probability(v["failures.site_event_rate"], run)
+    fleet = cost.fleet_cost_rate(v["training.gpus"], v["cost.gpu_hour_price"])
+    standby = cost.standby_cost(out["standby_gpus"], run, v["cost.gpu_hour_price"], tier.reserved_share)
+    lost = out["rpo_site_expected"] + out["rto_site"] + out["schedule_slip"]
+    loss = cost.expected_disaster_loss(probability, lost, fleet, v["cost.delay_cost"])
+    return dict(fleet_cost_rate=fleet, standby_cost=standby, replication_cost=replication_cost,
+                site_event_probability=probability, expected_disaster_loss=loss,
+                total_dr_cost=standby + replication_cost + loss, _lost_time=lost)
+
+
+STEPS = (("checkpoint", checkpoint_step), ("cadence", cadence_step), ("training", training_step),
+         ("replication", replication_step), ("failover", failover_step), ("cost", cost_step))
+"""The derivation, in order: (name, step)."""
+
+_TIER_STEPS = ("failover", "cost")  # what changes from one DR tier to another
+
+
+def _derive(v):
+    """Every output from the flat inputs ``v``, step by step."""
+    out = {}
+    for _, step in STEPS:
+        out.update(step(v, out))
+    return out
+
+
+def _compare_tiers(v, out):
+    """Every tier's total DR cost and break-even cost of delay, given the tier-independent outputs."""
+    every = {}
+    for name in presets.DR_TIERS:
+        tier_v, tier_out = {**v, "failover.tier": name}, dict(out)
+        for step_name, step in STEPS:
+            if step_name in _TIER_STEPS:
+                tier_out.update(step(tier_v, tier_out))
+        every[name] = tier_out
+    cold = every["cold"]
+    return {"tier_total_costs": {name: t["total_dr_cost"] for name, t in every.items()},
+            "break_even_delay_costs": {
+                name: cost.break_even_delay_cost(t["standby_cost"] - cold["standby_cost"],
+                                                 cost.lost_time_saved(cold["_lost_time"], t["_lost_time"]),
+                                                 t["site_event_probability"], t["fleet_cost_rate"])
+                for name, t in every.items()}}
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+def _py(value):
+    """numpy scalar -> Python scalar; arrays stay arrays."""
+    if isinstance(value, dict):
+        return {k: _py(x) for k, x in value.items()}
+    if isinstance(value, str) or np.ndim(value):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    return float(value)
+
+
+class _PlanMethods:
+    """What every Plan can do; its fields come from :mod:`drmath.quantities`."""
+
+    @functools.cached_property
+    def _tiers(self):
+        v = self.scenario.flat()
+        return _py(_compare_tiers(v, _derive(v)))
+
+    @property
+    def tier_total_costs(self):
+        """Total DR cost (standby + replication + expected disaster loss) of every tier. [USD]"""
+        return self._tiers["tier_total_costs"]
+
+    @property
+    def break_even_delay_costs(self):
+        """Cost of delay above which each tier pays for itself against cold. [USD/s]"""
+        return self._tiers["break_even_delay_costs"]
+
+    def explain(self, *names):
+        """The worked derivation of one or more quantities, as Markdown with LaTeX.
+
+        Parameters
+        ----------
+        *names : str
+            Quantities of this plan, e.g. ``"rpo_site"``.
+
+        Returns
+        -------
+        text : Explanation
+            The formula, the inputs substituted with units, and the result; a
+            ``str`` that Jupyter renders as Markdown.
+
+        Examples
+        --------
+        >>> print(plan().explain("mtbf").splitlines()[0])
+        **Cluster MTBF: 6.33 h**
+        """
+        if not names:
+            raise ValueError("explain() needs at least one quantity, e.g. explain('rpo_site')")
+        return Explanation("\n".join(_explain(self, name) for name in names))
+
+    def format(self, name, digits=3):
+        """The human reading of one quantity, e.g. ``"6.31 h"``."""
+        if name not in PLAN_FIELDS:
+            raise ValueError(f"unknown plan field {short_repr(name)}: choose from {', '.join(PLAN_FIELDS)}")
+        return format_quantity(getattr(self, name), QUANTITIES[name].kind, digits)
+
+    def to_dict(self):
+        """Every field in SI, keyed by name; ``inf`` stays ``inf`` (see :meth:`to_json_dict`)."""
+        out = {"run_driver": self.run_driver, "checkpoint_interval_floored": self.checkpoint_interval_floored}
+        out.update({name: getattr(self, name) for name in SCALARS})
+        out.update({name: dict(getattr(self, name)) for name in _DICT_FIELDS})
+        return out
+
+    def to_json_dict(self):
+        """Like :meth:`to_dict`, but JSON-safe: each ``inf`` becomes ``None`` with
+        ``"<field>_unbounded": True`` beside it."""
+        out = {}
+        for key, value in self.to_dict().items():
+            if isinstance(value, dict):
+                out[key] = {k: (None if _is_inf(x) else x) for k, x in value.items()}
+                unbounded = sorted(k for k, x in value.items() if _is_inf(x))
+                if unbounded:
+                    out[f"{key}_unbounded"] = unbounded
+            elif _is_inf(value):
+                out[key] = None
+                out[f"{key}_unbounded"] = True
+            else:
+                out[key] = value
+        return out
+
+    def to_series(self):
+        """Every scalar quantity in SI as a pandas Series, indexed by name.
+
+        >>> plan().to_series().loc[["checkpoint_size", "ettr", "replication_keeps_up"]]
+        quantity
+        checkpoint_size         5670000000000.0
+        ettr                           0.964156
+        replication_keeps_up               True
+        Name: value, dtype: object
+        """
+        import pandas as pd
+
+        series = pd.Series({name: getattr(self, name) for name in SCALARS}, name="value", dtype=object)
+        series.index.name = "quantity"
+        return series
+
+
+def _is_inf(value):
+    return isinstance(value, float) and math.isinf(value)
+
+
+_DICT_FIELDS = ("rto_local_phases", "rto_site_phases") + TABLES
+
+Plan = dataclasses.make_dataclass(
+    "Plan",
+    [("scenario", Scenario), ("run_driver", str), ("checkpoint_interval_floored", bool)]
+    + [(name, float) for name in SCALARS] + [("rto_local_phases", dict), ("rto_site_phases", dict)],
+    bases=(_PlanMethods,), frozen=True)
+Plan.__module__ = __name__
+Plan.__doc__ = (
+    "Every derived number of a scenario, in SI, with :meth:`explain` for each.\n\n"
+    "One field per quantity of :mod:`drmath.quantities` (" + ", ".join(SCALARS) + "), plus the scenario, "
+    "``run_driver`` (``'window'`` or ``'tokens'``), ``checkpoint_interval_floored`` and the RTO phases. "
+    "``rpo_site`` (and what depends on it) is ``inf`` when replication does not keep up; "
+    "``replication_keeps_up`` is then False and ``explain('rpo_site')`` says what would fix it.")
+
+
+def plan(scenario=None):
+    """Derive every number of a scenario.
+
+    Parameters
+    ----------
+    scenario : Scenario, optional
+        The inputs; the seed case when omitted.
+
+    Returns
+    -------
+    plan : Plan
+        Every derived number in SI, with ``explain()``.
+
+    Examples
+    --------
+    >>> p = plan()
+    >>> p.replication_keeps_up, round(p.checkpoint_size / 1e12, 2)
+    (True, 5.67)
+    """
+    scenario = Scenario() if scenario is None else scenario
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"plan() needs a Scenario, got {type(scenario).__name__}")
+    out = _derive(scenario.flat())
+    return Plan(scenario=scenario, **{f.name: _py(out[f.name]) for f in dataclasses.fields(Plan)[1:]})
+
+
+# --------------------------------------------------------------------------- sweeps and comparisons
+
+
+class Sweep(dict):
+    """Plan outputs along one input: ``{quantity: ndarray}``, with the input as ``path`` and ``values``."""
+
+    def __init__(self, path, values, curves):
+        super().__init__(curves)
+        self.path, self.values = path, values
+
+    def to_frame(self):
+        """A tidy table: one row per value of the input, one column per quantity (SI).
+
+        >>> s = sweep(Scenario(), "training.gpus", [4096, 8192], ["mtbf"])
+        >>> s.to_frame().round(0)
+           training.gpus     mtbf
+        0         4096.0  44540.0
+        1         8192.0  22270.0
+        """
+        import pandas as pd
+
+        return pd.DataFrame({self.path: self.values, **self})
+
+
+def sweep(scenario, path, values, outputs=None):
+    """Every plan output along one input, in one vectorised pass.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The base inputs.
+    path : str
+        The numeric input to vary, ``section.field``.
+    values : array_like
+        Its values, each checked against the field's range.
+    outputs : sequence of str, optional
+        Quantities to return; all scalar ones when omitted.
+
+    Returns
+    -------
+    curves : Sweep
+        Each output, one entry per value (a dict of ndarray, with ``to_frame()``).
+
+    Examples
+    --------
+    >>> curves = sweep(Scenario(), "replication.link_bandwidth", [1e9, 1e10], ["rpo_site"])
+    >>> curves["rpo_site"].shape
+    (2,)
+    """
+    _split(path)
+    info = FIELDS[path]
+    if info.choices is not None or info.kind == "flag":
+        raise ValueError(f"{path} is a choice, not a number: compare plans per choice instead of sweeping")
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"values for {path} must be a non-empty 1-D array, got shape {arr.shape}")
+    for x in (arr.min(), arr.max()) if np.isfinite(arr).all() else arr[~np.isfinite(arr)][:1]:
+        info.coerce(float(x))
+    if info.integer and not np.all(arr == np.round(arr)):
+        raise ValueError(f"{path} values must be whole numbers: must be {info.range_text()}")
+    names = list(SCALARS) if outputs is None else list(outputs)
+    for name in names:
+        if name not in PLAN_FIELDS:
+            raise ValueError(f"unknown plan field {short_repr(name)}: choose from {', '.join(PLAN_FIELDS)}")
+    v = scenario.flat()
+    v[path] = arr
+    derived = _derive(v)
+    return Sweep(path, arr, {name: np.broadcast_to(np.asarray(derived[name], dtype=float), arr.shape).copy()
+                             for name in names})
+
+
+def compare(plans, names=None, fields=None):
+    """Plans side by side: one row per quantity, one column per plan (SI values).
+
+    Parameters
+    ----------
+    plans : sequence of Plan
+        The plans; the first is the baseline.
+    names : sequence of str, optional
+        Column names; ``plan 1``, ``plan 2`` … when omitted.
+    fields : sequence of str, optional
+        Quantities; :data:`drmath.quantities.COMPARED` when omitted.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Indexed by quantity, with a ``title`` column, then one column per plan.
+
+    Examples
+    --------
+    >>> small = plan(Scenario().with_changes({"training.gpus": 4096}))
+    >>> compare([plan(), small], ["8K", "4K"], ["mtbf", "rpo_site"]).round(0)  # doctest: +NORMALIZE_WHITESPACE
+                         title       8K       4K
+    quantity
+    mtbf          Cluster MTBF  22805.0  44540.0
+    rpo_site  Site RPO (worst)   4275.0   4400.0
+    """
+    import pandas as pd
+
+    from .quantities import COMPARED
+
+    plans = list(plans)
+    if not plans or not all(isinstance(p, Plan) for p in plans):
+        raise ValueError("compare() needs one or more Plans")
+    names = [f"plan {i + 1}" for i in range(len(plans))] if names is None else list(names)
+    if len(names) != len(plans) or len(set(names)) != len(names):
+        raise ValueError(f"compare() needs one distinct name per plan, got {len(names)} for {len(plans)} plans")
+    fields = list(COMPARED if fields is None else fields)
+    for name in fields:
+        if name not in PLAN_FIELDS:
+            raise ValueError(f"unknown plan field {short_repr(name)}: choose from {', '.join(PLAN_FIELDS)}")
+    table = pd.DataFrame({"title": [PLAN_FIELDS[f][1] for f in fields],
+                          **{n: [getattr(p, f) for f in fields] for n, p in zip(names, plans)}},
+                         index=pd.Index(fields, name="quantity"))
+    return table
+
+
+# --------------------------------------------------------------------------- explain
+
+
+class Explanation(str):
+    """A worked derivation: Markdown with LaTeX, rendered as Markdown by Jupyter."""
+
+    def _repr_markdown_(self):
+        return str(self)
+
+
+_PLACEHOLDER = re.compile(r"<([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)?)(?:\|([a-z_]+))?>")
+
+
+def _lookup(p, key):
+    """The value and kind of a placeholder: a quantity, an input, a phase or the tier's preset."""
+    head, _, rest = key.partition(".")
+    if head == "tier":
+        return getattr(presets.DR_TIERS[p.scenario.failover.tier], rest), "plain"
+    if head in SECTIONS:
+        return p.scenario.get(key), FIELDS[key].kind
+    if rest:
+        return getattr(p, head)[rest], "duration"
+    return getattr(p, key), QUANTITIES[key].kind
+
+
+def _text(p, key, kind):
+    value, own = _lookup(p, key)
+    return f"{value:g}" if kind == "g" else format_quantity(value, kind or own)
+
+
+def _tex_text(text):
+    escaped = text.replace("\\", r"\\").replace("$", r"\$").replace("%", r"\%").replace("#", r"\#")
+    return r"\text{" + escaped.replace(",", "{,}") + "}"
+
+
+def _fill(p, template, tex):
+    """A registry template with this plan's numbers in place of its placeholders."""
+    if callable(template):
+        template = template(p)
+    if not template:
+        return template
+
+    def one(match):
+        text = _text(p, match.group(1), match.group(2))
+        return _tex_text(text) if tex else text
+
+    return _PLACEHOLDER.sub(one, template)
+
+
+def _explain(p, name):
+    if name in ("rto_local_phases", "rto_site_phases"):
+        name = name.removesuffix("_phases")
+    if name not in QUANTITIES:
+        known = ", ".join(sorted(set(QUANTITIES) | {"rto_local_phases", "rto_site_phases"}))
+        raise ValueError(f"unknown plan field {short_repr(name)}: choose from {known}")
+    q = QUANTITIES[name]
+    formula, note = _fill(p, q.formula, True), _fill(p, q.note, False)
+    if q.table:
+        values = getattr(p, name)
+        rows = "\n".join(f"| {presets.DR_TIERS[k].label} | "
+                         f"{'baseline' if name == 'break_even_delay_costs' and k == 'cold' else format_quantity(x, q.kind)} |"
+                         for k, x in values.items())
+        text = f"**{q.title}**\n\n$${formula}$$\n\n| tier | {q.short} |\n|---|---|\n{rows}\n"
+        return text + (f"\n{note}\n" if note else "")
+    result = p.format(name)
+    substitution = _fill(p, q.substitution, True)
+    line = f"{substitution} = {_tex_text(result)}" if substitution else _tex_text(result)
+    text = f"**{q.title}: {result}**\n\n$${formula}$$\n\n$$= {line}$$\n"
+    return text + (f"\n{note}\n" if note else "")
+

@@ -1,0 +1,99 @@
+"""The registry of plan outputs is the one list: everything that lists quantities agrees with it."""
+
+import dataclasses
+import math
+
+import pytest
+
+import drmath
+from drmath import Plan, Scenario, plan, quantities
+from drmath.plan import STEPS, Explanation
+from drmath.quantities import CARDS, COMPARED, GROUPS, QUANTITIES, SCALARS, TABLES
+from drmath.units import KINDS
+
+# the Plan's fields that are not quantities: the inputs, and what a quantity's derivation is made of
+NOT_QUANTITIES = {"scenario", "run_driver", "checkpoint_interval_floored", "rto_local_phases", "rto_site_phases"}
+
+SCENARIOS = {
+    "seed": Scenario(),
+    "tokens drive the run": Scenario().with_changes({"training.tokens": 15.6e12}),
+    "replication behind": Scenario().with_changes({"replication.link_bandwidth": 1e8}),
+    "sync, interval set below the floor": Scenario().with_changes({"checkpoint.mode": "sync",
+                                                                  "checkpoint.interval": 1.0}),
+    "streamed, hot, half standby": Scenario().with_changes({"replication.streamed": True, "failover.tier": "hot",
+                                                           "failover.standby_fraction": 0.5}),
+    "cold": Scenario().with_changes({"failover.tier": "cold"}),
+}
+
+
+def test_plan_has_one_field_per_quantity():
+    fields = {f.name for f in dataclasses.fields(Plan)} - NOT_QUANTITIES
+    assert fields == set(SCALARS)
+    assert {name for name in TABLES if isinstance(getattr(Plan, name), property)} == set(TABLES)
+
+
+def test_every_step_output_is_declared():
+    out, v = {}, Scenario().flat()
+    for name, step in STEPS:
+        produced = step(v, out)
+        public = {k for k in produced if not k.startswith("_")} - NOT_QUANTITIES
+        assert public <= set(QUANTITIES), (name, public - set(QUANTITIES))
+        out.update(produced)
+    assert set(SCALARS) <= set(out)
+
+
+def test_every_quantity_is_complete():
+    for name, q in QUANTITIES.items():
+        assert q.name == name
+        assert q.kind in KINDS, name
+        assert q.unit.startswith("[") and q.unit.endswith("]"), name
+        assert q.group in GROUPS, name
+        assert q.title and q.formula, name
+    assert sorted(QUANTITIES[n].card for n in CARDS) == list(range(1, len(CARDS) + 1))
+    assert set(COMPARED) <= set(SCALARS) and set(CARDS) <= set(SCALARS)
+    assert [n for g in GROUPS for n in quantities.in_group(g)] == list(QUANTITIES)
+
+
+@pytest.mark.parametrize("case", list(SCENARIOS))
+def test_every_quantity_is_explained_with_its_number(case):
+    p = plan(SCENARIOS[case])
+    for name in QUANTITIES:
+        text = p.explain(name)
+        assert isinstance(text, Explanation) and text._repr_markdown_() == text
+        assert "<" not in text.replace("<=", ""), (name, text)  # every placeholder was filled
+        assert "$$" in text, name
+        if name in SCALARS:
+            assert text.startswith(f"**{QUANTITIES[name].title}: {p.format(name)}**"), (name, text)
+    assert p.explain("mtbf", "ettr") == p.explain("mtbf") + "\n" + p.explain("ettr")
+
+
+def test_explain_refuses_what_is_not_a_quantity():
+    with pytest.raises(ValueError, match=r"unknown plan field 'nope': choose from .*break_even_delay_costs"):
+        plan().explain("nope")
+    with pytest.raises(ValueError, match="needs at least one quantity"):
+        plan().explain()
+
+
+def test_cards_have_titles_and_details():
+    p = plan(SCENARIOS["replication behind"])
+    for name in CARDS:
+        assert quantities.card_title(name)
+        assert quantities.card_detail(p, name)
+    assert "needs ≥" in quantities.card_detail(p, "replication_keeps_up")
+    assert quantities.card_detail(p, "mtbf") == ""
+
+
+def test_to_series_and_compare_read_the_registry():
+    p = plan()
+    series = p.to_series()
+    assert list(series.index) == list(SCALARS)
+    assert series["rpo_site"] == p.rpo_site
+    behind = plan(SCENARIOS["replication behind"])
+    table = drmath.compare([p, behind], ["seed", "behind"])
+    assert list(table.index) == list(COMPARED)
+    assert list(table.columns) == ["title", "seed", "behind"]
+    assert math.isinf(table.loc["rpo_site", "behind"]) and table.loc["rpo_site", "seed"] == p.rpo_site
+    with pytest.raises(ValueError, match="one distinct name per plan"):
+        drmath.compare([p, behind], ["same", "same"])
+    with pytest.raises(ValueError, match="unknown plan field 'bogus'"):
+        drmath.compare([p], fields=["bogus"])
