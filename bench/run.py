@@ -1,7 +1,8 @@
 """Run every benchmark of the project and print one table: figure, value, target, pass or fall short.
 
     ./tasks bench                 # everything, then writes BENCHMARKS.md
-    ./tasks bench --only core     # some of them (core, simulate, report, plotly, browser, load, replicas, kernel)
+    ./tasks bench --only core     # some of them (core, import, simulate, report, plotly, browser, load, replicas,
+                                  # kernel)
     ./tasks bench --no-write      # print the table, leave BENCHMARKS.md alone
 
 Each script in bench/ also runs alone and prints its own details; its full output is kept in
@@ -23,6 +24,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SCRIPTS = {
     "core": ["bench_core.py"],
+    "import": ["bench_import.py"],
     "simulate": ["bench_simulate.py"],
     "report": ["bench_report.py"],
     "plotly": ["bench_plotly.py"],

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from drmath import Scenario, plan
-from drmath.simulate import SimulationResult, ettr_sweep, simulate_run
+from drmath.simulate import TRIAL_ARRAYS, TRIAL_UNITS, SimulationResult, ettr_sweep, simulate_run
 from drmath.units import day, hour
 
 NO_SITE = {"failures.site_event_rate": 0.0}
@@ -110,7 +110,7 @@ def test_recorded_events_match_local_rpo_and_rto():
     s = Scenario().with_changes({"training.window": 30 * day, **NO_SITE})
     p = plan(s)
     r = simulate_run(s, trials=500, seed=4, record_events=True)
-    tau, delta, W = p.checkpoint_interval, p.checkpoint_stall, p.checkpoint_write_time
+    tau, W = p.checkpoint_interval, p.checkpoint_write_time
     # lost work: uniform over a cycle, so about tau/2 (plus the persist window); never above tau + W
     assert np.all(r.local_rpo >= 0) and np.all(r.local_rpo <= tau + W + 1e-9)
     assert r.local_rpo.mean() == pytest.approx(tau / 2 + W, rel=0.05)
@@ -148,9 +148,57 @@ def test_result_shapes_percentiles_and_summary():
     assert q[50.0] == pytest.approx(np.median(r.completion_time))
     lo, hi = r.ettr_mean_interval(0.99)
     assert lo < r.ettr.mean() < hi
+    assert r.events == r.interruptions.sum()
     summary = r.summary()
     assert summary["ettr_mean"] == pytest.approx(r.ettr.mean())
     assert summary["events"] == r.interruptions.sum()
+    assert summary["completion_time_p95"] == pytest.approx(q[95.0])
+
+
+SOME_SITE_EVENTS = {"training.window": 7 * day, "failures.site_event_rate": 1e-6}   # P(hit) ~ 45%
+
+
+def test_to_frame_is_one_row_per_run():
+    r = simulate_run(Scenario().with_changes(SOME_SITE_EVENTS), trials=300, seed=2)
+    runs = r.to_frame()
+    assert runs.index.name == "trial" and runs.index.tolist() == list(range(r.trials))
+    assert runs.columns.tolist() == list(TRIAL_UNITS) and runs.attrs["units"] == TRIAL_UNITS
+    for name in TRIAL_UNITS:
+        np.testing.assert_array_equal(runs[name].to_numpy(), getattr(r, name))
+    # a row is one run: its site columns are filled exactly when a site event struck it
+    assert 0 < runs["site_event"].sum() < r.trials
+    for name in ("site_time", "site_rpo", "site_rto"):
+        assert (runs[name].notna() == runs["site_event"]).all()
+
+
+def test_summary_matches_the_per_trial_arrays():
+    r = simulate_run(Scenario().with_changes(SOME_SITE_EVENTS), trials=300, seed=2)
+    table = r.describe(q=(1, 50, 99))
+    assert table.index.name == "quantity" and table.index.tolist() == list(TRIAL_ARRAYS)
+    assert table.columns.tolist() == ["unit", "count", "mean", "p1", "p50", "p99"]
+    for name in TRIAL_ARRAYS:
+        values = np.asarray(getattr(r, name), dtype=float)
+        values = values[~np.isnan(values)]
+        row = table.loc[name]
+        assert row["unit"] == TRIAL_UNITS[name]
+        assert row["count"] == values.size
+        assert row["mean"] == pytest.approx(values.mean())
+        assert row["p50"] == pytest.approx(np.median(values))
+        for p, value in r.percentiles(name, (1, 50, 99)).items():
+            assert row[f"p{p:g}"] == pytest.approx(value)
+    assert table.loc["site_rpo", "count"] == r.site_event.sum() < r.trials
+    assert table.loc["ettr", "count"] == r.trials
+    assert r.describe().columns.tolist() == ["unit", "count", "mean", "p5", "p50", "p95"]   # the default
+
+
+def test_summary_without_site_events_has_empty_site_rows():
+    r = simulate_run(Scenario().with_changes({"training.window": 2 * day, **NO_SITE}), trials=50, seed=0)
+    table = r.describe()
+    assert table.loc["site_rpo", "count"] == 0 and table.loc["site_rto", "count"] == 0
+    assert table.loc[["site_rpo", "site_rto"], ["mean", "p5", "p50", "p95"]].isna().all().all()
+    assert table.loc["ettr", ["mean", "p5", "p50", "p95"]].notna().all()
+    with pytest.raises(ValueError, match=r"q must be a number in \[0, 100\], got 101"):
+        r.describe(q=(50, 101))
 
 
 def test_lost_gpu_hours_are_lost_work_plus_restarts():
