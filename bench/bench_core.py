@@ -1,45 +1,21 @@
-"""Speed of the core: import time, the dashboard's sweeps, and plan() latency.
+"""Speed of the core: the dashboard's sweeps, and plan() latency (bench_import.py times the import).
 
 Prints figures; asserts nothing. Run: .venv/bin/python bench/bench_core.py
 
 Targets (issue: drmath core):
-- `import drmath` adds <= 50 ms over `import numpy` (median of fresh processes);
 - five 200-point sweeps (one dashboard update's curves) <= 5 ms together: the figure that matters.
 
 plan() of the default scenario is printed for reference, without a target: every formula runs its
 argument checks on one numpy path, and a dashboard update costs tens of ms elsewhere.
 """
 
-import os
 import statistics
-import subprocess
-import sys
 import time
 
 import numpy as np
 from _figures import record
 
 from drmath import Scenario, plan, sweep
-
-
-# a user's Python caches bytecode; without it every import recompiles drmath from source
-_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-
-
-def _import_ms(stmt, runs=15):
-    code = f"import time; t = time.perf_counter(); {stmt}; print((time.perf_counter() - t) * 1e3)"
-    # a statement that resets t times only what follows it
-    run = lambda: float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,  # noqa: E731
-                                       check=True, env=_ENV).stdout)
-    run()  # writes the bytecode cache
-    return [run() for _ in range(runs)]
-
-
-def import_overhead():
-    """Median time of `import drmath` in fresh processes that have already imported numpy."""
-    numpy_only = _import_ms("import numpy")
-    after_numpy = _import_ms("import numpy; t = time.perf_counter(); import drmath")
-    return statistics.median(after_numpy), statistics.median(numpy_only)
 
 
 def plan_latency(runs=2000):
@@ -75,9 +51,6 @@ def sweep_latency(runs=200):
 
 def main():
     rows = []
-    overhead, numpy_ms = import_overhead()
-    rows.append(("import drmath over import numpy", f"{overhead:.1f} ms", "<= 50 ms", overhead <= 50,
-                 f"numpy alone {numpy_ms:.1f} ms; median of 15 fresh processes, bytecode cached"))
     total = sweep_latency()
     rows.append(("five 200-point sweeps", f"{total:.2f} ms", "<= 5 ms", total <= 5, "median of 200 rounds"))
     median, p95 = plan_latency()
