@@ -42,6 +42,7 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
+from . import _resources
 from ._validate import clip, short_repr
 from .scenario import FIELDS, SECTIONS, Scenario
 from .units import parse_quantity
@@ -52,8 +53,8 @@ __all__ = [
     "MAX_QUERY_LENGTH", "MAX_QUERY_FIELDS", "MAX_VALUE_LENGTH",
 ]
 
-SCENARIO_DIR = Path(__file__).resolve().parent.parent / "data" / "scenarios"
-"""Where the shipped scenario files live (``data/scenarios/*.toml``)."""
+SCENARIO_DIR = _resources.scenario_dir()
+"""Where the shipped scenario files live (``drmath/data/scenarios/*.toml``, package data)."""
 
 META = "scenario"
 """The TOML table for people (name, description, sources); the model ignores it."""

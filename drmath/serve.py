@@ -2,7 +2,9 @@ r"""Serve the dashboard with Voilà: ``python -m drmath.serve [--port N] [--ip 1
 
 What it sets up (see ``stack.md`` for why):
 
-- the local ``drlab`` template (``share/jupyter/voila/templates/drlab``), so no
+- the app notebook and the local ``drlab`` template, both package data
+  (``drmath/data/dashboard.ipynb``, ``drmath/data/voila/templates/drlab``, see
+  :mod:`drmath._resources`), so it serves from wherever drmath is installed and no
   request leaves the machine (the stock ``lab`` template links a CDN);
 - plotly.js (the vendored 1.2 MB "basic" bundle) as a static file of that
   template, at a versioned URL the browser caches for good; the figures load
@@ -59,7 +61,7 @@ from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from traitlets import Float, Int
 
-from . import units
+from . import _resources, units
 
 __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "SESSION_END", "parse_size", "GraceKernelManager",
@@ -67,13 +69,14 @@ __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "I
            "machine_defaults", "BUSY_TEXT", "MAX_URL_LENGTH", "MAX_HEADER_SIZE", "REFILL_NICENESS"]
 
 ROOT = Path(__file__).resolve().parent.parent
-"""The repository (checkout) root. [1]"""
+"""The folder this drmath is imported from (a checkout, or site-packages): the server runs there and the
+kernels import the same drmath. No file is read from it; the data files are package data. [1]"""
 
-NOTEBOOK = ROOT / "notebooks" / "dashboard.ipynb"
-"""The Voilà app notebook. [1]"""
+NOTEBOOK = _resources.data_file("dashboard.ipynb")
+"""The Voilà app notebook (package data). [1]"""
 
-TEMPLATE_ROOT = ROOT / "share" / "jupyter"
-"""The Jupyter data dir holding ``voila/templates/drlab``. [1]"""
+TEMPLATE_ROOT = _resources.data_dir()
+"""The Jupyter data dir holding ``voila/templates/drlab`` (``drmath/data``, package data). [1]"""
 
 MAX_KERNELS = 24
 """Cap on kernels alive at once, the preheated pool included, that :func:`voila_argv` writes unless told:
@@ -381,7 +384,7 @@ def _trim_heap():
 
 # --------------------------------------------------------------------------- session ends (issue 12)
 # Why a visitor's session ended -> the websocket close code and reason its page receives; the page's
-# notice (share/jupyter/voila/templates/drlab/index.html.j2) is chosen by the code. Tornado itself
+# notice (drmath/data/voila/templates/drlab/index.html.j2) is chosen by the code. Tornado itself
 # closes an oversize message's socket with 1009; the page treats 1009 like 4003.
 SESSION_END = {"idle": (4001, "idle"), "memory": (4002, "over the memory limit"),
                "too-large": (4003, "message too large"), "dead": (4004, "kernel died")}
@@ -985,6 +988,11 @@ def __getattr__(name):
 def voila_env(environ=None):
     """The environment Voilà runs in: ``JUPYTER_PATH`` with the ``drlab`` template first.
 
+    ``JUPYTER_PATH`` starts with :data:`TEMPLATE_ROOT` (package data), where Voilà finds the
+    template and serves its ``static/`` files. When drmath runs from a checkout that Python would
+    not find on its own (not installed), ``PYTHONPATH`` names :data:`ROOT`, so the kernels import
+    the same drmath as the server.
+
     Parameters
     ----------
     environ : mapping, optional
@@ -997,15 +1005,21 @@ def voila_env(environ=None):
 
     Examples
     --------
-    >>> voila_env({})["JUPYTER_PATH"].endswith("share/jupyter")
+    >>> first = voila_env({})["JUPYTER_PATH"].split(os.pathsep)[0]
+    >>> (Path(first) / "voila" / "templates" / "drlab" / "conf.json").is_file()
     True
     """
+    import site
+    import sysconfig
+
     env = dict(os.environ if environ is None else environ)
     paths = [str(TEMPLATE_ROOT)]
     if env.get("JUPYTER_PATH"):
         paths.append(env["JUPYTER_PATH"])
     env["JUPYTER_PATH"] = os.pathsep.join(paths)
-    env.setdefault("PYTHONPATH", str(ROOT))
+    installed = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], site.getusersitepackages()}
+    if ROOT not in {Path(p).resolve() for p in installed}:
+        env.setdefault("PYTHONPATH", str(ROOT))
     return env
 
 
@@ -1149,7 +1163,10 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
         "--VoilaKernelManager.fill_delay=8",
         f"--VoilaConfiguration.resources={resources!r}",
         f"--Voila.tornado_settings={tornado!r}",
-        "--VoilaConfiguration.extension_denylist=['jupyterlab-plotly', 'jupyterlab_pygments']",
+        # the page loads only the front-end extensions the dashboard uses (not plotly's 4.8 MB one, nor any other
+        # JupyterLab extension installed beside Voilà: jupytext's fails in a Voilà page, RUNTIME-012)
+        "--VoilaConfiguration.extension_allowlist=['@jupyter-widgets/jupyterlab-manager', "
+        "'@voila-dashboards/widgets-manager8', 'anywidget']",
         # issue 12: a visitor's ?theme= / ?template= never reaches a template (CappedVoilaHandler drops them too)
         "--VoilaConfiguration.allow_theme_override=NO", "--VoilaConfiguration.allow_template_override=NO",
         *extra,

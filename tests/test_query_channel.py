@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import READY_JS, free_port, kernel_ids, problems, start_voila, stop_voila, watch  # noqa: E402
 
 from drmath._query import TOKEN_HEADER, kernel_token  # noqa: E402
+from drmath.serve import NOTEBOOK  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK = ROOT / "notebooks" / "dashboard.ipynb"
 # what a dashboard kernel must not import (the first three came in with voila.utils); the query
 # channel's own client, websockets, is light (~10 ms) and allowed
 BANNED = ("voila", "jupyter_server", "jupyter_events", "lark", "rfc3987_syntax", "jsonschema", "nbformat",

@@ -176,7 +176,7 @@ def test_sources_are_stripped_and_not_served(server):
                 assert line.strip() not in html, f"source line in the page: {line!r}"
     assert not re.search(r'class="[^"]*(jp-InputArea|jp-CodeMirrorEditor|jp-InputPrompt)', html)  # no input cells
     assert not any("strip_sources" in a for a in serve.command([])[0])  # Voilà's default (True) stands
-    for path in ["voila/files/notebooks/dashboard.ipynb", "notebooks/dashboard.ipynb",
+    for path in ["voila/files/dashboard.ipynb", "voila/files/notebooks/dashboard.ipynb", "notebooks/dashboard.ipynb",
                  "voila/files/drmath/serve.py", "voila/files/drmath/dashboard.py", "voila/files/pyproject.toml",
                  "voila/files/README.md", "voila/files/../README.md", "voila/static/../../drmath/serve.py"]:
         status, final, _, body = request(server["url"] + path)
@@ -224,7 +224,7 @@ def test_the_api_cannot_start_kernels_sessions_terminals_or_files(server_without
     time.sleep(2)
     assert kernel_ids(proc) == set()
     assert "Kernel started" not in server_without_pool["log"].read_text()
-    assert not (serve.ROOT / "notebooks" / "evil.ipynb").exists()
+    assert not (serve.NOTEBOOK.parent / "evil.ipynb").exists()
 
 
 def test_xsrf_protection_stays_on(server):

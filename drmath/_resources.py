@@ -1,0 +1,165 @@
+"""The files that ship inside drmath, under ``drmath/data/``, found with :mod:`importlib.resources`.
+
+Every file the code reads at run time lives there and is reached through this module, so an
+installed wheel works from any directory and no code reaches outside the package:
+
+- ``scenarios/*.toml``: the shipped scenarios (:func:`scenario_files`);
+- ``drills_example.csv``: an illustrative drill log (invented numbers);
+- ``dashboard.ipynb``: the app notebook that ``python -m drmath.serve`` runs in Voilà;
+- ``voila/templates/drlab/``: the Voilà template (:func:`template_dir`), with the vendored
+  plotly.js "basic" bundle in its ``static/`` folder (:func:`plotly_bundle`). ``data/`` is laid out
+  as a Jupyter data directory (:func:`data_dir`), which ``drmath.serve`` puts first on
+  ``JUPYTER_PATH``; Voilà serves the template's ``static/`` files at
+  ``voila/templates/drlab/static/<file>``;
+- ``report/``: what the standalone report is rendered from.
+
+``pyproject.toml`` declares the whole folder as package data. The functions return
+:class:`pathlib.Path` objects, because Voilà and the report read real files: pip installs a wheel
+unpacked, and an editable install points into the checkout.
+
+    >>> data_file("scenarios", "seed.toml").name
+    'seed.toml'
+    >>> (template_dir() / "conf.json").is_file()
+    True
+"""
+
+from importlib.resources import files
+from pathlib import Path
+
+__all__ = ["data_dir", "data_file", "scenario_dir", "scenario_files", "template_dir", "plotly_bundle"]
+
+
+def data_dir():
+    """The folder of drmath's data files, ``drmath/data/`` where drmath is installed.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The folder; it is also a Jupyter data directory (``voila/templates/...``). [1]
+
+    Raises
+    ------
+    RuntimeError
+        If drmath is imported from a zip archive, where its data files are not files.
+
+    Examples
+    --------
+    >>> data_dir().name
+    'data'
+    """
+    root = files(__package__) / "data"
+    if not isinstance(root, Path):
+        raise RuntimeError(f"drmath's data files must be files on disk; drmath is imported from {root}: "
+                           f"install it with pip (unpacked), not as a zip archive")
+    return root
+
+
+def data_file(*parts):
+    """A file or folder under ``drmath/data/``.
+
+    Parameters
+    ----------
+    *parts : str
+        Path components below ``drmath/data/``, e.g. ``"scenarios", "seed.toml"``. [1]
+
+    Returns
+    -------
+    path : pathlib.Path
+        Its path (whether or not it exists). [1]
+
+    Raises
+    ------
+    ValueError
+        If a part is absolute or ``..``: nothing outside the package's data is reached.
+
+    Examples
+    --------
+    >>> data_file("drills_example.csv").is_file()
+    True
+    >>> data_file("..", "serve.py")
+    Traceback (most recent call last):
+    ...
+    ValueError: data_file parts = ('..', 'serve.py'): each must be a name below drmath/data (no '..', not absolute)
+    """
+    if not parts or any(Path(part).is_absolute() or ".." in Path(part).parts for part in parts):
+        raise ValueError(f"data_file parts = {parts!r}: each must be a name below drmath/data "
+                         f"(no '..', not absolute)")
+    return data_dir().joinpath(*parts)
+
+
+def scenario_dir():
+    """The folder of the shipped scenario files, ``drmath/data/scenarios/``.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The folder. [1]
+
+    Examples
+    --------
+    >>> scenario_dir().name
+    'scenarios'
+    """
+    return data_file("scenarios")
+
+
+def scenario_files():
+    """The shipped scenario files, by file name.
+
+    Returns
+    -------
+    paths : list of pathlib.Path
+        Every ``*.toml`` in :func:`scenario_dir`, sorted by name. [1]
+
+    Examples
+    --------
+    >>> "seed.toml" in [p.name for p in scenario_files()]
+    True
+    """
+    return sorted(scenario_dir().glob("*.toml"))
+
+
+def template_dir(name="drlab"):
+    """A Voilà template that ships with drmath: ``drmath/data/voila/templates/<name>/``.
+
+    Parameters
+    ----------
+    name : str, default "drlab"
+        The template. ``drlab`` is Voilà's ``lab`` with no CDN link, plus the plotly.js bundle
+        and drmath's session-end notice. [1]
+
+    Returns
+    -------
+    path : pathlib.Path
+        Its folder (``conf.json``, ``index.html.j2``, ``static/``). [1]
+
+    Examples
+    --------
+    >>> sorted(p.name for p in template_dir().iterdir())
+    ['conf.json', 'index.html.j2', 'static']
+    """
+    return data_file("voila", "templates", name)
+
+
+def plotly_bundle(version):
+    """The vendored plotly.js "basic" bundle of a version (scatter, bar and pie traces).
+
+    Parameters
+    ----------
+    version : str
+        Its version, :data:`drmath.viz.PLOTLY_JS_VERSION`. [1]
+
+    Returns
+    -------
+    path : pathlib.Path
+        ``plotly-basic-<version>.min.js`` in the ``drlab`` template's ``static/`` folder, which
+        Voilà serves at ``voila/templates/drlab/static/plotly-basic-<version>.min.js`` and the
+        report inlines. [1]
+
+    Examples
+    --------
+    >>> from drmath.viz import PLOTLY_JS_VERSION
+    >>> plotly_bundle(PLOTLY_JS_VERSION).stat().st_size > 1e6
+    True
+    """
+    return template_dir("drlab") / "static" / f"plotly-basic-{version}.min.js"
