@@ -6,8 +6,9 @@ is an assumption until a drill measures it. This module holds:
 - :data:`DRILLS`, a catalogue of four drills, each with the phases it times,
   its cadence and its cost in GPU-hours (:func:`drill_costs`);
 - a drill-record format, a CSV with columns ``date, drill, phase, seconds,
-  outcome``, read and validated by :func:`read_drill_records` (every error
-  names the file's row, counting the header as row 1, and the column);
+  outcome``, read with pandas and validated by :func:`read_drill_records`
+  (every error names the file's row, numbered as in a spreadsheet, and the
+  column; pandas is imported only when records are read);
 - :func:`promised_rto`, the Monte Carlo convolution of each phase's empirical
   distribution, beside the sum of best cases and the sum of means, with a
   staleness rule: a phase whose newest record is older than the cadence of
@@ -26,8 +27,8 @@ References
    Integrity"): a backup is only as good as a tested restore.
 """
 
-import csv
 import datetime as _dt
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,8 @@ OUTCOMES = ("pass", "fail")
 
 MAX_ERRORS = 10
 """Most bad values a drill-record error lists one by one [1]; the rest are counted."""
+
+_MAX_CELL = 131_072  # [characters] the longest value read: Python's csv field limit, far above any valid value
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -177,7 +180,7 @@ def drill_costs(plan):
     >>> round(costs["detection-alerting"]["each"])
     1340
     """
-    from .scenario import Plan
+    from .plan import Plan
     if not isinstance(plan, Plan):
         raise TypeError(f"plan must be a Plan from drmath.plan(), got {type(plan).__name__}")
     G = plan.scenario.training.gpus
@@ -213,10 +216,13 @@ def parse_drill_records(text, name="drills.csv"):
     Parameters
     ----------
     text : str
-        CSV with the header ``date,drill,phase,seconds,outcome`` (lines
-        starting with ``#`` are comments; a leading byte-order mark, as
-        spreadsheets write it, is skipped). Dates are ISO ``YYYY-MM-DD``;
-        ``seconds`` is a finite number >= 0. [1]
+        CSV with the header ``date,drill,phase,seconds,outcome``, read by
+        :func:`pandas.read_csv` (values may be quoted as in [1]_, but not
+        across lines). Lines whose first non-blank character is ``#`` are
+        comments; blank lines are skipped; a leading byte-order mark, as
+        spreadsheets write it, is skipped; CRLF, LF or CR end a line. Dates
+        are ISO ``YYYY-MM-DD``; ``seconds`` is a finite number >= 0. Spaces
+        around a value are dropped. [1]
     name : str, default "drills.csv"
         The file name used in error messages. [1]
 
@@ -229,9 +235,12 @@ def parse_drill_records(text, name="drills.csv"):
     ------
     ValueError
         Listing the first :data:`MAX_ERRORS` bad values, one a line, as
-        ``"<name> row <r>, column <c>: ..."`` (rows counted as in a
-        spreadsheet: the header is row 1, comments count), then how many more
-        there are; each value is echoed at most ~200 characters long.
+        ``"<name> row <r>, column <c>: ..."`` (rows numbered as in a
+        spreadsheet: the first line is row 1, and comments and blank lines
+        count), then how many more there are; each value is echoed at most
+        ~200 characters long. A row that is not one record of five values
+        (too few or too many values, an open quote, a value over 131,072
+        characters) is named as ``"<name> row <r>: ..."``.
 
     Notes
     -----
@@ -258,85 +267,131 @@ def parse_drill_records(text, name="drills.csv"):
     ...
     drills.csv: 3,990 more errors not shown (4,000 errors in 1,000 rows)
     """
-    errors, records = _Errors(), []
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.splitlines()
-    rows = [(i + 1, line) for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
-    if not rows:
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # rows as a spreadsheet counts them, the first line being row 1; blank lines and comments are skipped
+    lines = {row: line for row, line in enumerate(lines, 1) if (bare := line.strip()) and bare[0] != "#"}
+    if not lines:
         raise ValueError(f"{name}: no header; expected columns {','.join(COLUMNS)}")
-    header_row, header_line = rows[0]
     try:
-        header = [h.strip() for h in next(csv.reader([header_line]))]
-    except csv.Error as exc:
-        raise ValueError(f"{name} row {header_row}: cannot read as CSV: {exc}") from None
-    if tuple(header) != COLUMNS:
-        raise ValueError(f"{name} row {header_row}: header is {short_repr(','.join(header))}; "
+        cells, problems = _read_cells(lines)
+    except ValueError as exc:  # pandas.errors.ParserError, which _read_cells could not get round
+        raise ValueError(f"{name}: cannot read as CSV: {exc}") from None
+    head = next(iter(lines))
+    if head not in cells.index or tuple(cells.loc[head]) != COLUMNS:
+        raise ValueError(f"{name} row {head}: header is {short_repr(lines[head].strip())}; "
                          f"expected {','.join(COLUMNS)!r}")
-    for row, line in rows[1:]:
-        try:
-            cells = [c.strip() for c in next(csv.reader((line,)))]
-        except csv.Error as exc:  # e.g. a cell over csv's field limit (131,072 characters)
-            errors.append(f"{name} row {row}: cannot read as CSV: {exc}")
-            errors.close_row()
-            continue
-        if len(cells) != len(COLUMNS):
-            errors.append(f"{name} row {row}: has {len(cells)} values, expected {len(COLUMNS)} ({','.join(COLUMNS)})")
-            errors.close_row()
-            continue
-        date, drill, phase, seconds, outcome = cells
-        bad = errors.count
-        try:
-            when = _dt.date.fromisoformat(date)
-        except ValueError:
-            errors.add(lambda: f"{name} row {row}, column date: {short_repr(date)} is not a date YYYY-MM-DD")
-        if drill not in DRILLS:
-            errors.add(lambda: f"{name} row {row}, column drill: {short_repr(drill)} is not a drill; "
-                               f"choose from {', '.join(DRILLS)}")
-        elif phase not in DRILLS[drill].measures:
-            errors.add(lambda: f"{name} row {row}, column phase: {short_repr(phase)} is not measured by {drill}; "
-                               f"it measures {', '.join(DRILLS[drill].measures)}")
-        try:
-            value = float(seconds)
-            ok = math.isfinite(value) and value >= 0
-        except ValueError:
-            ok = False
-        if not ok:
-            errors.add(lambda: f"{name} row {row}, column seconds: {short_repr(seconds)} is not a number >= 0")
-        if outcome not in OUTCOMES:
-            errors.add(lambda: f"{name} row {row}, column outcome: {short_repr(outcome)} is not one of "
-                               f"{', '.join(OUTCOMES)}")
-        if errors.count == bad:
-            records.append(DrillRecord(when, drill, phase, value, outcome, row))
-        else:
-            errors.close_row()
-    if errors.count:
-        raise ValueError(errors.message(name))
-    return records
+    cells = cells.drop(head)
+    bad, dates, seconds = _cell_errors(cells)
+    count = len(problems) + int(bad.to_numpy().sum())
+    if count:
+        flagged = sorted(set(problems).union(bad.index[bad.any(axis=1)]))
+        shown = []
+        for row in flagged:
+            if row in problems:
+                shown.append(f"{name} row {row}: {problems[row]}")
+            else:
+                shown += [f"{name} row {row}, column {column}: {_cell_error(column, cells.loc[row])}"
+                          for column in COLUMNS if bad.at[row, column]]
+            if len(shown) >= MAX_ERRORS:
+                break
+        shown = shown[:MAX_ERRORS]
+        if count > len(shown):
+            shown.append(f"{name}: {count - len(shown):,} more errors not shown "
+                         f"({count:,} errors in {len(flagged):,} rows)")
+        raise ValueError("\n".join(shown))
+    return [DrillRecord(*fields) for fields in zip(
+        dates.dt.date.tolist(), cells["drill"].tolist(), cells["phase"].tolist(), seconds.tolist(),
+        cells["outcome"].tolist(), cells.index.tolist())]
 
 
-class _Errors:
-    """The bad values of a file: the first MAX_ERRORS as text, the rest only counted."""
+def _read_cells(lines):
+    """Read data lines with :func:`pandas.read_csv`: their cells, and what stops a row being read.
 
-    def __init__(self):
-        self.shown, self.count, self.rows = [], 0, 0
+    ``lines`` maps row numbers to text lines. Returns ``(cells, problems)``: a frame of the stripped
+    cells of every row that reads as a record (indexed by row, one column per name of
+    :data:`COLUMNS`), and a dict from each other row to the reason it does not.
 
-    def add(self, message):
-        """Count one error; ``message`` is a callable, formatted only while it will be shown."""
-        self.count += 1
-        if len(self.shown) < MAX_ERRORS:
-            self.shown.append(message())
+    pandas does the CSV reading (RFC 4180 quoting). To keep the row numbers, each line goes in
+    tagged with its row number at both ends: a record's first cell says which row it came from,
+    pandas skips a row with too many values (so its tag goes missing), and the position of the
+    closing tag counts a row's values, where pandas would pad a short row with empty cells.
+    """
+    import pandas as pd
 
-    def append(self, text):
-        self.add(lambda: text)
+    n, names = len(COLUMNS), ",".join(COLUMNS)
+    # an odd number of quotes leaves one open, and pandas would read on into the next rows
+    problems = {row: 'cannot read as CSV: a quote (") is not closed'
+                for row, line in lines.items() if '"' in line and line.count('"') % 2}
+    order = [row for row in lines if row not in problems]
+    text = "\n".join(f"{row},{lines[row]},{row}" for row in order)
 
-    def close_row(self):
-        self.rows += 1
+    def read(text):
+        return pd.read_csv(io.StringIO(text), header=None, names=range(n + 2), dtype=object, na_filter=False,
+                           on_bad_lines="skip", engine="c")
 
-    def message(self, name):
-        more = self.count - len(self.shown)
-        tail = [f"{name}: {more:,} more errors not shown ({self.count:,} errors in {self.rows:,} rows)"] if more else []
-        return "\n".join(self.shown + tail)
+    try:
+        raw = read(text) if order else pd.DataFrame(columns=range(n + 2), dtype=object)
+    except pd.errors.ParserError:  # a quote opened mid-value (x"y,"z) that no later line closes: close it
+        raw = read(text + '"')
+    raw.index = raw.pop(0).astype(int)
+    # a quote opened mid-value (x"y,"z) carries a record on over the next rows, line breaks and all
+    carried = set()
+    for row in raw.index.intersection([row for row in order if '"' in lines[row]]):
+        breaks = sum(cell.count("\n") for cell in raw.loc[row])
+        if breaks:
+            at = order.index(row)
+            problems[row] = f"cannot read as CSV: a quoted value runs on to row {order[at + breaks]}"
+            carried.update(order[at + 1:at + 1 + breaks])
+    found = set(raw.index)
+    problems.update((row, f"has more than {n} values, expected {n} ({names})")
+                    for row in order if row not in found and row not in carried)
+    for row in raw.index.intersection([row for row in order if len(lines[row]) > _MAX_CELL]):
+        if row not in problems and max(map(len, raw.loc[row])) > _MAX_CELL:
+            problems[row] = f"cannot read as CSV: field larger than field limit ({_MAX_CELL})"
+    cells = raw.to_numpy(dtype=object)
+    values = (cells != "").cumsum(axis=1).argmax(axis=1)    # the closing tag's position: the row's values
+    for row, count in zip(raw.index[values != n], values[values != n]):
+        problems.setdefault(row, f"has {count} values, expected {n} ({names})")
+    keep = ~raw.index.isin(list(problems))
+    strip = np.frompyfunc(str.strip, 1, 1)
+    return pd.DataFrame(strip(cells[keep, :n]), index=raw.index[keep], columns=list(COLUMNS)), problems
+
+
+def _cell_errors(cells):
+    """Check the cells of well-formed rows: ``(bad, dates, seconds)``.
+
+    ``bad`` is a frame of bools shaped like ``cells`` (True marks a bad value; a phase is checked
+    only against a known drill); ``dates`` and ``seconds`` are the parsed columns.
+    """
+    import pandas as pd
+
+    def parsed(column, parse):  # each distinct value once: logs repeat their dates, hostile files everything
+        codes, distinct = pd.factorize(cells[column])
+        return pd.Series(parse(pd.Series(distinct, dtype=object)).to_numpy()[codes], index=cells.index)
+
+    date = parsed("date", lambda s: pd.to_datetime(s, format="%Y-%m-%d", errors="coerce"))
+    seconds = parsed("seconds", lambda s: pd.to_numeric(s, errors="coerce").astype(float))
+    drill = cells["drill"].isin(list(DRILLS))
+    measured = [(d.name, phase) for d in DRILLS.values() for phase in d.measures]
+    phase = pd.MultiIndex.from_frame(cells[["drill", "phase"]]).isin(measured)
+    bad = pd.DataFrame({"date": date.isna(), "drill": ~drill, "phase": drill & ~phase,
+                        "seconds": ~(np.isfinite(seconds) & (seconds >= 0)),
+                        "outcome": ~cells["outcome"].isin(list(OUTCOMES))}, index=cells.index)
+    return bad, date, seconds
+
+
+def _cell_error(column, row):
+    """The message for one bad cell of a row (a Series of its stripped cells)."""
+    value = short_repr(row[column])
+    if column == "date":
+        return f"{value} is not a date YYYY-MM-DD"
+    if column == "drill":
+        return f"{value} is not a drill; choose from {', '.join(DRILLS)}"
+    if column == "phase":
+        return f"{value} is not measured by {row['drill']}; it measures {', '.join(DRILLS[row['drill']].measures)}"
+    if column == "seconds":
+        return f"{value} is not a number >= 0"
+    return f"{value} is not one of {', '.join(OUTCOMES)}"
 
 
 def read_drill_records(path):
@@ -368,10 +423,11 @@ def read_drill_records(path):
 
     Examples
     --------
-    >>> from pathlib import Path
-    >>> example = Path(__file__).resolve().parents[1] / "data" / "drills_example.csv"
-    >>> len(read_drill_records(example)) > 0
-    True
+    >>> from drmath._resources import data_file
+    >>> example = data_file("drills_example.csv")
+    >>> records = read_drill_records(example)
+    >>> len(records), records[0].phase, records[0].seconds
+    (107, 'local.detection', 145.0)
     """
     path = Path(path)
     try:

@@ -3,7 +3,6 @@
 import datetime as dt
 import itertools
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drmath import Scenario, plan
+from drmath._resources import data_file
 from drmath.drills import (DRILLS, PHASES, DrillRecord, drill_costs, parse_drill_records,
                            phase_owner, promised_rto, read_drill_records)
 from drmath.recovery import LOCAL_PHASES, SITE_PHASES
-from drmath.units import day, hour, week
+from drmath.units import day, week
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "drills_example.csv"
+EXAMPLE = data_file("drills_example.csv")
 HEADER = "date,drill,phase,seconds,outcome\n"
 DAY0 = dt.date(2025, 1, 6)
 
@@ -87,6 +87,12 @@ def test_example_csv_is_labelled_illustrative_and_complete():
      r"row 4, column phase: 'site.readiness' is not measured by detection-alerting"),
     ("2025-01-06,detection-alerting,local.detection,5,ok", r"row 4, column outcome: 'ok' is not one of pass, fail"),
     ("2025-01-06,detection-alerting,local.detection,5", r"drills.csv row 4: has 4 values, expected 5"),
+    ("2025-01-06,detection-alerting,local.detection,5,pass,late",
+     r"drills.csv row 4: has more than 5 values, expected 5 \(date,drill,phase,seconds,outcome\)$"),
+    ('2025-01-06,"detection-alerting,local.detection,5,pass', r'drills.csv row 4: cannot read as CSV: a quote \(\"\)'),
+    ('2025-01-06,detection-alerting,local.detection,"1,5",pass', r"row 4, column seconds: '1,5' is not a number"),
+    ("2025-01-06,detection-alerting,local.detection,nan,pass", r"row 4, column seconds: 'nan' is not a number"),
+    ("2025-01-06,detection-alerting,local.detection,,pass", r"row 4, column seconds: '' is not a number"),
 ])
 def test_bad_values_name_row_and_column(line, message):
     # row 1 is a comment, row 2 the header, row 3 a good record, row 4 the bad one
@@ -105,6 +111,39 @@ def test_every_bad_value_is_reported_and_header_checked():
         "mine.csv row 2, column seconds", "mine.csv row 2, column outcome"]
     with pytest.raises(ValueError, match="drills.csv row 1: header is"):
         parse_drill_records("day,drill,phase,seconds,outcome\n")
+
+
+GOOD = "2025-01-06,detection-alerting,local.detection,170,pass\n"
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_line_ends_quotes_comments_and_spaces_keep_spreadsheet_rows(ending):
+    text = ('# a comment, with "one quote\n' + HEADER + "\n"
+            + '"2025-01-06","detection-alerting", local.detection ,"170",pass\n'
+            + "   # an indented comment\n" + "2025-01-07,checkpoint-restore,local.load,1.5e2,fail\n")
+    records = parse_drill_records(text.replace("\n", ending))
+    assert [(r.row, r.date, r.drill, r.phase, r.seconds, r.outcome) for r in records] == [
+        (4, DAY0, "detection-alerting", "local.detection", 170.0, "pass"),
+        (6, dt.date(2025, 1, 7), "checkpoint-restore", "local.load", 150.0, "fail")]
+
+
+def test_errors_are_listed_in_row_order_then_counted():
+    text = HEADER + "a,b\n" + "x,nope,local.load,-1,maybe\n" + GOOD + "1,2,3,4,5,6\n"
+    with pytest.raises(ValueError, match="^drills.csv row 2: has 2 values, expected 5") as err:
+        parse_drill_records(text)
+    assert [line.split(":")[0] for line in str(err.value).splitlines()] == [
+        "drills.csv row 2", "drills.csv row 3, column date", "drills.csv row 3, column drill",
+        "drills.csv row 3, column seconds", "drills.csv row 3, column outcome", "drills.csv row 5"]
+    with pytest.raises(ValueError, match=r"drills.csv row 2: has 2 values.*\n.*row 3: has 2 values") as err:
+        parse_drill_records(HEADER + "a,b\n" * 25 + GOOD)
+    lines = str(err.value).splitlines()
+    assert len(lines) == 11 and lines[-1] == "drills.csv: 15 more errors not shown (25 errors in 25 rows)"
+
+
+def test_a_quote_opened_mid_value_names_the_rows_it_runs_over():
+    # pandas reads x"y as a value and "z... as a quoted one that never closes; rows 3 and 4 are inside it
+    with pytest.raises(ValueError, match=r'^drills.csv row 2: cannot read as CSV: a quoted value runs on to row 4$'):
+        parse_drill_records(HEADER + 'x"y,"z,a,b,c\n' + GOOD * 2)
 
 
 def test_promised_rto_matches_exact_convolution():

@@ -334,6 +334,13 @@ def test_a_csv_with_a_bom_is_read(tmp_path):
     assert drills.parse_drill_records("\ufeff" + HEADER + GOOD_ROW)[0].phase == "local.detection"
 
 
+def test_a_csv_with_a_bom_and_crlf_line_ends_is_read(tmp_path):
+    f = tmp_path / "excel.csv"  # Excel's "CSV UTF-8": a BOM, then CRLF after every row
+    f.write_bytes(b"\xef\xbb\xbf" + (HEADER + GOOD_ROW + "\n" + GOOD_ROW.replace("170", "171")).replace(
+        "\n", "\r\n").encode())
+    assert [(r.row, r.seconds) for r in drills.read_drill_records(f)] == [(2, 170.0), (4, 171.0)]
+
+
 # --------------------------------------------------------------------------- 5. other hostile files
 
 
