@@ -10,30 +10,21 @@ never a traceback.
 
 import argparse
 import json
-import os
 import math
+import os
 import re
 import sys
 from pathlib import Path
 
 from . import scenario_io
 from ._validate import clip, short_repr
-from .scenario import FIELDS, PLAN_FIELDS, SECTIONS, Scenario, plan
+from .formatting import tex_text
+from .quantities import GROUPS, QUANTITIES, in_group
+from .scenario import FIELDS, SECTIONS, Scenario, plan
 from .scenario_io import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
 
-_GROUPS = {
-    "Training": ["training_flops", "compute_time", "time_to_train", "tokens", "gpu_hours", "run_cost"],
-    "Checkpoints": ["checkpoint_size", "shard_size", "checkpoint_write_time", "checkpoint_stall",
-                    "checkpoint_load_time", "checkpoint_interval", "checkpoint_bandwidth_share"],
-    "Failures": ["mtbf", "expected_interruptions", "young_interval", "daly_interval", "optimal_interval",
-                 "restart_overhead", "ettr"],
-    "Replication": ["replication_every", "replication_interval", "object_store_time", "link_time",
-                    "replication_time", "replication_utilization", "replication_keeps_up"],
-    "RPO": ["rpo_local", "rpo_local_expected", "rpo_site", "rpo_site_expected"],
-    "RTO": ["rto_local", "rto_site", "standby_gpus", "schedule_slip"],
-    "Cost": ["standby_cost", "replication_cost", "site_event_probability", "expected_disaster_loss",
-             "total_dr_cost"],
-}
+_GROUPS = {g.title: [n for n in in_group(g.id) if not QUANTITIES[n].table] for g in GROUPS.values()}
+"""The plan table's groups: :data:`drmath.quantities.GROUPS`, one line per scalar quantity."""
 
 
 class CliError(Exception):
@@ -62,21 +53,9 @@ def apply_sets(scenario, assignments):
 
 
 def _plain_formula(p, name):
-    """The formula of ``explain(name)``, lightly de-LaTeXed for a terminal."""
+    """The formula of ``explain(name)`` as plain text for a terminal (:func:`drmath.formatting.tex_text`)."""
     match = re.search(r"\$\$(.+?)\$\$", p.explain(name))
-    if not match:
-        return ""
-    text = match.group(1)
-    greek = {"tau": "τ", "delta": "δ", "lambda": "λ", "eta": "η", "ell": "ℓ", "rho": "ρ", "infty": "∞",
-             "le": "≤", "times": "×", "Delta": "Δ", "lceil": "⌈", "rceil": "⌉", "sqrt": "√"}
-    arg = r"\{((?:[^{}]|\{[^{}]*\})*)\}"
-    for _ in range(3):  # nested fractions
-        text = re.sub(r"\\t?frac" + arg + arg, r"(\1)/(\2)", text)
-    for pattern, repl in [(r"\\(mathrm|text|operatorname)\{([^}]*)\}", r"\2"), (r"\\(left|right)", ""),
-                          (r"\\[,;!]", " "), (r"\\(" + "|".join(greek) + r")(?![a-zA-Z])", lambda m: greek[m.group(1)]),
-                          (r"\\", ""), (r"(?<![_^]){([^{}]*)}", r"\1"), (r"\s+", " ")]:
-        text = re.sub(pattern, repl, text)
-    return text.strip()
+    return tex_text(match.group(1)) if match else ""
 
 
 def render_table(p):
@@ -85,7 +64,7 @@ def render_table(p):
     for group, names in _GROUPS.items():
         lines.append(f"\n{group}")
         for name in names:
-            lines.append(f"  {PLAN_FIELDS[name][1]:<42} {p.format(name):>14}   {_plain_formula(p, name)}")
+            lines.append(f"  {QUANTITIES[name].title:<42} {p.format(name):>14}   {_plain_formula(p, name)}")
     if not p.replication_keeps_up:
         text = p.explain("rpo_site").split("**Replication does not keep up**")[-1]
         lines.append("\n! Replication does not keep up" + text.strip().replace("\n", " "))
@@ -157,7 +136,8 @@ def main(argv=None):
     p_plan.add_argument("--json", action="store_true", help="print the plan as JSON in SI")
     p_plan.add_argument("--explain", metavar="FIELD", help="print the worked derivation of one plan field")
     p_cmp = sub.add_parser("compare", help="two to four scenarios side by side")
-    p_cmp.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml", help="2 to 4 scenario files; the first is the baseline")
+    p_cmp.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml",
+                       help="2 to 4 scenario files; the first is the baseline")
     p_cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p_rep = sub.add_parser("report", help="write the worked answer as one standalone HTML file")
     p_rep.add_argument("scenario", nargs="?", help="scenario TOML file (default: the seed case)")

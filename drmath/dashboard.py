@@ -1,7 +1,7 @@
 r"""The ipywidgets app: controls, KPI cards and live figures over one :func:`drmath.plan`.
 
 :func:`build_app` returns a :class:`Dashboard`; display it (the Voilà notebook
-``notebooks/dashboard.ipynb`` is just that). Every control edits one Scenario
+``drmath/data/dashboard.ipynb`` is just that). Every control edits one Scenario
 field through :meth:`Dashboard.apply`, which builds a new Scenario with
 ``with_changes``, derives ``plan()`` and the curves with ``sweep()``, and only
 then updates the view. A ``ValueError`` shows its message in the error area and
@@ -22,7 +22,10 @@ Figures are drawn by :class:`PlotlyView`, a small anywidget that loads plotly.js
 once per page from a cacheable static file of the ``drlab`` Voilà template
 (:data:`PLOTLY_STATIC`, the 1.2 MB "basic" bundle), instead of plotly's
 FigureWidget, which sends its ~4.9 MB bundle over the websocket for every
-figure on every page view. Only scatter and bar traces are used.
+figure on every page view. Only scatter and bar traces are used. What each
+figure sweeps and how it is drawn is :data:`drmath.viz.FIGURES`, shared with the
+report; each card's title and sub-line come from :mod:`drmath.quantities`. The
+widgets' JavaScript and the page's CSS ship as files in ``drmath/data/widgets/``.
 
     >>> app = build_app()
     >>> app.apply({"training.gpus": 16_384})
@@ -48,8 +51,11 @@ from ipywidgets.widgets.widget_bool import ToggleButtonStyle
 from ipywidgets.widgets.widget_description import DescriptionStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
 
-from . import presets, scenario_io, viz
-from .scenario import FIELDS, PLAN_FIELDS, Scenario, plan, sweep
+from . import _resources, presets, quantities, scenario_io, viz
+from .formatting import every, line_rate, short_duration
+from .plan import plan
+from .quantities import card_detail, card_title
+from .scenario import FIELDS, Scenario
 from .units import Gbit_per_s, day, hour, minute
 
 __all__ = ["build_app", "Dashboard", "PlotlyView", "ShareLink", "CARDS", "CONTROLS", "FIGURES", "PLOTLY_STATIC",
@@ -61,66 +67,19 @@ PLOTLY_STATIC = f"voila/templates/drlab/static/plotly-basic-{PLOTLY_JS_VERSION}.
 """plotly.js (the scatter/bar/pie "basic" bundle, vendored in the drlab template), relative to
 the server's base URL. The versioned query makes tornado mark it cacheable for ten years."""
 
-CARDS = ("rpo_local", "rpo_site", "rto_local", "rto_site", "ettr", "time_to_train", "total_dr_cost",
-         "replication_keeps_up")
-"""The plan fields shown as KPI cards, in order."""
+CARDS = quantities.CARDS
+"""The plan fields shown as KPI cards, in order: :data:`drmath.quantities.CARDS`."""
 
 CONTROLS = ("training.gpus", "training.mfu", "training.params", "checkpoint.interval",
             "replication.link_bandwidth", "replication.interval", "failures.gpu_failure_rate",
             "failover.tier", "failover.standby_fraction")
 """The Scenario fields the dashboard controls, in order."""
 
-FIGURES = ("rpo", "ettr", "rto", "cost_tier", "cost_link")
-"""The figures, by name (CSS class ``drmath-figure-<name>``)."""
-
-REPLICATION_GRID = np.geomspace(minute, 7 * day, 80)
-CHECKPOINT_GRID = np.geomspace(10.0, 3 * hour, 80)
-LINK_GRID = np.geomspace(1 * Gbit_per_s, 3200 * Gbit_per_s, 80)
-_COST_CURVES = ["total_dr_cost", "standby_cost", "replication_cost", "expected_disaster_loss",
-                "replication_keeps_up"]
+FIGURES = tuple(viz.FIGURES)
+"""The figures, by name (CSS class ``drmath-figure-<name>``): :data:`drmath.viz.FIGURES`, which says
+what each sweeps and how it is drawn."""
 
 AUTO = "auto"  # option value for an unset optional field (None in the Scenario)
-
-_ESM = r"""
-async function loadPlotly() {
-  if (window.Plotly) return window.Plotly;
-  // the drlab Voilà template defines the loader (plotly.js is one of its static files)
-  if (window.__drmathLoadPlotly) return window.__drmathLoadPlotly();
-  throw new Error('plotly.js comes with the drlab Voilà template: serve with python -m drmath.serve');
-}
-export default {
-  async render({ model, el }) {
-    const div = document.createElement('div');
-    div.className = 'drmath-plot';
-    el.appendChild(div);
-    let Plotly;
-    try { Plotly = await loadPlotly(); }
-    catch (e) { div.className = 'drmath-figure-error'; div.textContent = String(e.message || e); return; }
-    const config = { displaylogo: false, responsive: true,
-                     modeBarButtonsToRemove: ['lasso2d', 'select2d', 'autoScale2d'] };
-    let configured = false;
-    const draw = () => {
-      const f = model.get('figure') || {};
-      const revision = String(model.get('revision'));
-      // the config goes in once: given again, plotly deep-copies its defaults on every redraw
-      const drawn = configured ? Plotly.react(div, f.data || [], f.layout || {})
-                               : Plotly.react(div, f.data || [], f.layout || {}, config);
-      configured = true;
-      drawn.then(() => { el.dataset.revision = revision; });
-    };
-    draw();
-    model.on('change:figure', draw);
-    // the widget may be laid out after the first draw (or re-laid out): fit the plot to its box
-    let width = 0;
-    const resized = new ResizeObserver(() => {
-      const w = el.clientWidth;
-      if (w > 0 && Math.abs(w - width) > 2) { width = w; Plotly.Plots.resize(div); }
-    });
-    resized.observe(el);
-    return () => { resized.disconnect(); model.off('change:figure', draw); Plotly.purge(div); };
-  }
-};
-"""
 
 
 class PlotlyView(anywidget.AnyWidget):
@@ -137,49 +96,10 @@ class PlotlyView(anywidget.AnyWidget):
     'bar'
     """
 
-    _esm = _ESM
+    _esm = _resources.data_file("widgets", "plotly_view.js")
+    _css = _resources.data_file("widgets", "plotly_view.css")
     figure = traitlets.Dict().tag(sync=True)
     revision = traitlets.Int(0).tag(sync=True)
-
-
-_SHARE_ESM = r"""
-export default {
-  render({ model, el }) {
-    el.classList.add('drmath-share');
-    const input = document.createElement('input');
-    input.readOnly = true;
-    input.className = 'drmath-share-link';
-    const button = document.createElement('button');
-    button.className = 'drmath-copy-link jupyter-button';
-    button.textContent = 'copy link';
-    const status = document.createElement('span');
-    status.className = 'drmath-share-status';
-    el.append(button, input, status);
-    const link = () => {
-      const url = new URL(window.location.href);
-      url.search = model.get('query');
-      return url.toString();
-    };
-    const update = () => {
-      const href = link();
-      // the page's own URL carries the state, so reloading or bookmarking keeps it
-      if (href !== window.location.href) window.history.replaceState(window.history.state, '', href);
-      input.value = href;
-      el.dataset.link = href;
-    };
-    button.addEventListener('click', async () => {
-      const href = link();
-      try { await navigator.clipboard.writeText(href); status.textContent = 'copied'; }
-      catch (e) { input.select(); status.textContent = 'select and copy the link'; }
-      el.dataset.copied = href;
-      setTimeout(() => { status.textContent = ''; }, 2000);
-    });
-    update();
-    model.on('change:query', update);
-    return () => model.off('change:query', update);
-  }
-};
-"""
 
 
 class ShareLink(anywidget.AnyWidget):
@@ -194,40 +114,16 @@ class ShareLink(anywidget.AnyWidget):
     'training.gpus=4096'
     """
 
-    _esm = _SHARE_ESM
+    _esm = _resources.data_file("widgets", "share_link.js")
+    _css = _resources.data_file("widgets", "share_link.css")
     query = traitlets.Unicode("").tag(sync=True)
 
 
 VOILA_PARAMETERS = scenario_io.VOILA_PARAMETERS
-"""Query keys that belong to Voilà, not to the scenario (defined with the link format). [1]"""
+"""Query keys that belong to Voilà, not to the scenario (defined with the link format)."""
 
 
 # --------------------------------------------------------------------------- labels
-
-
-def short_duration(seconds):
-    """A control label for a duration: ``"30 s"``, ``"5 min"``, ``"1.5 h"``, ``"2 days"``.
-
-    Parameters
-    ----------
-    seconds : float
-        The duration. [s]
-
-    Returns
-    -------
-    label : str
-        The reading in the largest unit that keeps it ≥ 1. [1]
-
-    Examples
-    --------
-    >>> short_duration(90.0), short_duration(5400.0), short_duration(2 * 86400.0)
-    ('1.5 min', '1.5 h', '2 days')
-    """
-    for scale, name in ((day, "days"), (hour, "h"), (minute, "min"), (1.0, "s")):
-        if seconds >= scale:
-            value = seconds / scale
-            return f"{value:.3g} {'day' if name == 'days' and value == 1 else name}"
-    return f"{seconds:.3g} s"
 
 
 def data_value(value):
@@ -236,12 +132,12 @@ def data_value(value):
     Parameters
     ----------
     value : float or bool
-        A plan field in SI. [1]
+        A plan field in SI.
 
     Returns
     -------
     text : str
-        ``repr`` of the float, ``"inf"`` for no bound, ``"true"``/``"false"`` for a flag. [1]
+        ``repr`` of the float, ``"inf"`` for no bound, ``"true"``/``"false"`` for a flag.
 
     Examples
     --------
@@ -254,12 +150,6 @@ def data_value(value):
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     return repr(value)
-
-
-def _ordinal(k):
-    k = int(k)
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix}"
 
 
 def _with_current(options, current, label):
@@ -327,7 +217,6 @@ def _controls(s):
             4 * hour, 6 * hour, 8 * hour, 12 * hour, day]
     standby = [round(0.1 * i, 1) for i in range(1, 11)]
     pct = lambda v: f"{100 * v:.0f}%"  # noqa: E731
-    gbit = lambda v: f"{v / Gbit_per_s:.3g} Gbit/s"  # noqa: E731
     per_kday = lambda r: f"{r * 8 * day * 1000:.3g} per 1k node-days"  # noqa: E731
 
     controls = [
@@ -340,7 +229,7 @@ def _controls(s):
                [("optimal (Daly)", AUTO)] + [(short_duration(v), v) for v in ckpt], short_duration,
                optional=True),
         slider("replication.link_bandwidth", "Link",
-               [(gbit(g * Gbit_per_s), g * Gbit_per_s) for g in links], gbit),
+               [(line_rate(g * Gbit_per_s), g * Gbit_per_s) for g in links], line_rate),
         slider("replication.interval", "Ship off-site every", [(short_duration(v), v) for v in repl],
                short_duration),
         dropdown("failures.gpu_failure_rate", "Failure rate",
@@ -362,83 +251,20 @@ def _controls(s):
 # --------------------------------------------------------------------------- cards
 
 
-def _card_sub(p, name):
-    f = p.format
-    if name == "rpo_local":
-        return f"expected {f('rpo_local_expected')}"
-    if name == "rpo_site":
-        return f"expected {f('rpo_site_expected')}" if p.replication_keeps_up else "replication falls behind"
-    if name == "rto_local":
-        return f"load {f('checkpoint_load_time')}, MTBF {f('mtbf')}"
-    if name == "rto_site":
-        return presets.DR_TIERS[p.scenario.failover.tier].label
-    if name == "ettr":
-        return f"checkpoint every {f('checkpoint_interval')}"
-    if name == "time_to_train":
-        return f"{p.tokens / 1e12:.3g}T tokens, {f('run_cost')}"
-    if name == "total_dr_cost":
-        return f"standby {f('standby_cost')} · loss {f('expected_disaster_loss')}"
-    if name == "replication_keeps_up":
-        if p.replication_keeps_up:
-            return f"link {f('replication_utilization')} busy"
-        return f"needs ≥ {p.replication_bandwidth_needed / Gbit_per_s:.3g} Gbit/s"
-    return ""
-
-
 def _card_html(p, name):
+    """A KPI card: the registry's title, the plan's value and the registry's sub-line."""
     value = getattr(p, name)
-    title = {"rpo_local": "Local RPO", "rpo_site": "Site RPO", "rto_local": "Local RTO",
-             "rto_site": "Site RTO", "ettr": "ETTR", "time_to_train": "Time to train",
-             "total_dr_cost": "Total DR cost", "replication_keeps_up": "Replication keeps up"}.get(
-        name, PLAN_FIELDS[name][1])
     bad = (name == "replication_keeps_up" and not value) or (
         isinstance(value, float) and math.isinf(value))
-    return (f'<div class="drmath-card-title">{html.escape(title)}</div>'
+    return (f'<div class="drmath-card-title">{html.escape(card_title(name))}</div>'
             f'<div class="drmath-kpi drmath-kpi-{name}{" drmath-bad" if bad else ""}" '
             f'data-value="{data_value(value)}">{html.escape(p.format(name))}</div>'
-            f'<div class="drmath-card-sub">{html.escape(_card_sub(p, name))}</div>')
+            f'<div class="drmath-card-sub">{html.escape(card_detail(p, name))}</div>')
 
 
-_CSS = """
-<style>
-.drmath-app { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; color: #1f2933; }
-.drmath-header h2 { margin: 0 0 2px 0; font-size: 20px; }
-.drmath-header p { margin: 0 0 8px 0; color: #52606d; font-size: 13px; }
-.drmath-cards { display: flex; flex-wrap: wrap; gap: 8px; }
-.drmath-card { flex: 1 1 150px; min-width: 150px; border: 1px solid #e4e7eb; border-radius: 8px;
-  padding: 8px 10px; background: #fff; box-shadow: 0 1px 2px rgba(0,0,0,0.04);
-  justify-content: space-between; }
-.drmath-card-title { font-size: 12.5px; color: #52606d; font-weight: 500; white-space: nowrap;
-  overflow: hidden; text-overflow: ellipsis; }
-.drmath-kpi { font-size: 24px; font-weight: 600; line-height: 1.25; }
-.drmath-kpi.drmath-bad { color: #dc2626; }
-.drmath-card-sub { font-size: 11.5px; color: #7b8794; line-height: 1.35; min-height: 2.7em; }
-.drmath-card .widget-html, .drmath-card .widget-html-content { line-height: normal; height: auto; }
-.drmath-controls .widget-readout { min-width: 104px; max-width: 150px; overflow: visible;
-  text-align: left; }
-.drmath-controls .widget-toggle-buttons .widget-toggle-button { font-size: 12px; padding: 0 4px; }
-.drmath-controls .widget-toggle-buttons { flex-wrap: nowrap; }
-.drmath-card .widget-toggle-button { font-size: 11px; height: 22px; line-height: 20px; }
-.drmath-math { font-size: 13px; max-width: 100%; overflow-x: auto; }
-.drmath-controls { border: 1px solid #e4e7eb; border-radius: 8px; padding: 8px; background: #f8fafc; }
-.drmath-controls .drmath-section { font-size: 12px; color: #52606d; text-transform: uppercase;
-  letter-spacing: .03em; margin: 6px 0 0 4px; }
-.drmath-note { font-size: 12px; color: #52606d; margin: -2px 0 4px 138px; line-height: 1.4; }
-.drmath-note .widget-html-content { line-height: 1.4; }
-.drmath-error-message { color: #b91c1c; background: #fef2f2; border: 1px solid #fecaca;
-  border-radius: 6px; padding: 6px 8px; font-size: 13px; }
-.drmath-figure { border: 1px solid #e4e7eb; border-radius: 8px; background: #fff; overflow: hidden;
-  min-height: 300px; }
-.drmath-figure-error { color: #b91c1c; padding: 8px; }
-.drmath-notice-message { color: #92400e; background: #fffbeb; border: 1px solid #fde68a;
-  border-radius: 6px; padding: 6px 8px; font-size: 13px; }
-.drmath-share { display: flex; align-items: center; gap: 6px; flex: 1 1 auto; }
-.drmath-share-link { flex: 1 1 auto; min-width: 200px; font-size: 12px; color: #52606d;
-  border: 1px solid #e4e7eb; border-radius: 4px; padding: 3px 6px; }
-.drmath-share-status { font-size: 12px; color: #52606d; }
-.drmath-save-link { font-size: 13px; white-space: nowrap; }
-</style>
-"""
+_STYLE = (f"<style>\n{viz.css_variables()}\n{_resources.data_file('widgets', 'dashboard.css').read_text('utf-8')}"
+          "</style>")
+"""The page's style: the palette as CSS variables, then ``drmath/data/widgets/dashboard.css``."""
 
 
 # --------------------------------------------------------------------------- the app
@@ -450,23 +276,23 @@ class Dashboard:
     Attributes
     ----------
     scenario : Scenario
-        The inputs on screen. [1]
+        The inputs on screen.
     plan : Plan
-        ``plan(scenario)``: every number shown comes from it or from ``sweep``. [1]
+        ``plan(scenario)``: every number shown comes from it or from ``sweep``.
     controls : dict of str to ipywidgets.Widget
-        The control of each Scenario field, by ``section.field``. [1]
+        The control of each Scenario field, by ``section.field``.
     cards : dict of str to ipywidgets.HTML
-        Each KPI card's value, by plan field. [1]
+        Each KPI card's value, by plan field.
     math_toggles : dict of str to ipywidgets.ToggleButton
-        Each card's "show the math" toggle. [1]
+        Each card's "show the math" toggle.
     math_views : dict of str to ipywidgets.Output
-        The derivations shown so far (``Plan.explain``), made on first toggle. [1]
+        The derivations shown so far (``Plan.explain``), made on first toggle.
     figures : dict of str to PlotlyView
-        Each figure, by name (see :data:`FIGURES`). [1]
+        Each figure, by name (see :data:`FIGURES`).
     error : ipywidgets.HTML
-        The last rejected input's message; empty when the inputs are valid. [1]
+        The last rejected input's message; empty when the inputs are valid.
     root : ipywidgets.Widget
-        The whole app, to display. [1]
+        The whole app, to display.
 
     Examples
     --------
@@ -548,7 +374,7 @@ class Dashboard:
                                                          align_items="flex-start"))
         files = W.HBox([self.picker, self.save_link, self.share],
                        layout=W.Layout(width="100%", align_items="center", grid_gap="10px"))
-        return W.VBox([self._html(_CSS), header, files, self.notice, cards, maths, self.error, body,
+        return W.VBox([self._html(_STYLE), header, files, self.notice, cards, maths, self.error, body,
                        self.scenario_view],
                       layout=W.Layout(width="100%", grid_gap="10px")).add_class("drmath-app")
 
@@ -567,13 +393,13 @@ class Dashboard:
         Parameters
         ----------
         changes : mapping
-            ``{"section.field": value}`` in SI (None unsets an optional field). [1]
+            ``{"section.field": value}`` in SI (None unsets an optional field).
 
         Returns
         -------
         applied : bool
             True if the scenario changed; False if it was rejected (the message
-            is then in :attr:`error` and nothing else moved). [1]
+            is then in :attr:`error` and nothing else moved).
 
         Examples
         --------
@@ -600,12 +426,12 @@ class Dashboard:
         Parameters
         ----------
         scenario : Scenario
-            The inputs to show. [1]
+            The inputs to show.
 
         Returns
         -------
         applied : bool
-            True when shown. [1]
+            True when shown.
 
         Examples
         --------
@@ -634,12 +460,12 @@ class Dashboard:
         Parameters
         ----------
         query : str
-            The page URL's query string. [1]
+            The page URL's query string.
 
         Returns
         -------
         restored : bool
-            True when the link's settings were used. [1]
+            True when the link's settings were used.
 
         Examples
         --------
@@ -666,7 +492,7 @@ class Dashboard:
         Returns
         -------
         restored : bool
-            True when a link's settings were used. [1]
+            True when a link's settings were used.
 
         Examples
         --------
@@ -703,16 +529,8 @@ class Dashboard:
     # ---- views: numbers from plan() and sweep() only
 
     def _specs(self, p):
-        s = p.scenario
-        rpo = sweep(s, "replication.interval", REPLICATION_GRID,
-                    ["rpo_site", "rpo_site_expected", "replication_keeps_up"])
-        ettr = sweep(s, "checkpoint.interval", CHECKPOINT_GRID, ["ettr"])
-        link = sweep(s, "replication.link_bandwidth", LINK_GRID, _COST_CURVES)
-        return {"rpo": viz.rpo_spec(p, REPLICATION_GRID, rpo),
-                "ettr": viz.ettr_spec(p, CHECKPOINT_GRID, ettr),
-                "rto": viz.rto_spec(p),
-                "cost_tier": viz.cost_tier_spec(p),
-                "cost_link": viz.cost_link_spec(p, LINK_GRID, link)}
+        """Every figure of the plan, through the one registry (:func:`drmath.viz.figure_specs`)."""
+        return viz.figure_specs(p, FIGURES)
 
     def _render(self, p, specs):
         self.error.value = ""
@@ -726,9 +544,8 @@ class Dashboard:
                 with view.hold_sync():
                     view.revision += 1
                     view.figure = spec
-        every = _ordinal(p.replication_every)
         self.replication_note.value = (
-            f"→ every {every} checkpoint: an off-site copy every {p.format('replication_interval')}, "
+            f"→ {every(p.replication_every)}: an off-site copy every {p.format('replication_interval')}, "
             f"taking {p.format('replication_time')}")
         flat = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
                 for k, v in p.scenario.flat().items()}
@@ -769,12 +586,12 @@ def build_app(scenario=None):
     ----------
     scenario : Scenario or mapping, optional
         The inputs it opens with: a Scenario, or changes to the default one
-        (``{"training.gpus": 4096}``); the default scenario when omitted. [1]
+        (``{"training.gpus": 4096}``); the default scenario when omitted.
 
     Returns
     -------
     app : Dashboard
-        Display it; ``app.root`` is the widget tree. [1]
+        Display it; ``app.root`` is the widget tree.
 
     Examples
     --------

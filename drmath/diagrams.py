@@ -2,10 +2,11 @@ r"""The workbook's two hand-built diagrams: the data path and the recovery timel
 
 Both are pure plotly builders ``f(plan) -> go.Figure``. They hold no physics:
 every number drawn is a field of the :class:`drmath.Plan` (or an input of its
-scenario), rendered with :meth:`drmath.Plan.format` or
-:func:`drmath.units.format_quantity`. The only arithmetic here is layout: the
+scenario), rendered with :meth:`drmath.Plan.format`,
+:func:`drmath.units.format_quantity` or :mod:`drmath.formatting`, in the
+colours of :data:`drmath.viz.PALETTE`. The only arithmetic here is layout: the
 start of a phase on a timeline is the sum of the phases before it, and axes are
-scaled into a readable unit.
+scaled into a readable unit (:func:`drmath.formatting.duration_unit`).
 
 This module imports plotly; ``import drmath`` does not import it.
 
@@ -21,33 +22,21 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from . import presets
-from .units import Gbit_per_s, day, format_quantity, hour, minute
+from .formatting import duration_unit, every, line_rate
+from .units import format_quantity
+from .viz import BLUE, FONT, GREEN, GREY, GRID, INK, MUTED, PALETTE, PHASE_COLOURS, RED, rgba
 
 __all__ = ["data_path_figure", "recovery_timeline_figure", "NODES", "EDGES"]
 
 NODES = ("primary", "host", "filesystem", "object_store", "remote", "standby")
-"""The stations of the data path, in order. [1]"""
+"""The stations of the data path, in order."""
 
 EDGES = ("host_copy", "persist", "upload", "link", "restore")
-"""The hops between consecutive :data:`NODES`, in order. [1]"""
-
-_BLUE, _GREEN, _RED, _GREY, _INK = "#2b6cb0", "#2f855a", "#c53030", "#a0aec0", "#1a202c"
-_PHASE_COLOURS = {
-    "detection": "#805ad5", "decision": "#d53f8c", "reschedule": "#dd6b20", "readiness": "#dd6b20",
-    "staging": "#319795", "launch": "#3182ce", "load": "#2f855a", "validation": "#718096",
-}
+"""The hops between consecutive :data:`NODES`, in order."""
 
 
 def _bw(value):
     return format_quantity(value, "bandwidth")
-
-
-def _every(k):
-    """'every checkpoint', 'every 2nd checkpoint', 'every 17th checkpoint'."""
-    if k == 1:
-        return "every checkpoint"
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"every {k}{suffix} checkpoint"
 
 
 def _dur(value):
@@ -66,14 +55,14 @@ def data_path_figure(plan):
     ----------
     plan : drmath.Plan
         The derived numbers; every label is one of its fields or an input of
-        ``plan.scenario``. [1]
+        ``plan.scenario``.
 
     Returns
     -------
     figure : plotly.graph_objects.Figure
         Six boxes and five labelled arrows. Each hop's label is a layout
         annotation named ``"edge:<hop>"`` (hops in :data:`EDGES`) and each box's
-        ``"node:<station>"`` (stations in :data:`NODES`). [1]
+        ``"node:<station>"`` (stations in :data:`NODES`).
 
     Notes
     -----
@@ -104,15 +93,14 @@ def data_path_figure(plan):
         "filesystem": ("Parallel filesystem", f"checkpoint {plan.format('checkpoint_size')}<br>"
                                               f"uses {plan.format('checkpoint_bandwidth_share')} of<br>"
                                               "its write bandwidth"),
-        "object_store": ("Site object store", f"{_every(k)}<br>"
+        "object_store": ("Site object store", f"{every(k)}<br>"
                                               f"(every {plan.format('replication_interval')})"),
         "remote": ("Remote site", f"keeps {s.replication.retained} checkpoints<br>"
                                   f"site RPO {plan.format('rpo_site')}"),
         "standby": ("Standby cluster", f"{plan.format('standby_gpus')} GPUs<br>{tier.label}<br>"
                                        f"site RTO {plan.format('rto_site')}"),
     }
-    link_line = (f"{s.replication.link_bandwidth / Gbit_per_s:g} Gbit/s × "
-                 f"{format_quantity(s.replication.efficiency, 'fraction')}")
+    link_line = f"{line_rate(s.replication.link_bandwidth)} × {format_quantity(s.replication.efficiency, 'fraction')}"
     if asynchronous:
         host_copy = ("GPU → host copy", f"{_bw(s.checkpoint.host_copy_bandwidth)} per GPU",
                      f"<b>{plan.format('checkpoint_stall')}</b> stall")
@@ -139,19 +127,19 @@ def data_path_figure(plan):
     # the two sites, as shaded regions behind the boxes
     for x0, x1, label in ((-0.5, 3.5, "Primary site"), (3.5, 5.5, "Remote site")):
         fig.add_shape(type="rect", x0=x0 + 0.04, x1=x1 - 0.04, y0=0.02, y1=1.22, layer="below",
-                      line=dict(color=_GREY, dash="dot"), fillcolor="rgba(237,242,247,0.6)")
+                      line=dict(color=GREY, dash="dot"), fillcolor=PALETTE["bg"])
         fig.add_annotation(x=(x0 + x1) / 2, y=1.17, text=f"<b>{label}</b>", showarrow=False,
-                           font=dict(size=13, color="#4a5568"), name=f"site:{label}")
+                           font=dict(size=13, color=MUTED), name=f"site:{label}")
     for name, (title, body) in nodes.items():
         x = xs[name]
-        colour = _GREEN if name == "standby" else _BLUE
+        colour = GREEN if name == "standby" else BLUE
         fig.add_shape(type="rect", x0=x - width / 2, x1=x + width / 2, y0=bottom, y1=top,
                       line=dict(color=colour, width=2), fillcolor="white")
         fig.add_annotation(x=x, y=(top + bottom) / 2, text=f"<b>{title}</b><br>{body}", showarrow=False,
-                           font=dict(size=11, color=_INK), name=f"node:{name}")
+                           font=dict(size=11, color=INK), name=f"node:{name}")
     for i, name in enumerate(EDGES):
         title, rate, time = edges[name]
-        colour = _RED if (name == "link" and not keeps_up) else _INK
+        colour = RED if (name == "link" and not keeps_up) else INK
         y = (top + bottom) / 2
         fig.add_annotation(x=i + 1 - width / 2, y=y, ax=i + width / 2, ay=y, xref="x", yref="y",
                            axref="x", ayref="y", text="", showarrow=True, arrowhead=3,
@@ -166,12 +154,11 @@ def data_path_figure(plan):
                          + ("" if keeps_up else " — backlog grows, RPO unbounded")),
     )
     for x, key, text in marks:
-        fig.add_shape(type="line", x0=x + 0.5, x1=x + 0.5, y0=0.14, y1=0.5,
-                      line=dict(color=_GREEN if keeps_up or key == "durable" else _RED, width=2))
         ok = keeps_up or key == "durable"
+        fig.add_shape(type="line", x0=x + 0.5, x1=x + 0.5, y0=0.14, y1=0.5,
+                      line=dict(color=GREEN if ok else RED, width=2))
         fig.add_annotation(x=x + 0.5, y=0.1, text=f"{'✓' if ok else '✗'} {text}", showarrow=False,
-                           font=dict(size=11, color=_GREEN if keeps_up or key == "durable" else _RED),
-                           name=f"mark:{key}")
+                           font=dict(size=11, color=GREEN if ok else RED), name=f"mark:{key}")
     streamed = "streamed" if s.replication.streamed else "store-and-forward"
     fig.update_layout(
         title=dict(text=(f"Data path of one {plan.format('checkpoint_size')} checkpoint "
@@ -181,45 +168,36 @@ def data_path_figure(plan):
         xaxis=dict(range=[-0.55, 5.55], visible=False, fixedrange=True),
         yaxis=dict(range=[0.0, 1.26], visible=False, fixedrange=True),
         height=380, margin=dict(l=10, r=10, t=50, b=10),
-        plot_bgcolor="white", paper_bgcolor="white", showlegend=False,
+        plot_bgcolor="white", paper_bgcolor="white", showlegend=False, font=dict(family=FONT, color=INK),
     )
     return fig
 
 
-def _time_unit(total):
-    """A readable unit for an axis that spans ``total`` seconds."""
-    if total <= 2 * hour:
-        return minute, "min"
-    if total <= 3 * day:
-        return hour, "h"
-    return day, "days"
-
-
 def _add_timeline(fig, row, phases, rto_text, lost, lost_text, note=None):
     total = sum(phases.values())
-    size, unit = _time_unit(total)
+    size, unit = duration_unit(total)
     labels = [name.capitalize() for name in phases]
     start = 0.0
     bounded = math.isfinite(lost)
     fig.add_trace(go.Bar(
         orientation="h", y=["Work lost"], base=[-lost / size if bounded else 0.0],
         x=[lost / size if bounded else 0.0],
-        marker=dict(color="rgba(197,48,48,0.35)", line=dict(color=_RED, width=1)),
+        marker=dict(color=rgba(RED, 0.35), line=dict(color=RED, width=1)),
         text=[lost_text], textposition="outside", cliponaxis=False,
-        textfont=dict(color=_RED, size=11), name="work lost", showlegend=False,
+        textfont=dict(color=RED, size=11), name="work lost", showlegend=False,
         hovertemplate=f"{lost_text}<extra></extra>"), row=row, col=1)
     for name, label in zip(phases, labels):
         duration = phases[name]
         text = _dur(duration) + (f" ({note})" if (note and name == "staging") else "")
         fig.add_trace(go.Bar(
             orientation="h", y=[label], base=[start / size], x=[duration / size],
-            marker=dict(color=_PHASE_COLOURS.get(name, _BLUE)), text=[text], textposition="outside",
-            cliponaxis=False, textfont=dict(size=11, color=_INK), name=name, showlegend=False,
+            marker=dict(color=PHASE_COLOURS.get(name, BLUE)), text=[text], textposition="outside",
+            cliponaxis=False, textfont=dict(size=11, color=INK), name=name, showlegend=False,
             hovertemplate=f"{label}: {text}<extra></extra>"), row=row, col=1)
         start += duration
     low = -lost / size if bounded else 0.0
-    fig.add_vline(x=0, line=dict(color=_RED, width=2, dash="dash"), row=row, col=1)
-    fig.add_vline(x=total / size, line=dict(color=_GREEN, width=2), row=row, col=1)
+    fig.add_vline(x=0, line=dict(color=RED, width=2, dash="dash"), row=row, col=1)
+    fig.add_vline(x=total / size, line=dict(color=GREEN, width=2), row=row, col=1)
     span = total / size - low
     fig.update_xaxes(title_text=f"time since the failure [{unit}]", range=[low - 0.03 * span,
                      total / size + 0.32 * span], zeroline=False, row=row, col=1)
@@ -242,14 +220,15 @@ def recovery_timeline_figure(plan):
     plan : drmath.Plan
         The derived numbers; the bars are ``rto_local_phases`` and
         ``rto_site_phases``, the lost work ``rpo_local`` and ``rpo_site``
-        (written "unbounded" when replication does not keep up). [1]
+        (written "unbounded" when replication does not keep up).
 
     Returns
     -------
     figure : plotly.graph_objects.Figure
         Two rows of horizontal bars; each phase trace is named after its key
-        in the phase dict. The x axes are in minutes, hours or days, as the
-        axis title says. [1]
+        in the phase dict. The x axes are in the unit of
+        :func:`drmath.formatting.duration_unit` for the span, as the
+        axis title says.
 
     Examples
     --------
@@ -278,7 +257,7 @@ def recovery_timeline_figure(plan):
         title=dict(text="From the failure to training resumed (red dashes: the failure; green: resumed)",
                    font=dict(size=14)),
         barmode="overlay", height=600, margin=dict(l=10, r=30, t=70, b=40),
-        plot_bgcolor="white", paper_bgcolor="white", bargap=0.35,
+        plot_bgcolor="white", paper_bgcolor="white", bargap=0.35, font=dict(family=FONT, color=INK),
     )
-    fig.update_xaxes(showgrid=True, gridcolor="#edf2f7")
+    fig.update_xaxes(showgrid=True, gridcolor=GRID)
     return fig

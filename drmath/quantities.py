@@ -24,6 +24,7 @@ a window- or token-driven run, replication keeping up or not).
 from dataclasses import dataclass
 from typing import Callable
 
+from .formatting import line_rate
 from .presets import DR_TIERS
 from .recovery import LOCAL_PHASES, SITE_PHASES
 
@@ -148,7 +149,7 @@ def _site_rto_note(p):
 def _keeps_up_detail(p):
     if p.replication_keeps_up:
         return f"link {p.format('replication_utilization')} busy"
-    return f"needs ≥ {p.format('replication_bandwidth_needed')}"
+    return f"needs ≥ {line_rate(p.replication_bandwidth_needed)}"
 
 
 # --------------------------------------------------------------------------- the quantities
@@ -169,7 +170,7 @@ _ALL = (
              r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu> \times <ettr>}",
              lambda p: "The window drives the run; the tokens that fit in it are derived." if _window_driven(p)
              else "Narayanan et al. 2021, eq. (4); ETTR turns compute time into wall-clock time.",
-             short="Time to train", card=6, detail=lambda p: f"{p.format('tokens')} tokens, {p.format('run_cost')}",
+             short="Time to train", card=6, detail=lambda p: f"{p.tokens / 1e12:.3g}T tokens, {p.format('run_cost')}",
              compare=True),
     Quantity("tokens", "count", "Tokens", "run",
              lambda p: r"D = \frac{T\,G\,P\,\mathrm{MFU}\,\mathrm{ETTR}}{k\,N}" if _window_driven(p) else "D",

@@ -4,10 +4,13 @@ r"""The standalone report and the side-by-side comparison: views of ``plan()``.
 worked answer for it: every number with its derivation from
 :meth:`~drmath.Plan.explain`, every figure an interactive plotly chart with
 the main knobs (GPU count, checkpoint interval, link bandwidth, DR tier)
-precomputed as slider steps. plotly.js is inlined and the formulas are typeset
-as plain HTML and CSS, so the file opens with no network and no server.
-:func:`write_report` writes it atomically and, optionally, each figure as PNG
-for slides (through kaleido).
+precomputed as slider steps. plotly.js is inlined and the formulas are MathML
+that the browser typesets itself, so the file opens with no network and no
+server. The page is rendered from Jinja2 templates (``drmath/data/report/``);
+the derivations' Markdown goes through mistune and their TeX through
+latex2mathml. Its sections, headline and comparison read the registry,
+:mod:`drmath.quantities`. :func:`write_report` writes it atomically and,
+optionally, each figure as PNG for slides (through kaleido).
 
 :func:`compare_rows`, :func:`compare_text`, :func:`compare_html` and
 :func:`compare_figure` put two to four scenarios side by side.
@@ -22,7 +25,7 @@ No physics lives here: every number comes from :func:`~drmath.plan`,
     True
 """
 
-import html as _html
+import functools
 import json
 import math
 import re
@@ -30,220 +33,105 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from markupsafe import Markup
 
 from . import __version__, presets, viz
-from .scenario import FIELDS, PLAN_FIELDS, Scenario, plan, sweep
+from .quantities import CARDS, COMPARED, GROUPS, QUANTITIES, card_detail, card_title, in_group
+from .scenario import FIELDS, Scenario, plan
 from .scenario_io import atomic_write
-from .units import Gbit_per_s, day, format_quantity, hour, minute
+from .units import format_quantity
 
 __all__ = ["build_report", "write_report", "report_figures", "latex_html", "markdown_html",
            "compare_rows", "compare_text", "compare_html", "compare_figure",
            "REPORT_SECTIONS", "COMPARE_FIELDS", "KNOBS"]
 
-REPORT_SECTIONS = [
-    ("run", "1. The run", "How much compute the run needs, how long it takes on this cluster, and what the GPU-hours cost.",
-     ["training_flops", "compute_time", "time_to_train", "tokens", "gpu_hours", "run_cost"], []),
-    ("checkpoints", "2. Checkpoints", "How big one checkpoint is, how long it takes to persist and to load, and how "
-     "much the training loop stalls for it. A checkpoint is not durable until its persist finishes.",
-     ["checkpoint_size", "shard_size", "checkpoint_write_time", "checkpoint_stall", "checkpoint_load_time",
-      "checkpoint_interval_floor", "checkpoint_bandwidth_share"], []),
-    ("cadence", "3. Failures and checkpoint cadence", "How often the cluster is interrupted, how often to "
-     "checkpoint, and the share of wall-clock time that makes progress (ETTR).",
-     ["mtbf", "expected_interruptions", "young_interval", "daly_interval", "optimal_interval", "checkpoint_interval",
-      "restart_overhead", "ettr"], ["ettr"]),
-    ("replication", "4. Replication", "How every k-th checkpoint reaches the other site, and whether replication "
-     "keeps up with the cadence. If it does not, the backlog grows and the site RPO has no bound.",
-     ["replication_every", "replication_interval", "object_store_time", "link_time", "replication_time",
-      "replication_utilization", "replication_keeps_up", "replication_bandwidth_needed"], []),
-    ("rpo", "5. Recovery point (RPO)", "The progress lost, by failure scope: worst case (the DR convention) and "
-     "expected value.", ["rpo_local", "rpo_local_expected", "rpo_site", "rpo_site_expected"], ["rpo"]),
-    ("rto", "6. Recovery time (RTO)", "The time until training resumes, as a sum of named phases; the site "
-     "failover's standby-readiness phase is set by the DR tier.",
-     ["rto_local", "rto_site", "standby_gpus", "schedule_slip"], ["rto"]),
-    ("cost", "7. Cost", "What each choice costs: the standby, replication, and the expected loss from a site "
-     "event, priced with the cost of delay.",
-     ["fleet_cost_rate", "standby_cost", "replication_cost", "site_event_probability", "expected_disaster_loss",
-      "total_dr_cost", "tier_total_costs", "break_even_delay_costs"], ["cost_tier", "cost_link"]),
-]
-"""The report's sections: (id, title, lead sentence, plan fields, figure names)."""
+REPORT_SECTIONS = [(g.id, g.title, g.lead, in_group(g.id), viz.in_section(g.id)) for g in GROUPS.values()]
+"""The report's sections, one per group of :data:`drmath.quantities.GROUPS`: (id, title, lead sentence,
+quantities, figure names from :data:`drmath.viz.FIGURES`)."""
 
-HEADLINE = ["rpo_local", "rpo_site", "rto_local", "rto_site", "ettr", "time_to_train", "total_dr_cost",
-            "replication_keeps_up"]
+HEADLINE = list(CARDS)
+"""The headline cards: :data:`drmath.quantities.CARDS`."""
 
-COMPARE_FIELDS = ["time_to_train", "tokens", "checkpoint_size", "checkpoint_interval", "mtbf", "ettr",
-                  "replication_time", "replication_keeps_up", "rpo_local", "rpo_site", "rto_local", "rto_site",
-                  "standby_cost", "expected_disaster_loss", "total_dr_cost"]
-"""The plan's key numbers that :func:`compare_rows` puts side by side."""
+COMPARE_FIELDS = list(COMPARED)
+"""The plan's key numbers that :func:`compare_rows` puts side by side: :data:`drmath.quantities.COMPARED`."""
 
-KNOBS = {
-    "training.gpus": ("GPUs", [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]),
-    "checkpoint.interval": ("checkpoint interval",
-                            [m * minute for m in (1, 2, 5, 10, 20, 30)] + [h * hour for h in (1, 2, 4)]),
-    "replication.link_bandwidth": ("link", [g * Gbit_per_s for g in (1, 5, 10, 25, 50, 100, 200, 400, 800, 1600)]),
-    "failover.tier": ("DR tier", list(presets.DR_TIERS)),
-}
-"""The report's slider knobs: field -> (label, values); the scenario's own value is always added."""
-
-_CHECKPOINT_SWEEP = np.geomspace(10.0, day, 90)  # [s]
-_REPLICATION_SWEEP = np.geomspace(minute, 2 * day, 90)  # [s]
-_LINK_SWEEP = np.geomspace(0.5 * Gbit_per_s, 3200 * Gbit_per_s, 90)  # [B/s]
-_RPO_CURVES = ["rpo_site", "rpo_site_expected", "replication_keeps_up"]
-_COST_CURVES = ["total_dr_cost", "standby_cost", "replication_cost", "expected_disaster_loss", "replication_keeps_up"]
+KNOBS = viz.KNOBS
+"""The report's slider knobs: :data:`drmath.viz.KNOBS` (field -> (label, values))."""
 
 
 # --------------------------------------------------------------------------- math and markdown as HTML
 
-_SYMBOLS = {
-    "tau": "τ", "delta": "δ", "lambda": "λ", "eta": "η", "ell": "ℓ", "rho": "ρ", "mu": "μ", "sigma": "σ",
-    "alpha": "α", "beta": "β", "pi": "π", "Delta": "Δ", "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥",
-    "geq": "≥", "ne": "≠", "times": "×", "cdot": "·", "approx": "≈", "pm": "±", "to": "→",
-    "rightarrow": "→", "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "quad": "\u2003",
-    "qquad": "\u2003\u2003", ",": "\u2009", ";": "\u2005", ":": "\u2005", " ": " ", "!": "", "$": "$",
-    "%": "%", "#": "#", "{": "{", "}": "}", "_": "_", "&": "&", "\\": " ",
-}
-_FUNCTIONS = {"max", "min", "ln", "log", "exp", "sin", "cos"}
-_TEXT = {"text", "mathrm", "operatorname", "textrm", "mathit", "textit", "mathbf", "textbf"}
+_TEXT_ARG = re.compile(r"\\text(?:rm)?\s*\{((?:[^{}\\]|\\.|\{[^{}]*\})*)\}")
+_ENTITY = re.compile(r"&amp;(#x[0-9A-Fa-f]+;|#[0-9]+;)")
 
 
-def _esc(text):
-    return _html.escape(text, quote=False)
+def _text_mode(match):
+    """``\\text{}`` as latex2mathml reads it: TeX's text-mode escapes and grouping braces undone, and
+    spaces made no-break (it drops a space between a number and a word: ``10.0 min``)."""
+    body = re.sub(r"\{([^{}]*)\}", r"\1", match.group(1))
+    return r"\text{" + re.sub(r"\\([$%#&_])", r"\1", body).replace(" ", "\N{NO-BREAK SPACE}") + "}"
 
 
-def _group_raw(src, i):
-    """The raw text of a braced group starting at src[i] == '{'; returns (text, next index)."""
-    depth, j = 0, i
-    while j < len(src):
-        if src[j] == "\\" and j + 1 < len(src):
-            j += 2
-            continue
-        if src[j] == "{":
-            depth += 1
-        elif src[j] == "}":
-            depth -= 1
-            if depth == 0:
-                return src[i + 1:j], j + 1
-        j += 1
-    return src[i + 1:], len(src)
-
-
-def _text_arg(raw):
-    raw = raw.replace("{,}", ",")
-    raw = re.sub(r"\\([$%#&{}_])", r"\1", raw).replace("\\\\", "\\")
-    return raw.replace("{", "").replace("}", "")
-
-
-def _arg(src, i):
-    while i < len(src) and src[i] == " ":
-        i += 1
-    if i >= len(src):
-        return "", i
-    if src[i] == "{":
-        raw, j = _group_raw(src, i)
-        return _parse(raw), j
-    if src[i] == "\\":
-        m = re.match(r"\\([A-Za-z]+|.)", src[i:])
-        return _parse(m.group(0)), i + len(m.group(0))
-    return _parse(src[i]), i + 1
-
-
-def _parse(src):
-    out, i = [], 0
-    while i < len(src):
-        c = src[i]
-        if c == "{":
-            raw, i = _group_raw(src, i)
-            out.append(_parse(raw))
-        elif c == "}":
-            i += 1
-        elif c == "\\":
-            m = re.match(r"\\([A-Za-z]+|.)", src[i:])
-            name = m.group(1)
-            i += len(m.group(0))
-            if name in ("frac", "tfrac", "dfrac"):
-                a, i = _arg(src, i)
-                b, i = _arg(src, i)
-                out.append(f'<span class="frac"><span class="num">{a}</span><span class="den">{b}</span></span>')
-            elif name == "sqrt":
-                a, i = _arg(src, i)
-                out.append(f'<span class="sqrt">√<span class="rad">{a}</span></span>')
-            elif name in _TEXT:
-                while i < len(src) and src[i] == " ":
-                    i += 1
-                raw, i = _group_raw(src, i) if i < len(src) and src[i] == "{" else (src[i:i + 1], i + 1)
-                cls = "tx" if name.startswith("text") else "rm"
-                out.append(f'<span class="{cls}">{_esc(_text_arg(raw))}</span>')
-            elif name in ("left", "right", "big", "Big", "bigl", "bigr"):
-                if i < len(src) and src[i] == ".":
-                    i += 1
-            elif name in _FUNCTIONS:
-                out.append(f'<span class="rm">{name}</span>')
-            elif name in _SYMBOLS:
-                out.append(_esc(_SYMBOLS[name]))
-            else:
-                out.append(_esc(name))
-        elif c in "_^":
-            a, i = _arg(src, i + 1)
-            tag = "sub" if c == "_" else "sup"
-            out.append(f"<{tag}>{a}</{tag}>")
-        elif c.isalpha():
-            m = re.match(r"[A-Za-z]+", src[i:])
-            word = m.group(0) if m else c
-            out.append(f"<i>{_esc(word)}</i>")
-            i += len(word)
-        elif c == " ":
-            out.append(" ")
-            i += 1
-        elif c in "=+<>":
-            out.append(f" {_esc(c)} ")
-            i += 1
-        else:
-            out.append(_esc(c))
-            i += 1
-    return re.sub(r" {2,}", " ", "".join(out))
-
-
-def latex_html(tex):
-    r"""Typeset the LaTeX subset that :meth:`~drmath.Plan.explain` uses as plain HTML.
+def latex_html(tex, display=False):
+    r"""Typeset a TeX formula of :meth:`~drmath.Plan.explain` as MathML.
 
     Parameters
     ----------
     tex : str
-        A formula without ``$`` delimiters: fractions, roots, sub- and
-        superscripts, ``\text{}``, Greek letters and relations. [1]
+        A formula without ``$`` delimiters. [1]
+    display : bool, default False
+        A display (block) formula rather than an inline one. [1]
 
     Returns
     -------
     html : str
-        Inline HTML (spans styled by the report's CSS); needs no script or font. [1]
+        A ``<math>`` element that browsers render natively (MathML Core);
+        text from the formula is escaped, so it cannot open a tag. [1]
 
     Notes
     -----
-    No PyPI package pinned here ships KaTeX or MathJax for offline use, so the
-    report typesets the formulas itself: fractions stack with CSS, roots get an
-    overline, variables are italic and ``\text{}`` stays upright. Unknown
-    commands print their name, so nothing is ever dropped silently.
+    latex2mathml does the conversion. It copies ``\text{}`` verbatim, so
+    TeX's text-mode escapes (``\$``, ``\%``, ``{,}``) are undone first, and it
+    unescapes its own output, so the element is serialized here instead and only
+    its numeric character references are kept.  latex2mathml also drops the
+    space in ``\text{10.0 min}``, so spaces in text become no-break spaces.
 
     References
     ----------
-    .. [1] L. Lamport, *LaTeX: A Document Preparation System*, 2nd ed., 1994 (the notation).
+    .. [1] W3C, "MathML Core", https://www.w3.org/TR/mathml-core/ (the elements used).
 
     Examples
     --------
-    >>> latex_html(r"\tau_Y = \sqrt{2\,\delta\,M}")
-    '<i>τ</i><sub><i>Y</i></sub> = <span class="sqrt">√<span class="rad">2\u2009<i>δ</i>\u2009<i>M</i></span></span>'
-    >>> latex_html(r"\frac{1}{2} \le \text{3.5 h}")
-    '<span class="frac"><span class="num">1</span><span class="den">2</span></span> ≤ <span class="tx">3.5 h</span>'
+    >>> latex_html(r"\tau_Y = \sqrt{2\,\delta\,M}")[:63]
+    '<math display="inline"><mrow><msub><mi>&#x003C4;</mi><mi>Y</mi>'
+    >>> latex_html(r"\text{<b>1{,}000 \$</b>}")
+    '<math display="inline"><mrow><mtext>&lt;b&gt;1,000\xa0$&lt;/b&gt;</mtext></mrow></math>'
     """
-    out = _parse(str(tex)).strip()
-    # Greek letters are variables: italic like the Latin ones
-    return re.sub(r"(?<![\w>])([τδληℓρμσαβπ])", r"<i>\1</i>", out)
+    from xml.etree.ElementTree import tostring
+
+    from latex2mathml.converter import convert_to_element
+
+    element = convert_to_element(_TEXT_ARG.sub(_text_mode, str(tex)), display="block" if display else "inline")
+    element.attrib.pop("xmlns", None)  # HTML puts <math> in the MathML namespace itself
+    return _ENTITY.sub(r"&\1", tostring(element, encoding="unicode"))
 
 
-def _inline(text):
-    text = _esc(text)
-    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
-    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
-    return re.sub(r"\$([^$]+)\$", lambda m: f'<span class="math-inline">{latex_html(_html.unescape(m.group(1)))}</span>', text)
+@functools.cache
+def _markdown():
+    """The Markdown renderer: mistune with tables and math, raw HTML escaped, no images."""
+    import mistune
+
+    class Renderer(mistune.HTMLRenderer):
+        def block_math(self, text):
+            return f'<div class="math">{latex_html(text, display=True)}</div>\n'
+
+        def inline_math(self, text):
+            return f'<span class="math-inline">{latex_html(text)}</span>'
+
+        def image(self, text, url, title=None):  # the report makes no request: an image shows its alt text
+            return text
+
+    return mistune.create_markdown(escape=True, renderer=Renderer(escape=True), plugins=["table", "math"])
 
 
 def markdown_html(text):
@@ -252,246 +140,80 @@ def markdown_html(text):
     Parameters
     ----------
     text : str
-        Paragraphs, ``**bold**``, display math ``$$…$$`` and pipe tables. [1]
+        CommonMark with pipe tables and math: display ``$$…$$`` and inline
+        ``$…$``. Raw HTML in it is escaped, never passed through. [1]
 
     Returns
     -------
     html : str
-        HTML; display math goes through :func:`latex_html`. [1]
+        HTML; math goes through :func:`latex_html` to MathML. [1]
 
     References
     ----------
-    .. [1] J. Gruber, "Markdown syntax", daringfireball.net, 2004 (the subset used).
+    .. [1] CommonMark Spec 0.31.2, https://spec.commonmark.org/ (through mistune 3).
 
     Examples
     --------
-    >>> markdown_html("**A: 1 h**\n\n$$x = y$$\n")
-    '<p><strong>A: 1 h</strong></p>\n<div class="math"><i>x</i> = <i>y</i></div>'
+    >>> print(markdown_html("**A: 1 h** <i>\n\n$$x = y$$\n"))
+    <p><strong>A: 1 h</strong> &lt;i&gt;</p>
+    <div class="math"><math display="block"><mrow><mi>x</mi><mo>&#x0003D;</mo><mi>y</mi></mrow></math></div>
+    <BLANKLINE>
     """
-    parts = []
-    for block in re.split(r"\n\s*\n", str(text).strip()):
-        block = block.strip()
-        if block.startswith("$$") and block.endswith("$$") and len(block) > 4:
-            parts.append(f'<div class="math">{latex_html(block[2:-2])}</div>')
-        elif block.startswith("|"):
-            rows = [r.strip().strip("|").split("|") for r in block.splitlines() if r.strip()]
-            rows = [r for r in rows if not all(re.fullmatch(r"\s*:?-+:?\s*", c) for c in r)]
-            head, body = rows[0], rows[1:]
-            th = "".join(f"<th>{_inline(c.strip())}</th>" for c in head)
-            trs = "".join("<tr>" + "".join(f"<td>{_inline(c.strip())}</td>" for c in r) + "</tr>" for r in body)
-            parts.append(f'<table class="md"><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>')
-        else:
-            parts.append(f"<p>{_inline(block)}</p>".replace("\n", " "))
-    return "\n".join(parts)
+    return _markdown()(str(text))
 
 
 # --------------------------------------------------------------------------- figures with slider steps
 
 
-def _with(scenario, path, value):
-    return scenario if value is None else scenario.with_changes({path: value})
+FIGURES = {name: (info.knob, info.caption) for name, info in viz.FIGURES.items()}
+"""Each figure's (knob, caption), from the one registry :data:`drmath.viz.FIGURES`."""
 
-
-def _spec(name, p):
-    """One figure's spec for one plan; every curve from sweep()."""
-    s = p.scenario
-    if name == "ettr":
-        return viz.ettr_spec(p, _CHECKPOINT_SWEEP, sweep(s, "checkpoint.interval", _CHECKPOINT_SWEEP, ["ettr"]))
-    if name == "rpo":
-        return viz.rpo_spec(p, _REPLICATION_SWEEP, sweep(s, "replication.interval", _REPLICATION_SWEEP, _RPO_CURVES))
-    if name == "rto":
-        return viz.rto_spec(p)
-    if name == "cost_tier":
-        return viz.cost_tier_spec(p)
-    if name == "cost_link":
-        return viz.cost_link_spec(p, _LINK_SWEEP, sweep(s, "replication.link_bandwidth", _LINK_SWEEP, _COST_CURVES))
-    raise ValueError(f"unknown figure {name!r}")
-
-
-FIGURES = {
-    # name: (knob that its slider steps through, caption)
-    "ettr": ("training.gpus", "ETTR against the checkpoint interval. More GPUs mean a shorter MTBF, a shorter "
-             "optimal interval and a lower ETTR; drag the slider to change the GPU count."),
-    "rpo": ("checkpoint.interval", "Site RPO against the replication target. Left of the red line replication "
-            "falls behind and the site RPO has no bound; the slider changes the checkpoint interval τ "
-            "(every k-th checkpoint ships, kτ ≥ target)."),
-    "rto": ("failover.tier", "Site RTO as a sum of named phases; the slider steps through the DR tiers."),
-    "cost_tier": ("replication.link_bandwidth", "Total expected DR cost of each tier (standby + replication + "
-                  "expected disaster loss); the slider changes the link bandwidth."),
-    "cost_link": ("failover.tier", "Total expected DR cost and its parts against the link's line rate; the "
-                  "slider changes the DR tier."),
-}
-
-
-def _knob_values(scenario, p, path):
-    """(labels, scenario per step, index of the current step) for one knob."""
-    label, values = KNOBS[path]
-    current = scenario.get(path)
-    if path == "failover.tier":
-        return values, [_with(scenario, path, v) for v in values], values.index(current)
-    info = FIELDS[path]
-    values = [v for v in values if info.low <= v <= info.high]
-    if path == "checkpoint.interval" and current is None:
-        points = [(v, v) for v in values] + [(p.checkpoint_interval, None)]
-    else:
-        points = [(v, v) for v in values if not math.isclose(v, current)] + [(current, current)]
-    points.sort(key=lambda t: t[0])
-    labels, scenarios, active = [], [], 0
-    for i, (shown, value) in enumerate(points):
-        if path == "replication.link_bandwidth":
-            text = f"{shown / Gbit_per_s:g} Gbps"
-        elif path == "training.gpus":
-            text = f"{int(shown):,}"
-        else:
-            text = format_quantity(shown, "duration", 2)
-        if value is None:
-            text = f"optimal {text}"
-        if value == current:
-            active = i
-        labels.append(text)
-        scenarios.append(_with(scenario, path, value))
-    return labels, scenarios, active
-
-
-_RESTYLE = ("x", "y", "base", "text", "name", "marker", "line", "customdata", "hovertemplate", "mode",
-            "showlegend", "visible", "hoverinfo")
-
-
-def _slider_spec(specs, labels, active, knob):
-    """One figure whose slider steps restyle and relayout it to each precomputed spec."""
-    n = max(len(s["data"]) for s in specs)
-
-    def padded(spec):
-        data = [dict(t, visible=True) for t in spec["data"]]
-        data += [{"type": "scatter", "mode": "markers", "x": [], "y": [], "name": "", "visible": False,
-                  "showlegend": False, "hoverinfo": "skip"} for _ in range(n - len(data))]
-        return data
-
-    steps = []
-    for spec, label in zip(specs, labels):
-        data, lay = padded(spec), spec["layout"]
-        restyle = {k: [t.get(k) for t in data] for k in _RESTYLE}
-        relayout = {"title.text": lay["title"]["text"], "shapes": lay.get("shapes", []),
-                    "annotations": lay.get("annotations", [])}
-        for axis in ("xaxis", "yaxis"):
-            relayout[f"{axis}.title.text"] = lay[axis]["title"]["text"]
-            if "range" in lay[axis]:
-                relayout[f"{axis}.range"] = lay[axis]["range"]
-            else:
-                relayout[f"{axis}.autorange"] = True
-        steps.append({"label": label, "method": "update", "args": [restyle, relayout]})
-    base = specs[active]
-    layout = dict(base["layout"])
-    layout["height"] = layout.get("height", 300) + 90
-    layout["margin"] = dict(layout.get("margin", {}), b=130)
-    layout["sliders"] = [{"active": active, "steps": steps, "x": 0.0, "len": 1.0, "y": 0, "yanchor": "top",
-                          "pad": {"t": 58, "b": 0}, "currentvalue": {"prefix": f"{knob}: ", "font": {"size": 12}},
-                          "font": {"size": 10}}]
-    return {"data": padded(base), "layout": layout}
-
-
-def report_figures(scenario, progress=None):
-    """The report's figures, each with its knob precomputed as slider steps.
-
-    Parameters
-    ----------
-    scenario : Scenario
-        The inputs. [1]
-    progress : callable, optional
-        Called with a short message before each figure. [1]
-
-    Returns
-    -------
-    figures : dict of str to dict
-        ``{name: JSON-ready plotly spec}`` for ``ettr``, ``rpo``, ``rto``,
-        ``cost_tier`` and ``cost_link``; each step's numbers come from
-        :func:`~drmath.plan` and :func:`~drmath.sweep`. [1]
-
-    References
-    ----------
-    .. [1] plotly.js, "Sliders", https://plotly.com/javascript/sliders/ (the ``update`` method).
-
-    Examples
-    --------
-    >>> import drmath
-    >>> figs = report_figures(drmath.Scenario())
-    >>> slider = figs["rto"]["layout"]["sliders"][0]
-    >>> [s["label"] for s in slider["steps"]][slider["active"]]
-    'warm'
-    """
-    p = plan(scenario)
-    cache = {}
-    figures = {}
-    for name, (path, _) in FIGURES.items():
-        if progress:
-            progress(f"figure {name}: {KNOBS[path][0]} steps")
-        labels, scenarios, active = _knob_values(scenario, p, path)
-        specs = []
-        for s in scenarios:
-            if s not in cache:
-                cache[s] = plan(s)
-            specs.append(_spec(name, cache[s]))
-        figures[name] = _slider_spec(specs, labels, active, KNOBS[path][0])
-    return figures
+report_figures = viz.slider_figures  # the figures with their knobs as slider steps, drawn by drmath.viz
 
 
 # --------------------------------------------------------------------------- the document
 
-_CSS = """
-:root { --ink:#1f2933; --muted:#52606d; --line:#e4e7eb; --blue:#2563eb; --orange:#ea580c; --red:#dc2626;
-  --green:#16a34a; --bg:#f8fafc; }
-* { box-sizing: border-box; }
-body { margin:0; font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--ink); background:white; }
-main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 64px; }
-h1 { font-size: 28px; margin: 8px 0 4px; } h2 { font-size: 21px; margin: 40px 0 6px; padding-top: 8px;
-  border-top: 2px solid var(--line); } h3 { font-size: 15px; margin: 0; }
-.sub { color: var(--muted); margin: 0 0 16px; } .lead { color: var(--muted); margin: 0 0 14px; max-width: 860px; }
-nav { font-size: 13px; margin: 8px 0 0; } nav a { margin-right: 12px; color: var(--blue); text-decoration: none; }
-.kpis { display:grid; grid-template-columns: repeat(auto-fill, minmax(170px,1fr)); gap:10px; margin: 18px 0; }
-.kpi { border:1px solid var(--line); border-radius:8px; padding:10px 12px; background: var(--bg); text-decoration:none; color:inherit; }
-.kpi .label { font-size:12px; color:var(--muted); display:block; } .kpi .num { font-size:21px; font-weight:650; }
-.kpi.bad { border-color: var(--red); background:#fef2f2; } .kpi.bad .num { color: var(--red); }
-.cards { display:grid; grid-template-columns: repeat(auto-fill, minmax(520px,1fr)); gap:12px; }
-.card { border:1px solid var(--line); border-radius:8px; padding:10px 14px; overflow-x:auto; }
-.card h3 .num { float:right; font-size:16px; color: var(--blue); font-weight: 650; }
-.card p { margin: 6px 0; font-size: 13.5px; color: var(--muted); }
-.math { font-family: "Latin Modern Math","STIX Two Math","Cambria Math","Times New Roman",serif; font-size:17px;
-  margin: 8px 0; line-height: 2.3; }
-.math .tx, .math .rm { font-style: normal; } .math .tx { font-family: system-ui,sans-serif; font-size: 14px; white-space: nowrap;
-  background:#eef2ff; border-radius:3px; padding: 0 3px; }
-.frac { display:inline-flex; flex-direction:column; vertical-align:middle; text-align:center; margin:0 2px; line-height:1.25; }
-.frac > .num { border-bottom:1px solid currentColor; padding:0 3px 1px; } .frac > .den { padding:1px 3px 0; }
-.sqrt > .rad { border-top:1px solid currentColor; padding: 0 2px; }
-sub, sup { font-size: 70%; }
-.callout { border-left: 4px solid var(--red); background:#fef2f2; padding: 10px 14px; margin: 12px 0; border-radius: 4px; }
-.callout.note { border-color: var(--blue); background:#eff6ff; }
-.figure { border:1px solid var(--line); border-radius:8px; padding:6px; margin: 14px 0; }
-.figure .plot { width: 100%; } .figure figcaption { font-size:13px; color:var(--muted); padding: 0 8px 6px; }
-table { border-collapse: collapse; font-size: 13px; } td, th { border-bottom:1px solid var(--line); padding:4px 8px; text-align:left; vertical-align: top; }
-table.inputs td:nth-child(2) { white-space: nowrap; font-variant-numeric: tabular-nums; } table.inputs td:nth-child(3) { color: var(--muted); }
-table.md { margin: 6px 0; }
-footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
-"""
+@functools.cache
+def _templates():
+    """The Jinja2 environment of the report's templates (package data under ``drmath/data/report``)."""
+    import jinja2
+
+    from ._resources import data_file
+
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(data_file("report")), autoescape=True,
+                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+
+
+def _plain(value):
+    """A plan value as a Python scalar (numpy scalars become float, int or bool)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _number(p, name):
-    value = getattr(p, name)
+    """What a number's ``<span class="num" data-field data-si>`` shows: the SI value and ``Plan.format``."""
+    value = _plain(getattr(p, name))
     si = "inf" if isinstance(value, float) and math.isinf(value) else json.dumps(value)
-    return f'<span class="num" data-field="{name}" data-si="{_esc(si)}">{_esc(p.format(name))}</span>'
+    return {"field": name, "si": si, "text": p.format(name)}
+
+
+def _kpi(p, name):
+    """One headline card: short title, number, sub-line; ``bad`` when replication falls behind or it has no bound."""
+    number = _number(p, name)
+    bad = number["si"] == "inf" or (name == "replication_keeps_up" and not p.replication_keeps_up)
+    return {"num": number, "title": card_title(name), "detail": card_detail(p, name), "bad": bad}
 
 
 def _card(p, name):
-    text = p.explain(name)
-    if name in PLAN_FIELDS:
-        head = f'<h3>{_esc(PLAN_FIELDS[name][1])} {_number(p, name)}</h3>'
-        body = re.split(r"\n\s*\n", text.strip(), maxsplit=1)
-        body = body[1] if len(body) > 1 else ""
-    else:
-        head, body = "", text
-    return f'<div class="card" id="d-{name}">{head}\n{markdown_html(body)}</div>'
+    """One derivation: its title and number, then the rest of ``Plan.explain`` (formula, inputs, note)."""
+    text = p.explain(name).strip()
+    if QUANTITIES[name].table:
+        return {"name": name, "title": QUANTITIES[name].title, "num": None, "body": Markup(markdown_html(text))}
+    body = text.split("\n\n", 1)[1] if "\n\n" in text else ""  # the first block is "**title: result**"
+    return {"name": name, "title": QUANTITIES[name].title, "num": _number(p, name), "body": Markup(markdown_html(body))}
 
 
-def _inputs_table(scenario):
+def _inputs(scenario):
+    """Every input: its path, value as shown, whether it differs from the default, meaning and basis."""
     rows = []
     for path, info in FIELDS.items():
         value = scenario.get(path)
@@ -503,17 +225,16 @@ def _inputs_table(scenario):
             shown = f"{value:g} {info.unit.strip('[]')}"
         else:
             shown = format_quantity(value, info.kind)
-        changed = "" if value == info.default else " ●"
-        rows.append(f"<tr><td><code>{path}</code>{changed}</td><td>{_esc(shown)}</td>"
-                    f"<td>{_esc(info.doc)} <em>Basis:</em> {_esc(info.basis)}</td></tr>")
-    return ('<table class="inputs"><thead><tr><th>input</th><th>value</th><th>meaning and basis</th></tr></thead>'
-            "<tbody>" + "".join(rows) + "</tbody></table>")
+        rows.append({"path": path, "shown": shown, "changed": value != info.default, "doc": info.doc,
+                     "basis": info.basis})
+    return rows
 
 
 def _json_script(obj):
+    """JSON that is safe inside ``<script>``, as Markup for the template."""
     from plotly.utils import PlotlyJSONEncoder
 
-    return json.dumps(obj, cls=PlotlyJSONEncoder, separators=(",", ":")).replace("</", "<\\/")
+    return Markup(json.dumps(obj, cls=PlotlyJSONEncoder, separators=(",", ":")).replace("</", "<\\/"))
 
 
 def build_report(scenario=None, title=None, description="", include_plotlyjs=True, progress=None, figures=None):
@@ -546,7 +267,10 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     -----
     Every number is rendered as ``<span class="num" data-field=NAME
     data-si=VALUE>`` with the text of ``Plan.format(NAME)``, so a test can
-    check the page against :func:`~drmath.plan`.
+    check the page against :func:`~drmath.plan`. The page is the template
+    ``drmath/data/report/report.html.j2`` (Jinja2, autoescaped: the title and
+    the description are text, never markup); the derivations are
+    :func:`markdown_html` of :meth:`~drmath.Plan.explain`.
 
     References
     ----------
@@ -573,55 +297,22 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     t = scenario.training
     title = title or (f"Disaster-recovery plan: {t.gpus:,} GPUs, {p.format('time_to_train')}, "
                       f"{t.params / 1e9:g}B parameters, {presets.DR_TIERS[scenario.failover.tier].label}")
-    out = [f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-           f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-           f"<title>{_esc(title)}</title><style>{_CSS}</style>"]
-    if include_plotlyjs:  # the 1.2 MB basic bundle: every figure here is scatter or bar
-        out.append(f'<script type="text/javascript">{viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")}</script>')
-    out.append("</head><body><main>")
-    out.append(f"<h1>{_esc(title)}</h1>")
-    sub = (f"drmath {__version__} · every number below is derived by <code>drmath.plan()</code> and shown with "
-           f"its formula, its inputs and its result · SI inside, readable units here")
-    if description:
-        out.append(f'<p class="lead">{_esc(description)}</p>')
-    out.append(f'<p class="sub">{sub}</p>')
-    out.append("<nav>" + "".join(f'<a href="#{sid}">{_esc(stitle)}</a>' for sid, stitle, *_ in REPORT_SECTIONS)
-               + '<a href="#inputs">Inputs</a></nav>')
-    kpis = []
-    for name in HEADLINE:
-        bad = (name == "replication_keeps_up" and not p.replication_keeps_up) or (
-            isinstance(getattr(p, name), float) and math.isinf(getattr(p, name)))
-        kpis.append(f'<a class="kpi{" bad" if bad else ""}" href="#d-{name}"><span class="label">'
-                    f"{_esc(PLAN_FIELDS[name][1])}</span>{_number(p, name)}</a>")
-    out.append('<div class="kpis" id="headline">' + "".join(kpis) + "</div>")
-    if not p.replication_keeps_up:
-        out.append('<div class="callout">' + markdown_html(p.explain("rpo_site").split("\n\n", 3)[-1]) + "</div>")
-    if p.checkpoint_interval_floored:
-        out.append('<div class="callout note"><p>The checkpoint interval set in the scenario is below the floor '
-                   "(a checkpoint cannot start before the previous one is durable), so it is raised to it.</p></div>")
-    plots = []
+    behind = None
+    if not p.replication_keeps_up:  # the note of the site RPO's derivation says why and how to fix it
+        blocks = p.explain("rpo_site").strip().split("\n\n")[1:]
+        behind = markdown_html("\n\n".join(b for b in blocks if not b.lstrip().startswith("$$")))
+    sections, plots = [], {}
     for sid, stitle, lead, names, figs in REPORT_SECTIONS:
-        out.append(f'<section id="{sid}"><h2>{_esc(stitle)}</h2><p class="lead">{_esc(lead)}</p>')
         for fig in figs:
-            div = f"fig-{fig}"
-            out.append(f'<figure class="figure" id="{div}-box"><div class="plot drmath-figure" id="{div}"></div>'
-                       f"<figcaption>{_esc(FIGURES[fig][1])}</figcaption></figure>")
-            plots.append((div, figures[fig]))
-        out.append('<div class="cards">' + "".join(_card(p, n) for n in names) + "</div></section>")
-    out.append('<section id="drills"><h2>8. Drills</h2><p class="lead">The RTO above is a sum of best-case phases. '
-               "The RTO you can promise comes from drills that measure each phase (checkpoint restore, replication "
-               "verification, failover game day, detection and alerting): a high percentile of their sum, valid "
-               "until the drills go stale. See <code>drmath.drills</code> and notebook 06.</p></section>")
-    out.append(f'<section id="inputs"><h2>Inputs</h2><p class="lead">Every input of this scenario, with the basis '
-               f"of drmath's default (● marks a value changed from it).</p>{_inputs_table(scenario)}</section>")
-    out.append(f"<footer>Generated by drmath {__version__}. Self-contained: plotly.js is inlined, formulas are "
-               "typeset with HTML and CSS, and the page makes no network request.</footer></main>")
-    config = {"displaylogo": False, "responsive": True}
-    calls = "".join(f'Plotly.newPlot("{div}",F["{div}"].data,F["{div}"].layout,C);' for div, _ in plots)
-    out.append(f"<script>(function(){{var C={_json_script(config)};var F={_json_script(dict(plots))};"
-               f"if(window.Plotly){{{calls}}}}})();</script>")
-    out.append("</body></html>\n")
-    return "".join(out)
+            plots[f"fig-{fig}"] = figures[fig]
+        sections.append({"id": sid, "title": stitle, "lead": lead, "cards": [_card(p, n) for n in names],
+                         "figures": [{"div": f"fig-{fig}", "caption": viz.FIGURES[fig].caption} for fig in figs]})
+    return _templates().get_template("report.html.j2").render(
+        title=title, description=description, version=__version__, headline=[_kpi(p, n) for n in HEADLINE],
+        sections=sections,
+        behind=Markup(behind) if behind else None, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario),
+        plotlyjs=Markup(viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")) if include_plotlyjs else None,
+        config=_json_script({"displaylogo": False, "responsive": True}), figures=_json_script(plots), plots=plots)
 
 
 def write_report(scenario, path, png_dir=None, title=None, description="", progress=None):
@@ -747,16 +438,16 @@ def compare_rows(plans, fields=None):
     >>> row["texts"], row["differs"]
     (['6.33 h', '3.09 h'], [False, True])
     """
+    from .plan import compare
+
     plans = list(plans)
     if not 2 <= len(plans) <= 4:
         raise ValueError(f"compare needs 2 to 4 scenarios, got {len(plans)}")
     rows = []
-    for name in COMPARE_FIELDS if fields is None else fields:
-        if name not in PLAN_FIELDS:
-            raise ValueError(f"unknown plan field {name!r}: choose from {', '.join(PLAN_FIELDS)}")
-        values = [getattr(p, name) for p in plans]
-        rows.append({"field": name, "title": PLAN_FIELDS[name][1], "values": values,
-                     "texts": [p.format(name) for p in plans],
+    table = compare(plans, fields=COMPARE_FIELDS if fields is None else fields)
+    for name, title, *values in table.itertuples(name=None):
+        values = [_plain(v) for v in values]
+        rows.append({"field": name, "title": title, "values": values, "texts": [p.format(name) for p in plans],
                      "differs": [not _same(v, values[0]) for v in values]})
     return rows
 
@@ -838,96 +529,13 @@ def compare_html(plans, names, fields=None):
     >>> compare_html([a, b], ["warm", "hot"]).count('class="differs"') > 0
     True
     """
-    rows = compare_rows(plans, fields)
-    th = "".join(f'<th style="text-align:right;padding:4px 10px">{_esc(str(n))}</th>' for n in names)
-    body = []
-    for r in rows:
-        tds = []
-        for t, v, d in zip(r["texts"], r["values"], r["differs"]):
-            style = "text-align:right;padding:4px 10px;font-variant-numeric:tabular-nums"
-            if d:
-                tds.append(f'<td class="differs" style="{style};background:#fff7ed;font-weight:600">{_esc(t)}'
-                           f'<span style="color:#9a3412;font-weight:400">{_esc(_change(v, r["values"][0]))}</span></td>')
-            else:
-                tds.append(f'<td style="{style}">{_esc(t)}</td>')
-        body.append(f'<tr><td style="padding:4px 10px">{_esc(r["title"])}</td>{"".join(tds)}</tr>')
-    return ('<table class="drmath-compare" style="border-collapse:collapse;font-size:13px">'
-            f'<thead><tr><th style="text-align:left;padding:4px 10px">quantity</th>{th}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>'
-            '<p style="font-size:12px;color:#52606d">Highlighted: differs from the first column '
-            "(relative change in brackets).</p>")
+    rows = [{"title": r["title"], "cells": [{"text": t, "differs": d, "change": _change(v, r["values"][0])}
+                                            for t, v, d in zip(r["texts"], r["values"], r["differs"])]}
+            for r in compare_rows(plans, fields)]
+    return _templates().get_template("compare.html.j2").render(names=[str(n) for n in names], rows=rows)
 
 
-_PALETTE = [viz.BLUE, viz.ORANGE, viz.GREEN, viz.PURPLE]
-
-
-def compare_figure(plans, names):
-    """The plans' curves overlaid: ETTR, site RPO and total DR cost, one colour per scenario.
-
-    Parameters
-    ----------
-    plans : sequence of Plan
-        Two to four plans. [1]
-    names : sequence of str
-        A legend name per plan. [1]
-
-    Returns
-    -------
-    fig : plotly.graph_objects.Figure
-        Three stacked panels: ETTR against the checkpoint interval, site RPO
-        (worst) against the replication target, total expected DR cost against
-        the link's line rate; each scenario's current point is marked. [1]
-
-    References
-    ----------
-    .. [1] drmath DESIGN.md §2: ETTR (Kokolis et al. 2024), site RPO and total DR cost as derived by plan().
-
-    Examples
-    --------
-    >>> import drmath
-    >>> a = drmath.plan()
-    >>> b = drmath.plan(a.scenario.with_changes({"training.gpus": 16_384}))
-    >>> len(compare_figure([a, b], ["seed", "16k"]).data)
-    12
-    """
-    from plotly.subplots import make_subplots
-
-    plans = list(plans)
-    compare_rows(plans, [])  # checks the count
-    c_scale, c_unit = viz.duration_unit(np.median(_CHECKPOINT_SWEEP))
-    r_scale, r_unit = viz.duration_unit(np.median(_REPLICATION_SWEEP))
-    fig = make_subplots(rows=3, cols=1, vertical_spacing=0.1, subplot_titles=(
-        "ETTR vs checkpoint interval", "Site RPO (worst) vs replication target",
-        "Total expected DR cost vs link bandwidth"))
-    for i, (p, name) in enumerate(zip(plans, names)):
-        color, s = _PALETTE[i % 4], p.scenario
-        ettr = sweep(s, "checkpoint.interval", _CHECKPOINT_SWEEP, ["ettr"])["ettr"]
-        rpo = sweep(s, "replication.interval", _REPLICATION_SWEEP, ["rpo_site"])["rpo_site"]
-        total = sweep(s, "replication.link_bandwidth", _LINK_SWEEP, ["total_dr_cost"])["total_dr_cost"]
-        panels = [
-            (1, _CHECKPOINT_SWEEP / c_scale, 100 * ettr, p.checkpoint_interval / c_scale, 100 * p.ettr),
-            (2, _REPLICATION_SWEEP / r_scale, rpo / r_scale, s.replication.interval / r_scale, p.rpo_site / r_scale),
-            (3, _LINK_SWEEP / Gbit_per_s, total / 1e6, s.replication.link_bandwidth / Gbit_per_s, p.total_dr_cost / 1e6),
-        ]
-        for row, x, y, cx, cy in panels:
-            fig.add_scatter(x=viz.jsonable(x), y=viz.jsonable(y), mode="lines", name=str(name), legendgroup=str(i),
-                            showlegend=row == 1, line={"color": color, "width": 2.2}, row=row, col=1)
-            fig.add_scatter(x=[viz.jsonable(cx)], y=[viz.jsonable(cy)], mode="markers", name=f"{name} (current)",
-                            legendgroup=str(i), showlegend=False, row=row, col=1,
-                            marker={"color": color, "size": 11, "line": {"color": "white", "width": 1.5}})
-    fig.update_xaxes(type="log", gridcolor=viz.GRID)
-    fig.update_yaxes(gridcolor=viz.GRID)
-    fig.update_yaxes(type="log", row=2, col=1)
-    fig.update_yaxes(type="log", row=3, col=1)
-    fig.update_xaxes(title_text=f"checkpoint interval [{c_unit}]", row=1, col=1)
-    fig.update_yaxes(title_text="ETTR [%]", row=1, col=1)
-    fig.update_xaxes(title_text=f"replication target [{r_unit}]", row=2, col=1)
-    fig.update_yaxes(title_text=f"site RPO [{r_unit}]", row=2, col=1)
-    fig.update_xaxes(title_text="link line rate [Gbit/s]", row=3, col=1)
-    fig.update_yaxes(title_text="cost [$M]", row=3, col=1)
-    fig.update_layout(height=900, paper_bgcolor="white", plot_bgcolor="white", margin={"l": 60, "r": 16, "t": 60, "b": 40},
-                      legend={"orientation": "h", "x": 0, "y": 1.06}, font={"size": 12, "color": viz.INK})
-    return fig
+compare_figure = viz.compare_figure  # the plans' curves overlaid, drawn by drmath.viz
 
 
 def _progress_printer(stream=None):

@@ -1,9 +1,9 @@
-r"""Pure plotly builders: numbers from :func:`drmath.plan` / :func:`drmath.sweep` in, figures out.
+r"""Pure plotly builders and the one figure registry: numbers from :func:`drmath.plan` / :func:`drmath.sweep` in.
 
 No physics lives here. Every builder takes a :class:`~drmath.Plan` (for the
 current choice) and, for curves, the arrays that :func:`~drmath.sweep` returned,
-and only converts SI to display units (through :mod:`drmath.units`), lays the
-traces out and marks the current choice.
+and only converts SI to display units (through :mod:`drmath.formatting`), lays
+the traces out and marks the current choice.
 
 Each figure comes in two forms:
 
@@ -14,82 +14,132 @@ Each figure comes in two forms:
 - ``*_figure(...) -> plotly.graph_objects.Figure``: the same, validated, for
   notebooks and export.
 
-    >>> import numpy as np, drmath
-    >>> p = drmath.plan()
-    >>> fig = rto_figure(p)
-    >>> fig.data[0].type
-    'bar'
+The plan's figures are registered once, in :data:`FIGURES`: what each sweeps,
+on which grid, which outputs, how it is drawn and in which report section it
+stands. :func:`figure_spec` draws one for a plan; the dashboard and the report
+both draw through it, and :func:`slider_figures` precomputes a knob's steps
+for the standalone report.
 
-plotly is imported lazily, only by the ``*_figure`` functions.
+    >>> import drmath
+    >>> p = drmath.plan()
+    >>> figure_spec("rto", p)["data"][0]["type"]
+    'bar'
+    >>> FIGURES["ettr"].path, FIGURES["ettr"].section
+    ('checkpoint.interval', 'cadence')
+
+:func:`compare_figure` overlays several plans and :func:`simulation_figure`
+draws :mod:`drmath.simulate` runs against the closed form. One palette
+(:data:`PALETTE`) colours every figure, diagram and page. plotly is imported
+lazily, only by the ``*_figure`` functions.
 """
 
+import functools
 import math
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from . import presets
-from .units import Gbit_per_s, day, format_quantity, hour, minute, year
+from . import _resources, presets
+from .formatting import duration_unit, line_rate, money, money_unit, short_duration
+from .plan import plan, sweep
+from .scenario import FIELDS
+from .units import Gbit_per_s, format_quantity, hour, minute
 
 PLOTLY_JS_VERSION = "4.1.1"
-"""Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only). [1]"""
+"""Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only)."""
 
-PLOTLY_BASIC_JS = (Path(__file__).resolve().parent.parent / "share" / "jupyter" / "voila" / "templates" / "drlab"
-                   / "static" / f"plotly-basic-{PLOTLY_JS_VERSION}.min.js")
-"""The bundle's file: the Voilà template serves it to the dashboard, and reports inline it. [1]"""
+PLOTLY_BASIC_JS = _resources.plotly_bundle(PLOTLY_JS_VERSION)
+"""The bundle's file: the Voilà template serves it to the dashboard, and reports inline it."""
 
 BASIC_TRACES = frozenset({"scatter", "bar", "pie"})
-"""The trace types that bundle can draw: every builder here uses only these. [1]"""
+"""The trace types that bundle can draw: every builder here uses only these."""
 
 __all__ = [
-    "rpo_spec", "rpo_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure",
-    "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure",
-    "duration_unit", "jsonable", "PLOTLY_JS_VERSION", "PLOTLY_BASIC_JS", "BASIC_TRACES",
+    "FigureInfo", "FIGURES", "KNOBS", "figure_spec", "figure_specs", "plan_figure", "in_section",
+    "slider_figures", "rpo_spec", "rpo_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure",
+    "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure", "compare_spec",
+    "compare_figure", "simulation_spec", "simulation_figure", "PALETTE", "SERIES", "PHASE_COLOURS",
+    "FONT", "rgba", "css_variables", "duration_unit", "jsonable", "PLOTLY_JS_VERSION", "PLOTLY_BASIC_JS",
+    "BASIC_TRACES",
 ]
 
-# a quiet palette that reads in print and on a projector
-INK = "#1f2933"
-GRID = "#e4e7eb"
-BLUE = "#2563eb"
-ORANGE = "#ea580c"
-GREEN = "#16a34a"
-GREY = "#9aa5b1"
-RED = "#dc2626"
-PURPLE = "#7c3aed"
-BAD_FILL = "rgba(220, 38, 38, 0.08)"
+# --------------------------------------------------------------------------- the palette
 
-_DURATION_UNITS = ((year, "years"), (day, "days"), (hour, "h"), (minute, "min"), (1.0, "s"))
+PALETTE = {
+    # a quiet palette that reads in print and on a projector
+    "ink": "#1f2933", "muted": "#52606d", "faint": "#7b8794", "grid": "#e4e7eb", "bg": "#f8fafc",
+    "blue": "#2563eb", "orange": "#ea580c", "green": "#16a34a", "grey": "#9aa5b1", "red": "#dc2626",
+    "purple": "#7c3aed", "pink": "#db2777", "teal": "#0d9488",
+    # tints for messages on a page: errors, notices, notes, formulas
+    "red-ink": "#b91c1c", "red-tint": "#fef2f2", "red-line": "#fecaca",
+    "amber-ink": "#92400e", "amber-tint": "#fffbeb", "amber-line": "#fde68a",
+    "blue-tint": "#eff6ff", "indigo-tint": "#eef2ff",
+}
+"""Every colour drmath draws with, by name: figures, diagrams, the dashboard and the report
+(pages get them as CSS variables, :func:`css_variables`)."""
+
+INK, MUTED, GRID = PALETTE["ink"], PALETTE["muted"], PALETTE["grid"]
+BLUE, ORANGE, GREEN, GREY = PALETTE["blue"], PALETTE["orange"], PALETTE["green"], PALETTE["grey"]
+RED, PURPLE, PINK, TEAL = PALETTE["red"], PALETTE["purple"], PALETTE["pink"], PALETTE["teal"]
+
+SERIES = (BLUE, ORANGE, GREEN, PURPLE)
+"""One colour per plan when plans are overlaid, in order."""
+
+PHASE_COLOURS = {"detection": PURPLE, "decision": PINK, "reschedule": ORANGE, "readiness": ORANGE,
+                 "staging": TEAL, "launch": BLUE, "load": GREEN, "validation": GREY}
+"""The colour of each recovery phase (:data:`drmath.recovery.SITE_PHASES`) on a timeline."""
+
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+"""The font stack of every figure and page."""
 
 
-def duration_unit(seconds):
-    """The display unit for a set of durations: the largest that keeps them ≥ 1.
+def rgba(colour, alpha):
+    """A palette colour made translucent, for fills.
 
     Parameters
     ----------
-    seconds : float or array_like
-        Representative durations; the largest finite one decides. [s]
+    colour : str
+        ``"#rrggbb"``.
+    alpha : float
+        Opacity from 0 (clear) to 1.
 
     Returns
     -------
-    scale : float
-        Seconds per display unit. [s]
-    name : str
-        The unit's name, e.g. ``"h"``. [1]
+    css : str
+        ``"rgba(r, g, b, alpha)"``.
 
     Examples
     --------
-    >>> duration_unit(5400.0)
-    (3600.0, 'h')
-    >>> duration_unit([30.0, float("inf")])
-    (1.0, 's')
+    >>> rgba(RED, 0.08)
+    'rgba(220, 38, 38, 0.08)'
     """
-    arr = np.asarray(seconds, dtype=float).ravel()
-    arr = arr[np.isfinite(arr)]
-    top = float(arr.max()) if arr.size else 1.0
-    for scale, name in _DURATION_UNITS:
-        if top >= scale:
-            return scale, name
-    return 1.0, "s"
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {alpha:g})"
+
+
+BAD_FILL = rgba(RED, 0.08)
+
+
+def css_variables():
+    """The palette and font as CSS custom properties, for a page's stylesheet.
+
+    Returns
+    -------
+    css : str
+        A ``:root`` rule: ``--drmath-<name>`` for each colour of :data:`PALETTE`, and
+        ``--drmath-font``.
+
+    Examples
+    --------
+    >>> css_variables().split("; ")[0]
+    ':root { --drmath-ink: #1f2933'
+    """
+    props = [f"--drmath-{name}: {value}" for name, value in PALETTE.items()] + [f"--drmath-font: {FONT}"]
+    return ":root { " + "; ".join(props) + "; }"
+
+
+# --------------------------------------------------------------------------- shared pieces
 
 
 def jsonable(value, digits=6):
@@ -98,14 +148,14 @@ def jsonable(value, digits=6):
     Parameters
     ----------
     value : float or array_like
-        Numbers in any unit. [1]
+        Numbers in any unit.
     digits : int, default 6
-        Significant figures kept (the payload stays small). [1]
+        Significant figures kept (the payload stays small).
 
     Returns
     -------
     out : float, list or None
-        The same numbers, rounded, with non-finite ones as ``None``. [1]
+        The same numbers, rounded, with non-finite ones as ``None``.
 
     Examples
     --------
@@ -124,6 +174,13 @@ def jsonable(value, digits=6):
     return [float(r) if f else None for r, f in zip(rounded.tolist(), finite.tolist())]
 
 
+def _axis(title):
+    # "allow": plotly otherwise measures every tick label (a forced layout each) to hide the ones
+    # past the div; our fixed margins keep them inside, and a redraw is ~15% cheaper
+    return {"title": {"text": title}, "gridcolor": GRID, "zeroline": False, "linecolor": GREY,
+            "ticklabeloverflow": "allow"}
+
+
 def _layout(title, xtitle, ytitle, height=300, **extra):
     layout = {
         "title": {"text": title, "x": 0.01, "xanchor": "left", "y": 0.975, "yanchor": "top",
@@ -132,20 +189,35 @@ def _layout(title, xtitle, ytitle, height=300, **extra):
         "margin": {"l": 60, "r": 16, "t": 64, "b": 44},
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
-        "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 12,
-                 "color": INK},
-        # "allow": plotly otherwise measures every tick label (a forced layout each) to hide the
-        # ones past the div; our fixed margins keep them inside, and a redraw is ~15% cheaper
-        "xaxis": {"title": {"text": xtitle}, "gridcolor": GRID, "zeroline": False, "linecolor": GREY,
-                  "ticklabeloverflow": "allow"},
-        "yaxis": {"title": {"text": ytitle}, "gridcolor": GRID, "zeroline": False, "linecolor": GREY,
-                  "ticklabeloverflow": "allow"},
+        "font": {"family": FONT, "size": 12, "color": INK},
+        "xaxis": _axis(xtitle),
+        "yaxis": _axis(ytitle),
         "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
                    "bgcolor": "rgba(0,0,0,0)", "font": {"size": 11}},
         "hovermode": "closest",
         "showlegend": True,
     }
     layout.update(extra)
+    return layout
+
+
+def _panels(rows, cols, titles, height, gap=(0.16, 0.1)):
+    """A layout of ``rows × cols`` panels, axes ``x, x2, …`` and ``y, y2, …`` row by row, each titled."""
+    layout = _layout("", "", "", height=height, margin={"l": 60, "r": 16, "t": 50, "b": 44})
+    del layout["title"], layout["xaxis"], layout["yaxis"]
+    vgap, hgap = gap
+    h, w = (1 - vgap * (rows - 1)) / rows, (1 - hgap * (cols - 1)) / cols
+    notes = []
+    for i, title in enumerate(titles):
+        row, col = divmod(i, cols)
+        n = "" if i == 0 else str(i + 1)
+        x0, y1 = col * (w + hgap), 1 - row * (h + vgap)
+        layout[f"xaxis{n}"] = dict(_axis(""), domain=[max(x0, 0.0), min(x0 + w, 1.0)], anchor=f"y{n}")
+        layout[f"yaxis{n}"] = dict(_axis(""), domain=[max(y1 - h, 0.0), min(y1, 1.0)], anchor=f"x{n}")
+        notes.append({"text": title, "x": x0 + w / 2, "y": y1, "xref": "paper", "yref": "paper",
+                      "xanchor": "center", "yanchor": "bottom", "showarrow": False,
+                      "font": {"size": 13, "color": INK}})
+    layout["annotations"] = notes
     return layout
 
 
@@ -160,21 +232,45 @@ def _bad_region(x0, x1):
             "fillcolor": BAD_FILL, "line": {"width": 0}, "layer": "below"}
 
 
-def _vline(x, color, dash="dash"):
-    return {"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
+def _refs(axis):
+    """x and y references: the single plot's (axis None, y over the whole paper) or one panel's."""
+    return ("x", "paper") if axis is None else (f"x{axis}", f"y{axis} domain")
+
+
+def _vline(x, color, dash="dash", axis=None):
+    xref, yref = _refs(axis)
+    return {"type": "line", "xref": xref, "yref": yref, "x0": x, "x1": x, "y0": 0, "y1": 1,
             "line": {"color": color, "width": 1.5, "dash": dash}}
 
 
-def _note(x, text, color, y=1.0, yanchor="top", xanchor="left", log=True):
+def _note(x, text, color, y=1.0, yanchor="top", xanchor="left", log=True, axis=None):
     # annotations on a log axis are placed in log10 units (shapes take data units)
     x = math.log10(x) if log and x and x > 0 else x
-    return {"x": x, "y": y, "xref": "x", "yref": "paper", "text": text, "showarrow": False,
+    xref, yref = _refs(axis)
+    return {"x": x, "y": y, "xref": xref, "yref": yref, "text": text, "showarrow": False,
             "font": {"size": 11, "color": color}, "xanchor": xanchor, "yanchor": yanchor,
             "bgcolor": "rgba(255,255,255,0.8)"}
 
 
-def _log10(x):
-    return math.log10(x)
+def _keeps_up_marks(x, xs, keeps, scale, what):
+    """Shade where replication falls behind and mark where it starts to keep up."""
+    shapes, notes = [], []
+    boundary = _first_true(x, keeps)
+    if boundary is None:
+        shapes.append(_bad_region(xs[0], xs[-1]))
+        notes.append(_note(xs[0], f"replication never keeps up: {what} has no bound", RED, y=0.9))
+    elif boundary > x[0]:
+        b = jsonable(boundary / scale)
+        shapes += [_bad_region(xs[0], b), _vline(b, RED)]
+        notes.append(_note(b, " keeps up →", RED, y=0.02, yanchor="bottom"))
+        notes.append(_note(xs[0], "falls behind:<br>no bound", RED, y=0.5, yanchor="middle"))
+    return shapes, notes
+
+
+def _current(x, y, hover):
+    return {"type": "scatter", "mode": "markers", "name": "current", "x": [x], "y": [y],
+            "marker": {"color": ORANGE, "size": 12, "symbol": "circle", "line": {"color": "white", "width": 1.5}},
+            "hovertemplate": f"current: {hover}<extra></extra>"}
 
 
 def _log_range(*arrays, step=0.5):
@@ -210,6 +306,19 @@ def _figure(spec):
     return go.Figure(spec)
 
 
+def _as_figure(builder, name=None):
+    """``builder``'s figure as a :class:`plotly.graph_objects.Figure`: ``rpo_spec`` gives ``rpo_figure``."""
+
+    @functools.wraps(builder)
+    def figure(*args, **kwargs):
+        return _figure(builder(*args, **kwargs))
+
+    figure.__name__ = figure.__qualname__ = name or builder.__name__.replace("_spec", "_figure")
+    figure.__doc__ = (f":func:`{builder.__name__}` as a validated :class:`plotly.graph_objects.Figure`, for "
+                      "notebooks and export; same parameters.")
+    return figure
+
+
 # --------------------------------------------------------------------------- RPO
 
 
@@ -219,7 +328,7 @@ def rpo_spec(p, intervals, curves):
     Parameters
     ----------
     p : Plan
-        The current plan; its replication target and site RPO are marked. [1]
+        The current plan; its replication target and site RPO are marked.
     intervals : array_like
         Replication targets swept (``replication.interval``), ascending. [s]
     curves : dict of str to ndarray
@@ -229,7 +338,7 @@ def rpo_spec(p, intervals, curves):
     Returns
     -------
     spec : dict
-        A JSON-ready plotly figure (``data`` and ``layout``). [1]
+        A JSON-ready plotly figure (``data`` and ``layout``).
 
     Examples
     --------
@@ -247,7 +356,7 @@ def rpo_spec(p, intervals, curves):
     keeps = np.asarray(curves["replication_keeps_up"]).astype(bool)
     scale, unit = duration_unit(np.median(x))
     xs = jsonable(x / scale)
-    current = p.scenario.replication.interval
+    current = jsonable(p.scenario.replication.interval / scale)
     data = [
         {"type": "scatter", "mode": "lines", "name": "site RPO, worst", "x": xs,
          "y": jsonable(worst / scale), "line": {"color": BLUE, "width": 2.5},
@@ -259,25 +368,12 @@ def rpo_spec(p, intervals, curves):
          "y": [jsonable(p.rpo_local / scale)] * 2, "line": {"color": GREY, "width": 1.5, "dash": "dash"},
          "hoverinfo": "skip"},
     ]
-    shapes, notes = [], []
-    boundary = _first_true(x, keeps)
-    if boundary is None:
-        shapes.append(_bad_region(xs[0], xs[-1]))
-        notes.append(_note(xs[0], "replication never keeps up: site RPO has no bound", RED, y=0.9))
-    elif boundary > x[0]:
-        b = jsonable(boundary / scale)
-        shapes += [_bad_region(xs[0], b), _vline(b, RED)]
-        notes.append(_note(b, " keeps up →", RED, y=0.02, yanchor="bottom"))
-        notes.append(_note(xs[0], "falls behind:<br>no bound", RED, y=0.5, yanchor="middle"))
+    shapes, notes = _keeps_up_marks(x, xs, keeps, scale, "site RPO")
     if math.isfinite(p.rpo_site):
-        data.append({"type": "scatter", "mode": "markers", "name": "current",
-                     "x": [jsonable(current / scale)], "y": [jsonable(p.rpo_site / scale)],
-                     "marker": {"color": ORANGE, "size": 12, "symbol": "circle",
-                                "line": {"color": "white", "width": 1.5}},
-                     "hovertemplate": f"current: {format_quantity(p.rpo_site, 'duration')}<extra></extra>"})
+        data.append(_current(current, jsonable(p.rpo_site / scale), format_quantity(p.rpo_site, "duration")))
     else:
-        shapes.append(_vline(jsonable(current / scale), ORANGE, dash="solid"))
-        notes.append(_note(jsonable(current / scale), "current: no bound", ORANGE, y=0.9))
+        shapes.append(_vline(current, ORANGE, dash="solid"))
+        notes.append(_note(current, "current: no bound", ORANGE, y=0.9))
     title = f"Site RPO vs replication interval: <b>{format_quantity(p.rpo_site, 'duration')}</b> now"
     layout = _layout(title, f"replication target interval [{unit}]", f"RPO [{unit}]",
                      shapes=shapes, annotations=notes)
@@ -286,34 +382,7 @@ def rpo_spec(p, intervals, curves):
     return {"data": data, "layout": layout}
 
 
-def rpo_figure(p, intervals, curves):
-    """:func:`rpo_spec` as a :class:`plotly.graph_objects.Figure`.
-
-    Parameters
-    ----------
-    p : Plan
-        The current plan. [1]
-    intervals : array_like
-        Replication targets swept. [s]
-    curves : dict of str to ndarray
-        The sweep, as for :func:`rpo_spec`. [s]
-
-    Returns
-    -------
-    fig : plotly.graph_objects.Figure
-        The figure. [1]
-
-    Examples
-    --------
-    >>> import numpy as np, drmath
-    >>> p = drmath.plan()
-    >>> x = np.geomspace(60, 86400, 20)
-    >>> c = drmath.sweep(p.scenario, "replication.interval", x,
-    ...                  ["rpo_site", "rpo_site_expected", "replication_keeps_up"])
-    >>> rpo_figure(p, x, c).layout.xaxis.type
-    'log'
-    """
-    return _figure(rpo_spec(p, intervals, curves))
+rpo_figure = _as_figure(rpo_spec)
 
 
 # --------------------------------------------------------------------------- ETTR
@@ -322,10 +391,14 @@ def rpo_figure(p, intervals, curves):
 def ettr_spec(p, intervals, curves):
     """ETTR against the checkpoint interval, with the Young and Daly optima marked.
 
+    The ETTR axis starts below the lowest ETTR within ten times the largest of the
+    optimum, the current interval and the persist floor: far longer intervals, where
+    ETTR falls away, leave the axis and keep the optimum readable.
+
     Parameters
     ----------
     p : Plan
-        The current plan: its interval, floor and optima are marked. [1]
+        The current plan: its interval, floor and optima are marked.
     intervals : array_like
         Checkpoint intervals swept (``checkpoint.interval``), ascending. [s]
     curves : dict of str to ndarray
@@ -334,7 +407,7 @@ def ettr_spec(p, intervals, curves):
     Returns
     -------
     spec : dict
-        A JSON-ready plotly figure. [1]
+        A JSON-ready plotly figure.
 
     Examples
     --------
@@ -353,11 +426,8 @@ def ettr_spec(p, intervals, curves):
         {"type": "scatter", "mode": "lines", "name": "ETTR", "x": xs, "y": jsonable(100 * ettr),
          "line": {"color": BLUE, "width": 2.5},
          "hovertemplate": f"interval %{{x:.3g}} {unit}<br>ETTR %{{y:.2f}}%<extra></extra>"},
-        {"type": "scatter", "mode": "markers", "name": "current",
-         "x": [jsonable(p.checkpoint_interval / scale)], "y": [jsonable(100 * p.ettr)],
-         "marker": {"color": ORANGE, "size": 12, "line": {"color": "white", "width": 1.5}},
-         "hovertemplate": f"current: {format_quantity(p.ettr, 'fraction')} at "
-                          f"{format_quantity(p.checkpoint_interval, 'duration')}<extra></extra>"},
+        _current(jsonable(p.checkpoint_interval / scale), jsonable(100 * p.ettr),
+                 f"{format_quantity(p.ettr, 'fraction')} at {format_quantity(p.checkpoint_interval, 'duration')}"),
     ]
     young, daly = jsonable(p.young_interval / scale), jsonable(p.daly_interval / scale)
     shapes = [_vline(young, GREEN, "dot"), _vline(daly, PURPLE, "dash")]
@@ -365,10 +435,11 @@ def ettr_spec(p, intervals, curves):
              _note(daly, " Daly", PURPLE, y=0.12, yanchor="bottom", xanchor="left")]
     floor = p.checkpoint_interval_floor
     if floor > x[0]:
-        f = jsonable(floor / scale)
-        shapes.append(_bad_region(xs[0], f))
+        shapes.append(_bad_region(xs[0], jsonable(floor / scale)))
         notes.append(_note(xs[0], "below the<br>persist floor", RED, y=0.5, yanchor="middle"))
-    finite = ettr[np.isfinite(ettr)]
+    near = x <= 10 * max(p.daly_interval, p.checkpoint_interval, floor)
+    finite = ettr[np.isfinite(ettr) & near]
+    finite = finite if finite.size else ettr[np.isfinite(ettr)]
     low = float(np.clip(math.floor((finite.min() * 100 - 1) / 5) * 5, 0, 95)) if finite.size else 0.0
     title = f"ETTR vs checkpoint interval: <b>{format_quantity(p.ettr, 'fraction')}</b> now"
     layout = _layout(title, f"checkpoint interval [{unit}]", "ETTR [%]", shapes=shapes, annotations=notes,
@@ -378,33 +449,7 @@ def ettr_spec(p, intervals, curves):
     return {"data": data, "layout": layout}
 
 
-def ettr_figure(p, intervals, curves):
-    """:func:`ettr_spec` as a :class:`plotly.graph_objects.Figure`.
-
-    Parameters
-    ----------
-    p : Plan
-        The current plan. [1]
-    intervals : array_like
-        Checkpoint intervals swept. [s]
-    curves : dict of str to ndarray
-        The sweep, with ``ettr``. [1]
-
-    Returns
-    -------
-    fig : plotly.graph_objects.Figure
-        The figure. [1]
-
-    Examples
-    --------
-    >>> import numpy as np, drmath
-    >>> p = drmath.plan()
-    >>> x = np.geomspace(10, 86400, 20)
-    >>> fig = ettr_figure(p, x, drmath.sweep(p.scenario, "checkpoint.interval", x, ["ettr"]))
-    >>> len(fig.layout.shapes) >= 2
-    True
-    """
-    return _figure(ettr_spec(p, intervals, curves))
+ettr_figure = _as_figure(ettr_spec)
 
 
 # --------------------------------------------------------------------------- site RTO
@@ -416,12 +461,12 @@ def rto_spec(p):
     Parameters
     ----------
     p : Plan
-        The current plan; uses ``rto_site_phases`` and ``rto_site``. [s]
+        The current plan; uses ``rto_site_phases`` and ``rto_site``.
 
     Returns
     -------
     spec : dict
-        A JSON-ready plotly figure: bar traces only, so the small plotly.js bundle draws it. [1]
+        A JSON-ready plotly figure: bar traces only, so the small plotly.js bundle draws it.
 
     Examples
     --------
@@ -454,33 +499,10 @@ def rto_spec(p):
     return {"data": data, "layout": layout}
 
 
-def rto_figure(p):
-    """:func:`rto_spec` as a :class:`plotly.graph_objects.Figure`.
-
-    Parameters
-    ----------
-    p : Plan
-        The current plan. [1]
-
-    Returns
-    -------
-    fig : plotly.graph_objects.Figure
-        The figure. [1]
-
-    Examples
-    --------
-    >>> import drmath
-    >>> rto_figure(drmath.plan()).data[1].name
-    'site RTO'
-    """
-    return _figure(rto_spec(p))
+rto_figure = _as_figure(rto_spec)
 
 
 # --------------------------------------------------------------------------- cost
-
-
-def _musd(value):
-    return jsonable(np.asarray(value, dtype=float) / 1e6)
 
 
 def cost_tier_spec(p):
@@ -489,38 +511,38 @@ def cost_tier_spec(p):
     Parameters
     ----------
     p : Plan
-        The current plan; uses ``tier_total_costs``. [USD]
+        The current plan; uses ``tier_total_costs``.
 
     Returns
     -------
     spec : dict
-        A JSON-ready plotly figure (bars in millions of USD). [1]
+        A JSON-ready plotly figure (bars in the unit of :func:`drmath.formatting.money_unit`).
 
     Examples
     --------
     >>> import drmath
     >>> spec = cost_tier_spec(drmath.plan())
-    >>> spec["data"][0]["x"][:2]
-    ['cold', 'pilot-light']
+    >>> spec["data"][0]["x"][:2], spec["layout"]["yaxis"]["title"]["text"]
+    (['cold', 'pilot-light'], 'cost [$M]')
     """
     names = list(p.tier_total_costs)
-    costs = [p.tier_total_costs[n] for n in names]
+    costs = np.array([p.tier_total_costs[n] for n in names], dtype=float)
     current = p.scenario.failover.tier
-    colors = [ORANGE if n == current else BLUE for n in names]
-    finite = [c for c in costs if math.isfinite(c)]
+    finite = costs[np.isfinite(costs)]
+    scale, suffix = money_unit(finite)
     data = [{
-        "type": "bar", "name": "total DR cost", "x": names, "y": _musd(costs),
-        "marker": {"color": colors},
-        "text": [format_quantity(c, "usd") for c in costs], "textposition": "outside",
-        "cliponaxis": False,
+        "type": "bar", "name": "total DR cost", "x": names, "y": jsonable(costs / scale),
+        "marker": {"color": [ORANGE if n == current else BLUE for n in names]},
+        "text": [money(c) if math.isfinite(c) else format_quantity(c, "usd") for c in costs],
+        "textposition": "outside", "cliponaxis": False,
         "customdata": [presets.DR_TIERS[n].label for n in names],
         "hovertemplate": "%{customdata}: %{text}<extra></extra>",
     }]
     title = f"Total expected DR cost by tier: <b>{format_quantity(p.total_dr_cost, 'usd')}</b> ({current})"
-    layout = _layout(title, "DR tier (standby + replication + expected disaster loss)", "cost [$M]",
+    layout = _layout(title, "DR tier (standby + replication + expected disaster loss)", f"cost [${suffix}]",
                      showlegend=False)
-    if finite:
-        layout["yaxis"]["range"] = [0, _nice_top(max(finite) / 1e6)]
+    if finite.size:
+        layout["yaxis"]["range"] = [0, _nice_top(finite.max() / scale)]
     else:
         layout["annotations"] = [{"x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper", "showarrow": False,
                                   "text": "replication does not keep up: every tier's expected loss "
@@ -528,26 +550,13 @@ def cost_tier_spec(p):
     return {"data": data, "layout": layout}
 
 
-def cost_tier_figure(p):
-    """:func:`cost_tier_spec` as a :class:`plotly.graph_objects.Figure`.
+cost_tier_figure = _as_figure(cost_tier_spec)
 
-    Parameters
-    ----------
-    p : Plan
-        The current plan. [1]
 
-    Returns
-    -------
-    fig : plotly.graph_objects.Figure
-        The figure. [1]
-
-    Examples
-    --------
-    >>> import drmath
-    >>> cost_tier_figure(drmath.plan()).data[0].type
-    'bar'
-    """
-    return _figure(cost_tier_spec(p))
+_COST_PARTS = (("total", "total_dr_cost", ORANGE, 3, "solid"),
+               ("standby", "standby_cost", BLUE, 1.5, "dot"),
+               ("replication", "replication_cost", GREEN, 1.5, "dot"),
+               ("expected disaster loss", "expected_disaster_loss", PURPLE, 1.5, "dot"))
 
 
 def cost_link_spec(p, bandwidths, curves):
@@ -556,7 +565,7 @@ def cost_link_spec(p, bandwidths, curves):
     Parameters
     ----------
     p : Plan
-        The current plan; its link and total cost are marked. [1]
+        The current plan; its link and total cost are marked.
     bandwidths : array_like
         Link line rates swept (``replication.link_bandwidth``), ascending. [B/s]
     curves : dict of str to ndarray
@@ -566,7 +575,7 @@ def cost_link_spec(p, bandwidths, curves):
     Returns
     -------
     spec : dict
-        A JSON-ready plotly figure (x in Gbit/s, y in millions of USD). [1]
+        A JSON-ready plotly figure (x in Gbit/s, y in the unit of :func:`drmath.formatting.money_unit`).
 
     Examples
     --------
@@ -582,68 +591,480 @@ def cost_link_spec(p, bandwidths, curves):
     x = np.asarray(bandwidths, dtype=float)
     xs = jsonable(x / Gbit_per_s)
     keeps = np.asarray(curves["replication_keeps_up"]).astype(bool)
-    parts = [("total", "total_dr_cost", ORANGE, 3, "solid"),
-             ("standby", "standby_cost", BLUE, 1.5, "dot"),
-             ("replication", "replication_cost", GREEN, 1.5, "dot"),
-             ("expected disaster loss", "expected_disaster_loss", PURPLE, 1.5, "dot")]
-    data = [{"type": "scatter", "mode": "lines", "name": name, "x": xs, "y": _musd(curves[key]),
+    scale, suffix = money_unit(curves["total_dr_cost"])
+    data = [{"type": "scatter", "mode": "lines", "name": name, "x": xs,
+             "y": jsonable(np.asarray(curves[key], dtype=float) / scale),
              "line": {"color": color, "width": width, "dash": dash},
-             "hovertemplate": f"%{{x:.3g}} Gbit/s<br>{name} $%{{y:.3g}}M<extra></extra>"}
-            for name, key, color, width, dash in parts]
-    link = p.scenario.replication.link_bandwidth
-    cx = jsonable(link / Gbit_per_s)
-    shapes, notes = [], []
-    boundary = _first_true(x, keeps)
-    if boundary is None:
-        shapes.append(_bad_region(xs[0], xs[-1]))
-        notes.append(_note(xs[0], "replication never keeps up: cost has no bound", RED, y=0.9))
-    elif boundary > x[0]:
-        b = jsonable(boundary / Gbit_per_s)
-        shapes += [_bad_region(xs[0], b), _vline(b, RED)]
-        notes.append(_note(b, " keeps up →", RED, y=0.02, yanchor="bottom"))
-        notes.append(_note(xs[0], "falls behind:<br>no bound", RED, y=0.5, yanchor="middle"))
+             "hovertemplate": f"%{{x:.3g}} Gbit/s<br>{name} $%{{y:.3g}}{suffix}<extra></extra>"}
+            for name, key, color, width, dash in _COST_PARTS]
+    cx = jsonable(p.scenario.replication.link_bandwidth / Gbit_per_s)
+    shapes, notes = _keeps_up_marks(x, xs, keeps, Gbit_per_s, "cost")
     if math.isfinite(p.total_dr_cost):
-        data.append({"type": "scatter", "mode": "markers", "name": "current", "x": [cx],
-                     "y": [_musd(p.total_dr_cost)],
-                     "marker": {"color": ORANGE, "size": 12, "line": {"color": "white", "width": 1.5}},
-                     "hovertemplate": f"current: {format_quantity(p.total_dr_cost, 'usd')}<extra></extra>"})
+        data.append(_current(cx, jsonable(p.total_dr_cost / scale), format_quantity(p.total_dr_cost, "usd")))
     else:
         shapes.append(_vline(cx, ORANGE, dash="solid"))
         notes.append(_note(cx, "current: no bound", ORANGE, y=0.9))
     title = f"Total expected DR cost vs link bandwidth: <b>{format_quantity(p.total_dr_cost, 'usd')}</b> now"
-    layout = _layout(title, "link line rate [Gbit/s]", "cost [$M]", shapes=shapes, annotations=notes)
+    layout = _layout(title, "link line rate [Gbit/s]", f"cost [${suffix}]", shapes=shapes, annotations=notes)
     layout["xaxis"].update(type="log", range=_log_x(xs))
-    layout["yaxis"].update(type="log", range=_log_range(*(np.asarray(curves[k], dtype=float) / 1e6
-                                                          for _, k, _, _, _ in parts)))
+    layout["yaxis"].update(type="log", range=_log_range(*(np.asarray(curves[k], dtype=float) / scale
+                                                          for _, k, _, _, _ in _COST_PARTS)))
     return {"data": data, "layout": layout}
 
 
-def cost_link_figure(p, bandwidths, curves):
-    """:func:`cost_link_spec` as a :class:`plotly.graph_objects.Figure`.
+cost_link_figure = _as_figure(cost_link_spec)
+
+
+# --------------------------------------------------------------------------- the figure registry
+
+
+@dataclass(frozen=True, eq=False)
+class FigureInfo:
+    """One figure of the plan: what it sweeps, how it is drawn, and where it stands.
+
+    Attributes
+    ----------
+    name : str
+        Its name: the dashboard's CSS class ``drmath-figure-<name>``, the report's ``fig-<name>``.
+    section : str
+        The report section it stands in, a :data:`drmath.quantities.GROUPS` id.
+    spec : callable
+        The builder: ``spec(plan)``, or ``spec(plan, grid, curves)`` when it sweeps.
+    path : str or None
+        The scenario field swept, ``section.field``; None for a figure of the plan alone.
+    grid : ndarray or None
+        The values swept, ascending, in the field's SI unit.
+    outputs : tuple of str
+        The plan outputs swept.
+    knob : str
+        The scenario field the report's slider steps through (a key of :data:`KNOBS`).
+    caption : str
+        The report's caption.
+    """
+
+    name: str
+    section: str
+    spec: Callable
+    path: str | None
+    grid: np.ndarray | None
+    outputs: tuple
+    knob: str
+    caption: str
+
+
+_POINTS = 80  # per curve: smooth on a log axis, and a dashboard redraw stays cheap
+FIGURES = {f.name: f for f in (
+    FigureInfo("rpo", "rpo", rpo_spec, "replication.interval", np.geomspace(minute, 48 * hour, _POINTS),
+               ("rpo_site", "rpo_site_expected", "replication_keeps_up"), "checkpoint.interval",
+               "Site RPO against the replication target. Left of the red line replication falls behind and the "
+               "site RPO has no bound; the slider changes the checkpoint interval τ (every k-th checkpoint ships, "
+               "kτ ≥ target)."),
+    FigureInfo("ettr", "cadence", ettr_spec, "checkpoint.interval", np.geomspace(10.0, 12 * hour, _POINTS),
+               ("ettr",), "training.gpus",
+               "ETTR against the checkpoint interval. More GPUs mean a shorter MTBF, a shorter optimal interval "
+               "and a lower ETTR; drag the slider to change the GPU count."),
+    FigureInfo("rto", "rto", rto_spec, None, None, (), "failover.tier",
+               "Site RTO as a sum of named phases; the slider steps through the DR tiers."),
+    FigureInfo("cost_tier", "cost", cost_tier_spec, None, None, (), "replication.link_bandwidth",
+               "Total expected DR cost of each tier (standby + replication + expected disaster loss); the slider "
+               "changes the link bandwidth."),
+    FigureInfo("cost_link", "cost", cost_link_spec, "replication.link_bandwidth",
+               np.geomspace(1 * Gbit_per_s, 3200 * Gbit_per_s, _POINTS),
+               ("total_dr_cost", "standby_cost", "replication_cost", "expected_disaster_loss",
+                "replication_keeps_up"), "failover.tier",
+               "Total expected DR cost and its parts against the link's line rate; the slider changes the DR "
+               "tier."),
+)}
+"""Every figure of the plan, by name, in the dashboard's order. The grids: replication target
+1 min to 2 days (the dashboard's slider goes to 1 day), checkpoint interval 10 s to 12 h (the
+slider's range; the optimum of 1k to 131k GPUs lies between 13 s and 30 min), link 1 to
+3,200 Gbit/s (the slider's range), 80 points each, log-spaced."""
+
+KNOBS = {
+    "training.gpus": ("GPUs", [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]),
+    "checkpoint.interval": ("checkpoint interval",
+                            [m * minute for m in (1, 2, 5, 10, 20, 30)] + [h * hour for h in (1, 2, 4)]),
+    "replication.link_bandwidth": ("link", [g * Gbit_per_s for g in (1, 5, 10, 25, 50, 100, 200, 400, 800, 1600)]),
+    "failover.tier": ("DR tier", list(presets.DR_TIERS)),
+}
+"""The report's slider knobs: field -> (label, values); the scenario's own value is always added."""
+
+
+def _info(name):
+    try:
+        return FIGURES[name]
+    except KeyError:
+        raise ValueError(f"unknown figure {name!r}: choose from {', '.join(FIGURES)}") from None
+
+
+def figure_spec(name, p):
+    """One registered figure for a plan, its curves swept with :func:`drmath.sweep`.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`FIGURES`.
+    p : Plan
+        The plan to draw.
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure.
+
+    Raises
+    ------
+    ValueError
+        If the figure is unknown.
+
+    Examples
+    --------
+    >>> import drmath
+    >>> spec = figure_spec("ettr", drmath.plan())
+    >>> len(spec["data"][0]["x"]) == len(FIGURES["ettr"].grid)
+    True
+    """
+    info = _info(name)
+    if info.path is None:
+        return info.spec(p)
+    return info.spec(p, info.grid, sweep(p.scenario, info.path, info.grid, list(info.outputs)))
+
+
+def figure_specs(p, names=None):
+    """Several registered figures for one plan.
 
     Parameters
     ----------
     p : Plan
-        The current plan. [1]
-    bandwidths : array_like
-        Link line rates swept. [B/s]
-    curves : dict of str to ndarray
-        The sweep, as for :func:`cost_link_spec`. [USD]
+        The plan to draw.
+    names : sequence of str, optional
+        Keys of :data:`FIGURES`; all of them when omitted.
 
     Returns
     -------
-    fig : plotly.graph_objects.Figure
-        The figure. [1]
+    specs : dict of str to dict
+        ``{name: JSON-ready plotly figure}``, in the order asked.
 
     Examples
     --------
-    >>> import numpy as np, drmath
-    >>> p = drmath.plan()
-    >>> x = np.geomspace(1e8, 1e11, 10)
-    >>> names = ["total_dr_cost", "standby_cost", "replication_cost", "expected_disaster_loss",
-    ...          "replication_keeps_up"]
-    >>> fig = cost_link_figure(p, x, drmath.sweep(p.scenario, "replication.link_bandwidth", x, names))
-    >>> fig.layout.yaxis.type
-    'log'
+    >>> import drmath
+    >>> list(figure_specs(drmath.plan()))
+    ['rpo', 'ettr', 'rto', 'cost_tier', 'cost_link']
     """
-    return _figure(cost_link_spec(p, bandwidths, curves))
+    return {name: figure_spec(name, p) for name in (FIGURES if names is None else names)}
+
+
+plan_figure = _as_figure(figure_spec, "plan_figure")  # a registered figure for a notebook
+
+
+def in_section(section):
+    """The figures of one report section, in order.
+
+    Parameters
+    ----------
+    section : str
+        A :data:`drmath.quantities.GROUPS` id.
+
+    Returns
+    -------
+    names : list of str
+        Keys of :data:`FIGURES`.
+
+    Examples
+    --------
+    >>> in_section("cost"), in_section("run")
+    (['cost_tier', 'cost_link'], [])
+    """
+    return [name for name, info in FIGURES.items() if info.section == section]
+
+
+# --------------------------------------------------------------------------- figures with slider steps
+
+
+def _knob_label(path, value):
+    if path == "replication.link_bandwidth":
+        return line_rate(value)
+    if path == "training.gpus":
+        return f"{int(value):,}"
+    if FIELDS[path].kind == "duration":
+        return short_duration(value, 2)
+    return str(value)
+
+
+_DERIVED = {"checkpoint.interval": "checkpoint_interval", "failover.standby_fraction": "standby_fraction"}
+"""The plan output that an optional input's unset value resolves to."""
+
+
+def _knob_steps(scenario, p, path):
+    """(labels, scenario per step, index of the current step) for one knob."""
+    _, values = KNOBS[path]
+    current = scenario.get(path)
+    info = FIELDS[path]
+    if info.choices is not None:
+        return values, [scenario.with_changes({path: v}) for v in values], values.index(current)
+    values = [v for v in values if info.low <= v <= info.high]
+    if current is None:  # an optional input left unset: the plan's value is the step, labelled optimal
+        points = [(v, v) for v in values] + [(getattr(p, _DERIVED[path]), None)]
+    else:
+        points = [(v, v) for v in values if not math.isclose(v, current)] + [(current, current)]
+    points.sort(key=lambda t: t[0])
+    labels = [("optimal " if value is None else "") + _knob_label(path, shown) for shown, value in points]
+    scenarios = [scenario if value is None else scenario.with_changes({path: value}) for _, value in points]
+    return labels, scenarios, [value for _, value in points].index(current)
+
+
+_RESTYLE = ("x", "y", "base", "text", "name", "marker", "line", "customdata", "hovertemplate", "mode",
+            "showlegend", "visible", "hoverinfo")
+
+
+def _slider_spec(specs, labels, active, knob):
+    """One figure whose slider steps restyle and relayout it to each precomputed spec."""
+    n = max(len(s["data"]) for s in specs)
+
+    def padded(spec):
+        data = [dict(t, visible=True) for t in spec["data"]]
+        data += [{"type": "scatter", "mode": "markers", "x": [], "y": [], "name": "", "visible": False,
+                  "showlegend": False, "hoverinfo": "skip"} for _ in range(n - len(data))]
+        return data
+
+    steps = []
+    for spec, label in zip(specs, labels):
+        data, lay = padded(spec), spec["layout"]
+        restyle = {k: [t.get(k) for t in data] for k in _RESTYLE}
+        relayout = {"title.text": lay["title"]["text"], "shapes": lay.get("shapes", []),
+                    "annotations": lay.get("annotations", [])}
+        for axis in ("xaxis", "yaxis"):
+            relayout[f"{axis}.title.text"] = lay[axis]["title"]["text"]
+            if "range" in lay[axis]:
+                relayout[f"{axis}.range"] = lay[axis]["range"]
+            else:
+                relayout[f"{axis}.autorange"] = True
+        steps.append({"label": label, "method": "update", "args": [restyle, relayout]})
+    base = specs[active]
+    layout = dict(base["layout"])
+    layout["height"] = layout.get("height", 300) + 90
+    layout["margin"] = dict(layout.get("margin", {}), b=130)
+    layout["sliders"] = [{"active": active, "steps": steps, "x": 0.0, "len": 1.0, "y": 0, "yanchor": "top",
+                          "pad": {"t": 58, "b": 0}, "currentvalue": {"prefix": f"{knob}: ", "font": {"size": 12}},
+                          "font": {"size": 10}}]
+    return {"data": padded(base), "layout": layout}
+
+
+def slider_figures(scenario, progress=None, names=None):
+    """The registered figures, each with its knob precomputed as slider steps (the standalone report's).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The inputs.
+    progress : callable, optional
+        Called with a short message before each figure.
+    names : sequence of str, optional
+        Keys of :data:`FIGURES`; all of them when omitted.
+
+    Returns
+    -------
+    figures : dict of str to dict
+        ``{name: JSON-ready plotly spec}`` with a slider over the figure's knob
+        (:attr:`FigureInfo.knob`, values from :data:`KNOBS`); each step's numbers come from
+        :func:`~drmath.plan` and :func:`~drmath.sweep`.
+
+    References
+    ----------
+    .. [1] plotly.js, "Sliders", https://plotly.com/javascript/sliders/ (the ``update`` method).
+
+    Examples
+    --------
+    >>> import drmath
+    >>> figs = slider_figures(drmath.Scenario(), names=["rto"])
+    >>> slider = figs["rto"]["layout"]["sliders"][0]
+    >>> [s["label"] for s in slider["steps"]][slider["active"]]
+    'warm'
+    """
+    p = plan(scenario)
+    plans = {scenario: p}
+    figures = {}
+    for name in FIGURES if names is None else names:
+        knob = _info(name).knob
+        if progress:
+            progress(f"figure {name}: {KNOBS[knob][0]} steps")
+        labels, scenarios, active = _knob_steps(scenario, p, knob)
+        specs = []
+        for s in scenarios:
+            if s not in plans:
+                plans[s] = plan(s)
+            specs.append(figure_spec(name, plans[s]))
+        figures[name] = _slider_spec(specs, labels, active, KNOBS[knob][0])
+    return figures
+
+
+# --------------------------------------------------------------------------- plans side by side
+
+
+def compare_spec(plans, names):
+    """Several plans' curves overlaid: ETTR, site RPO and total DR cost, one colour per plan.
+
+    Parameters
+    ----------
+    plans : sequence of Plan
+        Two to four plans.
+    names : sequence of str
+        A legend name per plan.
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure of three stacked panels: ETTR against the checkpoint
+        interval, site RPO (worst) against the replication target, total expected DR cost
+        against the link's line rate, on the grids of :data:`FIGURES`; each plan's current
+        point is marked.
+
+    Raises
+    ------
+    ValueError
+        If there are fewer than two or more than four plans, or not one name per plan.
+
+    Examples
+    --------
+    >>> import drmath
+    >>> plans = [drmath.plan(drmath.Scenario().with_changes({"failover.tier": t})) for t in ("cold", "hot")]
+    >>> spec = compare_spec(plans, ["cold", "hot"])
+    >>> len(spec["data"]), spec["layout"]["yaxis"]["title"]["text"]
+    (12, 'ETTR [%]')
+    """
+    plans, names = list(plans), [str(n) for n in names]
+    if not 2 <= len(plans) <= len(SERIES):
+        raise ValueError(f"compare needs 2 to {len(SERIES)} scenarios, got {len(plans)}")
+    if len(names) != len(plans):
+        raise ValueError(f"compare needs one name per scenario: {len(plans)} scenarios, {len(names)} names")
+    ettr, rpo, link = FIGURES["ettr"], FIGURES["rpo"], FIGURES["cost_link"]
+    curves = [(sweep(p.scenario, ettr.path, ettr.grid, ["ettr"])["ettr"],
+               sweep(p.scenario, rpo.path, rpo.grid, ["rpo_site"])["rpo_site"],
+               sweep(p.scenario, link.path, link.grid, ["total_dr_cost"])["total_dr_cost"]) for p in plans]
+    c_scale, c_unit = duration_unit(np.median(ettr.grid))
+    r_scale, r_unit = duration_unit(np.median(rpo.grid))
+    m_scale, m_suffix = money_unit([c[2] for c in curves])
+    layout = _panels(3, 1, ("ETTR vs checkpoint interval", "Site RPO (worst) vs replication target",
+                            "Total expected DR cost vs link bandwidth"), height=900, gap=(0.1, 0))
+    layout["legend"]["y"] = 1.04
+    layout["margin"]["t"] = 80
+    data = []
+    for i, (p, name, (e, r, c)) in enumerate(zip(plans, names, curves)):
+        s = p.scenario
+        panels = [
+            ("", ettr.grid / c_scale, 100 * e, p.checkpoint_interval / c_scale, 100 * p.ettr),
+            ("2", rpo.grid / r_scale, r / r_scale, s.replication.interval / r_scale, p.rpo_site / r_scale),
+            ("3", link.grid / Gbit_per_s, c / m_scale, s.replication.link_bandwidth / Gbit_per_s,
+             p.total_dr_cost / m_scale),
+        ]
+        for axis, x, y, cx, cy in panels:
+            refs = {"xaxis": f"x{axis}", "yaxis": f"y{axis}", "legendgroup": str(i)}
+            data.append(dict(refs, type="scatter", mode="lines", name=name, x=jsonable(x), y=jsonable(y),
+                             showlegend=axis == "", line={"color": SERIES[i], "width": 2.2}))
+            data.append(dict(refs, type="scatter", mode="markers", name=f"{name} (current)", x=[jsonable(cx)],
+                             y=[jsonable(cy)], showlegend=False,
+                             marker={"color": SERIES[i], "size": 11, "line": {"color": "white", "width": 1.5}}))
+    titles = [(f"checkpoint interval [{c_unit}]", "ETTR [%]"), (f"replication target [{r_unit}]",
+                                                                  f"site RPO [{r_unit}]"),
+              ("link line rate [Gbit/s]", f"cost [${m_suffix}]")]
+    for n, (xtitle, ytitle) in zip(("", "2", "3"), titles):
+        layout[f"xaxis{n}"].update(type="log", title={"text": xtitle})
+        layout[f"yaxis{n}"].update(title={"text": ytitle}, type="linear" if n == "" else "log")
+    return {"data": data, "layout": layout}
+
+
+compare_figure = _as_figure(compare_spec)
+
+
+# --------------------------------------------------------------------------- simulated runs
+
+
+def _histogram(values, scale, bins, axis, colour, name):
+    """A histogram drawn as bars (the basic plotly.js bundle has no histogram trace)."""
+    arr = np.asarray(values, dtype=float)
+    arr = arr[np.isfinite(arr)] / scale
+    counts, edges = np.histogram(arr, bins=bins) if arr.size else (np.zeros(0), np.zeros(1))
+    return {"type": "bar", "name": name, "x": jsonable((edges[:-1] + edges[1:]) / 2), "y": counts.tolist(),
+            "width": jsonable(np.diff(edges)), "marker": {"color": rgba(colour, 0.6)},
+            "xaxis": f"x{axis}", "yaxis": f"y{axis}",
+            "hovertemplate": f"%{{x:.3g}}: %{{y}} runs<extra>{name}</extra>"}
+
+
+def simulation_spec(result, promise, drift, bins=60):
+    """Simulated runs against the closed form, and the RTO a drill log can promise.
+
+    Parameters
+    ----------
+    result : drmath.simulate.SimulationResult
+        :func:`drmath.simulate.simulate_run` of a scenario; its ``plan`` gives the closed form.
+    promise : drmath.drills.RTOPromise
+        :func:`drmath.drills.promised_rto` of a drill log.
+    drift : mapping
+        :func:`drmath.simulate.ettr_sweep`: ``mtbf`` [s], ``analytic``, ``mean``, ``low`` and
+        ``high`` [1].
+    bins : int, default 60
+        Bars per histogram.
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure of four panels: the completion times and the ETTRs of the
+        simulated runs with the closed form marked; the summed recovery phases from the drills
+        with the sum of best cases, the sum of means and the promise marked; and the closed-form
+        ETTR against the simulated mean and band along the sweep. Seven traces, always in the
+        same order, so a ``go.FigureWidget(simulation_figure(...))`` can be redrawn for new runs in
+        place: ``fig.update(simulation_spec(...), overwrite=True)`` inside ``fig.batch_update()``.
+
+    Examples
+    --------
+    >>> from drmath import Scenario, drills, simulate
+    >>> from drmath._resources import data_file
+    >>> s = Scenario().with_changes({"training.tokens": 1e11, "failures.site_event_rate": 0.0})
+    >>> result = simulate.simulate_run(s, 200, seed=0)
+    >>> promise = drills.promised_rto(data_file("drills_example.csv"), 0.9, trials=2_000)
+    >>> drift = simulate.ettr_sweep(s, "training.gpus", [4_000, 8_000], trials=100)
+    >>> spec = simulation_spec(result, promise, drift)
+    >>> len(spec["data"]), [a["text"] for a in spec["layout"]["annotations"][:2]]
+    (7, ['Completion time', 'ETTR'])
+    """
+    p = result.plan
+    t_scale, t_unit = duration_unit(np.median(result.completion_time))
+    r_scale, r_unit = duration_unit(np.median(promise.samples))
+    m_scale, m_unit = duration_unit(np.median(np.asarray(drift["mtbf"], dtype=float)))
+    layout = _panels(2, 2, ("Completion time", "ETTR", f"{promise.scope.capitalize()} RTO from drills",
+                            "Closed form vs simulation"), height=700)
+    layout.update(showlegend=False, bargap=0.02)
+    mtbf = jsonable(np.asarray(drift["mtbf"], dtype=float) / m_scale)
+    band = {"type": "scatter", "mode": "lines", "x": mtbf, "xaxis": "x4", "yaxis": "y4",
+            "line": {"width": 0, "color": GREY}, "hoverinfo": "skip"}
+    data = [
+        _histogram(result.completion_time, t_scale, bins, "", BLUE, "completion time"),
+        _histogram(100 * result.ettr, 1.0, bins, "2", BLUE, "ETTR"),
+        _histogram(promise.samples, r_scale, bins, "3", BLUE, "summed phases"),
+        dict(band, name="simulated band, high", y=jsonable(100 * np.asarray(drift["high"], dtype=float))),
+        dict(band, name=f"simulated band ({result.trials:,} runs each)", fill="tonexty", fillcolor=rgba(BLUE, 0.15),
+             y=jsonable(100 * np.asarray(drift["low"], dtype=float))),
+        {"type": "scatter", "mode": "lines+markers", "name": "simulated mean", "x": mtbf,
+         "y": jsonable(100 * np.asarray(drift["mean"], dtype=float)), "xaxis": "x4", "yaxis": "y4",
+         "line": {"color": BLUE, "width": 2}},
+        {"type": "scatter", "mode": "lines", "name": "closed form", "x": mtbf,
+         "y": jsonable(100 * np.asarray(drift["analytic"], dtype=float)), "xaxis": "x4", "yaxis": "y4",
+         "line": {"color": INK, "width": 2, "dash": "dash"}},
+    ]
+    marks = [(p.time_to_train / t_scale, "", INK, "closed form"), (100 * p.ettr, "2", INK, "closed form"),
+             (promise.best_case_sum / r_scale, "3", GREEN, "best cases"),
+             (promise.mean_sum / r_scale, "3", ORANGE, "means"),
+             (promise.promised / r_scale, "3", RED, f"promise ({promise.confidence:.0%})")]
+    layout["shapes"] = [_vline(jsonable(x), colour, axis=axis) for x, axis, colour, _ in marks]
+    layout["annotations"] += [_note(jsonable(x), label, colour, y=1.0 - 0.1 * max(i - 2, 0), log=False, axis=axis)
+                              for i, (x, axis, colour, label) in enumerate(marks)]  # the drills' three stacked
+    for n, xtitle, ytitle in (("", f"completion time [{t_unit}]", "runs"), ("2", "ETTR [%]", "runs"),
+                              ("3", f"summed recovery phases [{r_unit}]", "draws"),
+                              ("4", f"cluster MTBF [{m_unit}]", "ETTR [%]")):
+        layout[f"xaxis{n}"]["title"] = {"text": xtitle}
+        layout[f"yaxis{n}"]["title"] = {"text": ytitle}
+    layout["xaxis4"]["type"] = "log"
+    return {"data": data, "layout": layout}
+
+
+simulation_figure = _as_figure(simulation_spec)

@@ -1,18 +1,29 @@
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 
-from drmath import Scenario, plan
-from drmath.cli import main
+from drmath import Scenario, plan, quantities
+from drmath.cli import _GROUPS, main
 
 
 def test_table(capsys):
     assert main(["plan"]) == 0
     out = capsys.readouterr().out
     assert "Site RPO (worst)" in out and plan().format("rpo_site") in out
-    assert "RPO_{site} = kτ + W + t_{rep}" in out  # each number with its formula
+    assert "RPO_site = kτ + W + t_rep" in out  # each number with its formula
+
+
+def test_table_groups_are_the_registry_groups(capsys):
+    # fails if a quantity is listed by hand again (the old list lacked fleet_cost_rate and two more)
+    assert list(_GROUPS) == [g.title for g in quantities.GROUPS.values()]
+    assert [n for names in _GROUPS.values() for n in names] == list(quantities.SCALARS)
+    assert main(["plan"]) == 0
+    out, p = capsys.readouterr().out, plan()
+    for name in ("checkpoint_interval_floor", "fleet_cost_rate", "replication_bandwidth_needed"):
+        assert re.search(rf"\n  {re.escape(quantities.QUANTITIES[name].title)} +{re.escape(p.format(name))} ", out)
 
 
 def test_json_matches_plan(capsys):

@@ -4,8 +4,7 @@ import json
 
 import pytest
 
-from drmath import Scenario, plan
-from drmath import report
+from drmath import Scenario, plan, quantities, report
 from drmath import scenario_io as io
 from drmath.cli import main
 
@@ -21,6 +20,19 @@ def test_rows_mark_what_differs_from_the_first():
     assert rows["rto_site"]["texts"] == [a.format("rto_site"), b.format("rto_site"), a.format("rto_site")]
     assert rows["mtbf"]["differs"] == [False, False, False]
     assert rows["ettr"]["values"] == [a.ettr, b.ettr, a.ettr]
+
+
+def test_rows_are_the_compare_frame():
+    import drmath
+
+    a, b = plan(), plan(Scenario().with_changes({"replication.link_bandwidth": 1e8}))
+    rows = report.compare_rows([a, b])
+    frame = drmath.compare([a, b], ["a", "b"])
+    assert [r["field"] for r in rows] == list(frame.index) == list(quantities.COMPARED)
+    for r in rows:
+        assert r["title"] == frame.loc[r["field"], "title"]
+        assert r["values"] == [frame.loc[r["field"], "a"], frame.loc[r["field"], "b"]]
+        assert all(type(v) in (bool, int, float) for v in r["values"])  # plain Python, ready for JSON
 
 
 @pytest.mark.parametrize("n", [1, 5])
@@ -56,6 +68,9 @@ def test_cli_compare_json(capsys):
     mtbf = next(r for r in data["rows"] if r["field"] == "mtbf")
     assert data["scenarios"] == ["seed", "llama3-405b"]
     assert mtbf["values"][1] == pytest.approx(plan(io.load(L405)).mtbf) and mtbf["differs"] == [False, True]
+    assert set(data) == {"scenarios", "files", "rows"}
+    assert [r["field"] for r in data["rows"]] == list(quantities.COMPARED)
+    assert all(set(r) == {"field", "title", "texts", "differs", "values"} for r in data["rows"])
 
 
 @pytest.mark.parametrize("argv, match", [

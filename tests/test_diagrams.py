@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from drmath import Scenario, plan
-from drmath.units import day, format_quantity, hour, minute
+from drmath import Scenario, formatting, plan, viz
+from drmath.units import format_quantity
 
 pytest.importorskip("plotly")
 from drmath import diagrams  # noqa: E402  (needs plotly)
@@ -96,12 +96,16 @@ def test_data_path_flags_a_link_that_does_not_keep_up():
     assert "DOES NOT KEEP UP" not in _annotation(diagrams.data_path_figure(plan()), "edge:link")
 
 
-def test_every_ordinal():
-    assert diagrams._every(1) == "every checkpoint"
-    assert diagrams._every(2) == "every 2nd checkpoint"
-    assert diagrams._every(13) == "every 13th checkpoint"
-    assert diagrams._every(17) == "every 17th checkpoint"
-    assert diagrams._every(23) == "every 23rd checkpoint"
+def test_data_path_says_which_checkpoints_ship(p):
+    text = _annotation(diagrams.data_path_figure(p), "node:object_store")
+    assert f"<br>{formatting.every(p.replication_every)}<br>" in text
+
+
+def test_data_path_uses_the_palette():
+    fig = diagrams.data_path_figure(plan(Scenario().with_changes(SLOW_LINK)))
+    colours = {a.font.color for a in fig.layout.annotations} | {s.line.color for s in fig.layout.shapes}
+    assert colours - {None} <= set(viz.PALETTE.values())
+    assert viz.RED in colours  # the link that does not keep up
 
 
 # --------------------------------------------------------------------------- timelines
@@ -109,6 +113,12 @@ def test_every_ordinal():
 
 def _phase_bars(fig, axis):
     return [t for t in fig.data if t.xaxis == axis and t.name != "work lost"]
+
+
+def _axis_unit(fig, axis):
+    """Seconds per unit of a timeline's x axis, read from its title (``… [h]``)."""
+    name = fig.layout[f"xaxis{axis[1:]}"].title.text.split("[")[1].rstrip("]")
+    return {n: scale for scale, n in formatting.DURATION_UNITS}[name]
 
 
 @pytest.mark.parametrize("axis, phases_field, rto_field", [
@@ -120,11 +130,11 @@ def test_timeline_bars_are_the_phases_end_to_end(p, axis, phases_field, rto_fiel
     bars = _phase_bars(fig, axis)
     phases = getattr(p, phases_field)
     assert [b.name for b in bars] == list(phases)
-    unit = {"min": minute, "h": hour, "days": day}[
-        fig.layout[f"xaxis{axis[1:]}"].title.text.split("[")[1].rstrip("]")]
+    unit = _axis_unit(fig, axis)
     for bar, (name, duration) in zip(bars, phases.items()):
         assert bar.x[0] * unit == pytest.approx(duration)
         assert bar.text[0].startswith(format_quantity(duration, "duration"))
+        assert bar.marker.color == viz.PHASE_COLOURS[name]
     for before, after in zip(bars, bars[1:]):             # each phase starts where the last ended
         assert after.base[0] == pytest.approx(before.base[0] + before.x[0])
     end = bars[-1].base[0] + bars[-1].x[0]
@@ -145,8 +155,8 @@ def test_timeline_draws_the_work_lost_before_the_failure():
     assert len(lost) == 2
     local, site = lost
     assert local.base[0] == pytest.approx(-local.x[0])
-    assert local.x[0] * minute == pytest.approx(p.rpo_local)
-    assert site.x[0] * minute == pytest.approx(p.rpo_site)
+    assert local.x[0] * _axis_unit(fig, "x") == pytest.approx(p.rpo_local)
+    assert site.x[0] * _axis_unit(fig, "x2") == pytest.approx(p.rpo_site)
     assert p.format("rpo_site") in site.text[0]
 
 
@@ -160,7 +170,9 @@ def test_timeline_says_unbounded_when_replication_lags():
 
 
 def test_timeline_unit_follows_the_span():
-    cold = diagrams.recovery_timeline_figure(plan(Scenario().with_changes({"failover.tier": "cold"})))
+    cold_plan = plan(Scenario().with_changes({"failover.tier": "cold"}))
+    cold = diagrams.recovery_timeline_figure(cold_plan)
+    assert cold_plan.rto_site > 86400 and cold_plan.rto_local < 3600
     assert cold.layout.xaxis2.title.text.endswith("[days]")
     assert cold.layout.xaxis.title.text.endswith("[min]")
 

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from latex2mathml.converter import convert
+from markupsafe import escape
 
-from drmath import Scenario, plan
-from drmath import report
+from drmath import Scenario, plan, quantities, report
 from drmath import scenario_io as io
 from drmath.cli import main
 
@@ -28,16 +29,30 @@ def report_file(tmp_path_factory):
     return out
 
 
-def test_every_plan_field_has_its_derivation(report_file):
+def test_every_quantity_has_its_derivation(report_file):
     html = report_file.read_text()
     p = plan()
-    cards = set(re.findall(r'<div class="card" id="d-(\w+)">', html))
-    shown = {n for _, _, _, names, _ in report.REPORT_SECTIONS for n in names}
-    assert cards == shown and len(cards) >= 40
-    for name in shown & set(report.PLAN_FIELDS):
+    cards = re.findall(r'<div class="card" id="d-(\w+)">', html)
+    assert cards == list(quantities.QUANTITIES)  # every quantity of the registry, once, in reading order
+    for name in quantities.SCALARS:
         assert f'data-field="{name}"' in html
-        assert f">{report._esc(p.format(name))}</span>" in html
-    assert '<div class="math">' in html and "class=\"frac\"" in html
+        assert f">{escape(p.format(name))}</span>" in html
+    # formulas are MathML: a display formula per derivation, fractions typeset by the browser
+    assert html.count('<div class="math"><math display="block">') >= 2 * len(quantities.SCALARS) - 2
+    body = html.split("</head>", 1)[1].rsplit("<script>", 1)[0]  # the page without plotly.js and figure data
+    assert "<mfrac>" in body and "$$" not in body and "\\frac" not in body
+
+
+def test_sections_and_headline_read_the_registry(report_file):
+    html = report_file.read_text()
+    assert [s[0] for s in report.REPORT_SECTIONS] == list(quantities.GROUPS)
+    for sid, title, lead, names, _ in report.REPORT_SECTIONS:
+        group = quantities.GROUPS[sid]
+        assert (title, lead, names) == (group.title, group.lead, quantities.in_group(sid))
+        assert f'<section id="{sid}"><h2>{escape(title)}</h2><p class="lead">{escape(lead)}</p>' in html
+    assert report.HEADLINE == list(quantities.CARDS) and report.COMPARE_FIELDS == list(quantities.COMPARED)
+    kpis = re.findall(r'<a class="kpi(?: bad)?" href="#d-(\w+)"><span class="label">([^<]*)</span>', html)
+    assert kpis == [(n, str(escape(quantities.card_title(n)))) for n in quantities.CARDS]
 
 
 def test_self_contained(report_file):
@@ -46,7 +61,28 @@ def test_self_contained(report_file):
     bundle = viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")
     assert bundle in html and "Plotly.newPlot" in html  # plotly.js (the basic bundle) inlined
     assert not re.search(r"""<(script|link|img)[^>]+(src|href)=["']?https?:""", html)
-    assert "MathJax" not in html.split("</script>", 1)[1]  # no math typesetting script beyond plotly.js
+    rest = html.replace(bundle, "")
+    assert "MathJax" not in rest and "<script src" not in rest  # the browser typesets the MathML itself
+    assert not re.search(r"https?:|//cdn|url\(", rest)  # no URL at all outside the inlined plotly.js
+
+
+def test_same_scenario_same_bytes(report_file, tmp_path):
+    again = tmp_path / "again.html"
+    assert main(["report", str(SEED), "-o", str(again), "--quiet"]) == 0
+    assert again.read_bytes() == report_file.read_bytes()
+
+
+def test_hostile_description_and_title_are_text(tmp_path):
+    hostile = "</title><script>alert(1)</script> <img src=x onerror=alert(2)> {{ 7*7 }} **bold** $x$"
+    f = tmp_path / "h.toml"
+    f.write_text(f"[scenario]\nname = 'h'\ndescription = {json.dumps(hostile)}\n")
+    out = tmp_path / "h.html"
+    assert main(["report", str(f), "-o", str(out), "--quiet"]) == 0
+    html = out.read_text()
+    assert f'<p class="lead">{escape(hostile)}</p>' in html  # escaped, and neither Markdown nor a template
+    assert "alert(" not in html.replace(str(escape(hostile)), "")
+    html = report.build_report(Scenario(), title=hostile, include_plotlyjs=False)
+    assert f"<title>{escape(hostile)}</title>" in html and "<script>alert" not in html
 
 
 def test_sliders_are_precomputed_from_plan():
@@ -83,7 +119,8 @@ def test_bad_scenario_writes_nothing(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.toml: checkpoint.write_bandwidth = -5 is out of range" in err
     assert "(line 3)" in err
-    assert out.read_text() == "the good old report" and sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml", "plan.html"]
+    assert out.read_text() == "the good old report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml", "plan.html"]
 
 
 @pytest.mark.parametrize("argv, match", [
@@ -115,11 +152,56 @@ def test_progress_on_stderr(tmp_path):
     assert "drmath report: planning" in proc.stderr and "drmath report: done" in proc.stderr
 
 
-def test_latex_subset():
-    assert report.latex_html(r"\frac{a}{b}").count('class="frac"') == 1
-    assert "<sub>" in report.latex_html(r"t_{rep}") and "∞" in report.latex_html(r"\infty")
-    assert report.latex_html(r"\text{1{,}000 \$}") == '<span class="tx">1,000 $</span>'
-    assert "&lt;script&gt;" in report.latex_html(r"\text{<script>}")
+def test_math_is_mathml():
+    assert report.latex_html(r"\frac{a}{b}").count("<mfrac>") == 1
+    assert "<msub>" in report.latex_html(r"t_{rep}") and "&#x0221E;" in report.latex_html(r"\infty")
+    assert report.latex_html(r"\text{1{,}000 \$ 50\%}") == (
+        '<math display="inline"><mrow><mtext>1,000\xa0$\xa050%</mtext></mrow></math>')
+    assert "<mtext>10.0\xa0min</mtext>" in report.latex_html(r"\text{10.0 min}")  # latex2mathml alone drops the space
+    assert report.latex_html(r"x \le \text{<script>&amp;}", display=True) == (
+        '<math display="block"><mrow><mi>x</mi><mo>&#x02264;</mo><mtext>&lt;script&gt;&amp;amp;</mtext></mrow></math>')
+
+
+def test_markdown_escapes_raw_html_and_makes_no_request():
+    html = report.markdown_html("<script>alert(1)</script>\n\nA <b onclick=x>b</b> ![img](https://example.com/x.png) "
+                                "$\\tau_Y$\n\n| a |\n|---|\n| 1 |\n")
+    assert "<script" not in html and "<b " not in html and "&lt;script&gt;" in html
+    assert "example.com" not in html and "<img" not in html
+    assert '<span class="math-inline"><math display="inline">' in html and "<table>" in html
+
+
+def _formulas(text):
+    """The TeX of every display ($$…$$) and inline ($…$) formula in Markdown (``\\$`` is a dollar sign)."""
+    display = re.findall(r"\$\$(.+?)\$\$", text, flags=re.S)
+    rest = re.sub(r"\$\$.+?\$\$", "", text, flags=re.S)
+    return display + re.findall(r"(?<!\\)\$(?!\s)((?:[^$\\\n]|\\.)+?)(?<!\s)\$(?!\d)", rest)
+
+
+VARIANTS = {
+    "default": {},
+    "falls-behind": {"replication.link_bandwidth": 1e8},
+    "tokens-driven": {"training.tokens": 15e12},
+    "sync-store-and-forward-floored": {"checkpoint.mode": "sync", "replication.streamed": False,
+                                       "checkpoint.interval": 1.0},
+}
+
+
+@pytest.mark.parametrize("changes", VARIANTS.values(), ids=VARIANTS.keys())
+def test_every_formula_converts_to_mathml(changes):
+    p = plan(Scenario().with_changes(changes))
+    if changes == VARIANTS["falls-behind"]:
+        assert not p.replication_keeps_up
+    if changes == VARIANTS["tokens-driven"]:
+        assert p.run_driver == "tokens"
+    for name in quantities.QUANTITIES:
+        text = p.explain(name)
+        formulas = _formulas(text)
+        assert len(formulas) >= 1, name
+        for tex in formulas:
+            convert(tex)  # latex2mathml itself accepts it
+            mathml = report.latex_html(tex)
+            assert "\\" not in mathml and "{" not in mathml, (name, tex, mathml)  # no command or group left raw
+        assert report.markdown_html(text).count("<math ") == len(formulas), name
 
 
 # --------------------------------------------------------------------------- the page in Chromium
@@ -150,14 +232,16 @@ def page(report_file, browser):
 
 @pytest.mark.browser
 def test_every_figure_renders_offline_without_errors(page):
-    counts = page.evaluate("[...document.querySelectorAll('.drmath-figure')].map(g => g.querySelectorAll('.main-svg path, .main-svg rect').length)")
+    counts = page.evaluate("[...document.querySelectorAll('.drmath-figure')]"
+                           ".map(g => g.querySelectorAll('.main-svg path, .main-svg rect').length)")
     assert len(counts) == 5 and all(c > 5 for c in counts)
     assert page.drmath_blocked == [] and problems(page.drmath_log) == []
 
 
 @pytest.mark.browser
 def test_numbers_shown_equal_plan(page):
-    shown = page.evaluate("[...document.querySelectorAll('[data-field]')].map(e => [e.dataset.field, e.dataset.si, e.textContent])")
+    shown = page.evaluate("[...document.querySelectorAll('[data-field]')]"
+                          ".map(e => [e.dataset.field, e.dataset.si, e.textContent])")
     p = plan()
     assert len(shown) >= 45
     for name, si, text in shown:

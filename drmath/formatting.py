@@ -1,0 +1,306 @@
+r"""Numbers and formulas as people read them: the one place the views pick a unit or a suffix.
+
+Every view (figures, dashboard, report, CLI) writes durations, money, line
+rates, ordinals and formulas through these functions, so a figure's axis, a
+slider's label and a card's text never disagree about the unit:
+
+- :func:`duration_unit` picks the display unit of a set of durations (the
+  largest that keeps them ≥ 1); :func:`short_duration` writes one duration
+  tersely (``"1.5 h"``, ``"2 days"``) for labels.
+  :func:`drmath.units.format_quantity` writes plan values with a fixed number
+  of significant figures (``"1.50 h"``), with the same picker.
+- :func:`money_unit` and :func:`money` do the same for US dollars.
+- :func:`line_rate` writes a link's line rate in Gbit/s, the unit links are
+  sold in.
+- :func:`ordinal` and :func:`every` write "2nd", "every 3rd checkpoint".
+- :func:`tex_text` turns the TeX of a formula into plain text for a terminal.
+
+    >>> duration_unit([90.0, 5400.0]), short_duration(5400.0), money(84_952_800.0)
+    ((3600.0, 'h'), '1.5 h', '$84.95M')
+    >>> every(3), tex_text(r"\tau_Y = \sqrt{2\,\delta\,M}")
+    ('every 3rd checkpoint', 'τ_Y = √(2 δ M)')
+"""
+
+import math
+import re
+
+import numpy as np
+
+from .units import Gbit_per_s, day, format_quantity, hour, minute, second, year
+
+__all__ = ["DURATION_UNITS", "MONEY_UNITS", "duration_unit", "short_duration", "money_unit", "money",
+           "line_rate", "ordinal", "every", "tex_text"]
+
+DURATION_UNITS = ((year, "years"), (day, "days"), (hour, "h"), (minute, "min"), (second, "s"), (1e-3, "ms"))
+"""The units durations are shown in, largest first: (seconds per unit [s], name)."""
+
+MONEY_UNITS = ((1e9, "B"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+"""The units money is shown in, largest first: (dollars per unit [USD], suffix after ``$``)."""
+
+_SINGULAR = {"days": "day", "years": "year"}
+
+
+def _pick(values, units, default):
+    """The largest unit that keeps the largest finite magnitude ≥ 1 (the smallest unit below it)."""
+    arr = np.abs(np.asarray(values, dtype=float)).ravel()
+    arr = arr[np.isfinite(arr) & (arr > 0)]
+    if not arr.size:
+        return default
+    top = float(arr.max())
+    for scale, name in units:
+        if top >= scale:
+            return scale, name
+    return units[-1]
+
+
+def duration_unit(seconds):
+    """The display unit for a set of durations: the largest that keeps them ≥ 1.
+
+    Parameters
+    ----------
+    seconds : float or array_like
+        Representative durations; the largest finite magnitude decides. [s]
+
+    Returns
+    -------
+    scale : float
+        Seconds per display unit. [s]
+    name : str
+        The unit's name: ``"years"``, ``"days"``, ``"h"``, ``"min"``, ``"s"`` or ``"ms"``; seconds
+        when there is no finite non-zero value.
+
+    Examples
+    --------
+    >>> duration_unit(5400.0)
+    (3600.0, 'h')
+    >>> duration_unit([30.0, float("inf")]), duration_unit(0.25), duration_unit(0.0)
+    ((1.0, 's'), (0.001, 'ms'), (1.0, 's'))
+    """
+    return _pick(seconds, DURATION_UNITS, (second, "s"))
+
+
+def short_duration(seconds, digits=3):
+    """A duration in a few characters, for labels: ``"30 s"``, ``"1.5 h"``, ``"1 day"``.
+
+    Parameters
+    ----------
+    seconds : float
+        The duration. [s]
+    digits : int, default 3
+        Significant figures at most; trailing zeros are dropped.
+
+    Returns
+    -------
+    text : str
+        The value in the unit of :func:`duration_unit`, ``"no bound"`` for infinity.
+
+    Examples
+    --------
+    >>> short_duration(90.0), short_duration(5400.0), short_duration(86400.0), short_duration(2 * 86400.0)
+    ('1.5 min', '1.5 h', '1 day', '2 days')
+    >>> short_duration(218.0, 2)
+    '3.6 min'
+    """
+    value = float(seconds)
+    if not math.isfinite(value):
+        return format_quantity(value, "duration")
+    scale, name = duration_unit(value)
+    number = f"{value / scale:.{digits}g}"
+    return f"{number} {_SINGULAR.get(name, name) if number == '1' else name}"
+
+
+def money_unit(usd):
+    """The display unit for a set of amounts: the largest that keeps them ≥ 1.
+
+    Parameters
+    ----------
+    usd : float or array_like
+        Representative amounts; the largest finite magnitude decides. [USD]
+
+    Returns
+    -------
+    scale : float
+        Dollars per display unit. [USD]
+    suffix : str
+        What follows the number: ``"B"``, ``"M"``, ``"k"`` or ``""``; an axis says ``[$M]``.
+
+    Examples
+    --------
+    >>> money_unit([2.5e6, 4.1e7]), money_unit(950.0)
+    ((1000000.0, 'M'), (1.0, ''))
+    """
+    return _pick(usd, MONEY_UNITS, (1.0, ""))
+
+
+def money(usd, digits=3):
+    """An amount of money as text: ``"$84.95M"``, ``"$50.00k"``, ``"$22.50"``.
+
+    Parameters
+    ----------
+    usd : float
+        The amount. [USD]
+    digits : int, default 3
+        The number of decimals is ``digits - 1`` in thousands and above; amounts under
+        $10k are written to the cent.
+
+    Returns
+    -------
+    text : str
+        The amount; ``"no bound"`` for infinity.
+
+    Examples
+    --------
+    >>> money(84_952_800.0), money(5e4), money(22.5), money(2.1e9, 2)
+    ('$84.95M', '$50.00k', '$22.50', '$2.1B')
+    """
+    value = float(usd)
+    if not math.isfinite(value):
+        return format_quantity(value, "usd")
+    scale, suffix = money_unit(value)
+    if abs(value) < 1e4:
+        return f"${value:,.2f}"
+    return f"${value / scale:,.{digits - 1}f}{suffix}"
+
+
+def line_rate(bytes_per_s, digits=3):
+    """A link's line rate in Gbit/s, the unit links are sold in: ``"100 Gbit/s"``.
+
+    Parameters
+    ----------
+    bytes_per_s : float
+        The rate. [B/s]
+    digits : int, default 3
+        Significant figures at most.
+
+    Returns
+    -------
+    text : str
+        The rate in Gbit/s.
+
+    Examples
+    --------
+    >>> line_rate(12.5e9), line_rate(1e9), line_rate(400e9)
+    ('100 Gbit/s', '8 Gbit/s', '3,200 Gbit/s')
+    """
+    rounded = float(f"{float(bytes_per_s) / Gbit_per_s:.{digits}g}")
+    return f"{rounded:,g} Gbit/s"
+
+
+def ordinal(k):
+    """An ordinal number: ``"1st"``, ``"2nd"``, ``"3rd"``, ``"11th"``, ``"22nd"``.
+
+    Parameters
+    ----------
+    k : int
+        The number.
+
+    Returns
+    -------
+    text : str
+        The number with its English suffix.
+
+    Examples
+    --------
+    >>> [ordinal(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 111)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '111th']
+    """
+    k = int(k)
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def every(k, noun="checkpoint"):
+    """``"every checkpoint"``, ``"every 2nd checkpoint"``: one in ``k``.
+
+    Parameters
+    ----------
+    k : int
+        One in how many.
+    noun : str, default "checkpoint"
+        What is counted.
+
+    Returns
+    -------
+    text : str
+        The phrase.
+
+    Examples
+    --------
+    >>> every(1), every(17), every(2, "hour")
+    ('every checkpoint', 'every 17th checkpoint', 'every 2nd hour')
+    """
+    return f"every {noun}" if int(k) == 1 else f"every {ordinal(k)} {noun}"
+
+
+# --------------------------------------------------------------------------- TeX as plain text
+
+_SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η", "theta": "θ",
+    "lambda": "λ", "mu": "μ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω",
+    "ell": "ℓ", "Delta": "Δ", "Sigma": "Σ", "Lambda": "Λ", "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥",
+    "geq": "≥", "ne": "≠", "approx": "≈", "times": "×", "cdot": "·", "pm": "±", "to": "→", "rightarrow": "→",
+    "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "sum": "Σ", "max": "max", "min": "min",
+    "ln": "ln", "log": "log", "exp": "exp",
+}
+_ARG = r"\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}"  # a braced group, up to three levels deep
+_SIMPLE = re.compile(r"\d+(?:\.\d+)?|(?:[A-Za-z]|\\[A-Za-z]+)(?:_(?:\w|\{\w+\}))?")
+
+
+def _group(text):
+    """The text of a fraction's or root's argument, bracketed unless it is one symbol or number."""
+    text = text.strip()
+    return text if _SIMPLE.fullmatch(text) else f"({text})"
+
+
+def _fraction(match):
+    """``a/b``, bracketed when a product follows (``(1/3)√x``, not ``1/3√x``)."""
+    text = f"{_group(match.group(1))}/{_group(match.group(2))}"
+    rest = match.string[match.end():].lstrip()
+    return f"({text})" if rest[:1].isalnum() or rest[:1] in ("\\", "(") else text
+
+
+def _script(match):
+    mark, body = match.group(1), match.group(2).strip()
+    return f"{mark}{body}" if re.fullmatch(r"\w+", body) else f"{mark}({body})"
+
+
+def tex_text(tex):
+    r"""The TeX of a formula as plain text, for a terminal: fractions inline, Greek letters as letters.
+
+    Parameters
+    ----------
+    tex : str
+        A formula without ``$`` delimiters, in the subset :meth:`drmath.Plan.explain` uses:
+        ``\frac``, ``\sqrt``, ``\text``/``\mathrm``, sub- and superscripts, Greek letters,
+        relations and spacing commands.
+
+    Returns
+    -------
+    text : str
+        The same formula on one line: ``\frac{a}{b}`` becomes ``a/b`` (arguments of more than
+        one symbol bracketed), ``\sqrt{x}`` ``√(x)``, ``T_{rep}`` ``T_rep``. An unknown command
+        keeps its name, so nothing is dropped silently.
+
+    Examples
+    --------
+    >>> tex_text(r"T_c = \frac{C}{G\,P\,\mathrm{MFU}}")
+    'T_c = C/(G P MFU)'
+    >>> tex_text(r"\mathrm{RPO}_{site} = k\tau + W + t_{rep} \le \infty")
+    'RPO_site = kτ + W + t_rep ≤ ∞'
+    >>> tex_text(r"P = 1 - e^{-\lambda_s T}")
+    'P = 1 - e^(-λ_s T)'
+    """
+    text = str(tex)
+    text = re.sub(r"\\(?:text|textrm|textit|textbf|mathrm|mathit|mathbf|operatorname)\s*" + _ARG, r"\1", text)
+    previous = None
+    while previous != text:  # innermost last: each pass rewrites the outermost fractions and roots
+        previous = text
+        text = re.sub(r"\\[dt]?frac\s*" + _ARG + r"\s*" + _ARG, _fraction, text)
+        text = re.sub(r"\\sqrt\s*" + _ARG, lambda m: f"√{_group(m.group(1))}", text)
+    text = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)\s*\.?", "", text)
+    text = re.sub(r"\\(?:quad|qquad|[,;: ])", " ", text).replace(r"\!", "")
+    text = re.sub(r"\\([$%#&{}_])", r"\1", text)
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: _SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"([_^])\{([^{}]*)\}", _script, text)
+    text = re.sub(r"\s+", " ", text.replace("{", "").replace("}", ""))
+    return re.sub(r"([(\[⌈⌊]) | ([)\]⌉⌋])", r"\1\2", text).strip()

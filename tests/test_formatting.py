@@ -1,0 +1,105 @@
+"""drmath.formatting: one unit picker, money, line rates, ordinals and TeX as text."""
+
+import math
+
+import pytest
+
+from drmath import formatting as fmt
+from drmath.units import Gbit_per_s, day, format_quantity, hour, minute, year
+
+
+@pytest.mark.parametrize("seconds, unit", [
+    (0.5e-3, "ms"), (0.999, "ms"), (1.0, "s"), (59.9, "s"), (minute, "min"), (hour - 1, "min"), (hour, "h"),
+    (day - 1, "h"), (day, "days"), (year - 1, "days"), (year, "years"), (30 * year, "years"),
+])
+def test_duration_unit_is_the_largest_that_keeps_the_value_at_least_one(seconds, unit):
+    scale, name = fmt.duration_unit(seconds)
+    assert name == unit
+    assert seconds / scale >= 1 or name == "ms"
+    assert fmt.duration_unit(-seconds) == (scale, name)  # a negative span reads in the same unit
+
+
+def test_duration_unit_of_a_set_follows_its_largest_finite_value():
+    assert fmt.duration_unit([30.0, 5400.0, math.inf, math.nan]) == (hour, "h")
+    assert fmt.duration_unit([math.inf, math.nan]) == (1.0, "s")  # nothing finite: seconds
+    assert fmt.duration_unit([0.0]) == (1.0, "s")
+
+
+def test_format_quantity_uses_the_same_picker():
+    for seconds in (0.25, 30.0, 90.0, 5400.0, 2 * day, 3 * year):
+        _, name = fmt.duration_unit(seconds)
+        assert format_quantity(seconds, "duration").endswith(f" {name}")
+
+
+@pytest.mark.parametrize("seconds, text", [
+    (30.0, "30 s"), (90.0, "1.5 min"), (minute, "1 min"), (hour, "1 h"), (5400.0, "1.5 h"), (day, "1 day"),
+    (2 * day, "2 days"), (year, "1 year"), (0.25, "250 ms"), (math.inf, "no bound"),
+])
+def test_short_duration(seconds, text):
+    assert fmt.short_duration(seconds) == text
+
+
+def test_short_duration_digits():
+    assert fmt.short_duration(218.0, 2) == "3.6 min"
+    assert fmt.short_duration(218.0) == "3.63 min"
+
+
+@pytest.mark.parametrize("usd, text", [
+    (0.0, "$0.00"), (22.5, "$22.50"), (9_999.0, "$9,999.00"), (10_000.0, "$10.00k"), (5e4, "$50.00k"),
+    (84_952_800.0, "$84.95M"), (2.1e9, "$2.10B"), (-3e6, "$-3.00M"), (math.inf, "no bound"),
+])
+def test_money(usd, text):
+    assert fmt.money(usd) == text
+    assert format_quantity(usd, "usd") == text  # the quantity formatter writes money the same way
+
+
+def test_money_unit_boundaries():
+    assert fmt.money_unit(999.0) == (1.0, "")
+    assert fmt.money_unit(1e3) == (1e3, "k")
+    assert fmt.money_unit([2e5, 999_999.0]) == (1e3, "k")
+    assert fmt.money_unit([2e5, 1e6, math.inf]) == (1e6, "M")
+    assert fmt.money_unit(1e9) == (1e9, "B")
+
+
+def test_line_rate():
+    assert fmt.line_rate(100 * Gbit_per_s) == "100 Gbit/s"
+    assert fmt.line_rate(1e9) == "8 Gbit/s"
+    assert fmt.line_rate(3200 * Gbit_per_s) == "3,200 Gbit/s"  # no exponent for the links sold
+    assert fmt.line_rate(123.45 * Gbit_per_s) == "123 Gbit/s"  # three significant figures at most
+
+
+@pytest.mark.parametrize("k, text", [
+    (1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"), (13, "13th"), (21, "21st"),
+    (22, "22nd"), (23, "23rd"), (101, "101st"), (111, "111th"), (112, "112th"),
+])
+def test_ordinal(k, text):
+    assert fmt.ordinal(k) == text
+
+
+def test_every():
+    assert fmt.every(1) == "every checkpoint"
+    assert fmt.every(2) == "every 2nd checkpoint"
+    assert fmt.every(13) == "every 13th checkpoint"
+    assert fmt.every(23.0) == "every 23rd checkpoint"  # plan counts are floats
+    assert fmt.every(3, "drill") == "every 3rd drill"
+
+
+@pytest.mark.parametrize("tex, text", [
+    (r"\frac{1}{2}", "1/2"),
+    (r"T_c = \frac{C}{G\,P\,\mathrm{MFU}}", "T_c = C/(G P MFU)"),
+    (r"\frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}", "(1 - (u_0 + τ/2)/M)/(1 + δ/τ)"),
+    (r"\tfrac{1}{3}\sqrt{x}", "(1/3)√x"),
+    (r"\tau_Y = \sqrt{2\,\delta\,M}", "τ_Y = √(2 δ M)"),
+    (r"\sqrt{\tfrac{\delta}{2M}}", "√(δ/(2M))"),
+    (r"\lambda \eta \rho \Delta \ell \infty", "λ η ρ Δ ℓ ∞"),
+    (r"t_{rep} \le k\,\tau", "t_rep ≤ k τ"),
+    (r"P = 1 - e^{-\lambda_s T}", "P = 1 - e^(-λ_s T)"),
+    (r"k = \max\left(1, \lceil T_{rep} / \tau \rceil\right)", "k = max(1, ⌈T_rep / τ⌉)"),
+    (r"\infty \quad (\text{only if}\ x)", "∞ (only if x)"),
+])
+def test_tex_text(tex, text):
+    assert fmt.tex_text(tex) == text
+
+
+def test_tex_text_keeps_unknown_commands_by_name():
+    assert fmt.tex_text(r"\nabla f") == "nabla f"
