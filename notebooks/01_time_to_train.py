@@ -1,0 +1,101 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Estimate how long the run takes and how many GPU-hours it burns
+#
+# **What you'll learn**
+# - The compute of a dense transformer run, $C = 6ND$, and the time it takes on $G$ GPUs.
+# - Why wall-clock time is longer than compute time (ETTR), and what the run costs in GPU-hours.
+# - How much the answer moves when MFU falls from 40% to 30%, the least certain input.
+#
+# **What you'll need**: nothing but the sliders below. The worked answer is `00_worked_answer.ipynb`.
+#
+# ---
+#
+# ## The formula
+#
+# $$C = k\,N\,D, \qquad T = \frac{C}{G\,P\,\mathrm{MFU}\,\mathrm{ETTR}}, \qquad H = G\,T$$
+#
+# - $k = 6$ FLOP per parameter per token for a forward and backward pass (Kaplan et al. 2020,
+#   arXiv:2001.08361, §2.1); 8 with full activation recomputation (Narayanan et al. 2021, arXiv:2104.04473,
+#   eq. 4).
+# - $N$ parameters, $D$ tokens, $G$ GPUs of peak $P$ FLOP/s (dense BF16), run at a model FLOPs
+#   utilisation MFU. Llama 3 reports 38–43% on 8–16k H100s (arXiv:2407.21783, Table 4).
+# - ETTR, the share of wall-clock time spent making progress, accounts for checkpoints and restarts
+#   (Kokolis et al. 2024, arXiv:2410.21680; notebook `02`).
+# - $H$ is the GPU-hours, which set the bill.
+#
+# A fixed window (three months) turns the question round: how many tokens fit. Here the tokens are fixed
+# at what the default run fits in its window, so that MFU moves the time, not the tokens.
+
+# %%
+import ipywidgets as widgets
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+from IPython.display import Markdown, display
+
+from drmath import Scenario, plan, sweep, units
+
+# Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
+# renderer stack here, once, rather than inside the first widget callback.
+pio.renderers.default = "plotly_mimetype"
+
+# %% [markdown]
+# ## Work the default run
+
+# %%
+base = plan()
+fixed = Scenario().with_changes({"training.tokens": base.tokens})
+plan(fixed).explain("training_flops", "time_to_train", "gpu_hours", "run_cost")
+
+# %% [markdown]
+# ## Drag the cluster and the MFU
+#
+# The curve is the time to train the same tokens for every MFU from 20% to 60%; the dot is your choice.
+
+# %%
+mfus = np.linspace(0.2, 0.6, 81)
+gpus = widgets.IntSlider(value=fixed.training.gpus, min=1024, max=32768, step=512, description="GPUs",
+                         continuous_update=False)
+mfu = widgets.FloatSlider(value=fixed.training.mfu, min=0.2, max=0.6, step=0.01, description="MFU",
+                          readout_format=".0%", continuous_update=False)
+
+out = widgets.Output()
+
+
+def show(change=None):
+    q = plan(fixed.with_changes({"training.gpus": gpus.value, "training.mfu": mfu.value}))
+    with out:
+        out.clear_output()
+        curve = sweep(q.scenario, "training.mfu", mfus, ["time_to_train"])["time_to_train"] / units.day
+        go.Figure([go.Scatter(x=mfus, y=curve, name="time to train"),
+                   go.Scatter(x=[mfu.value], y=[q.time_to_train / units.day], mode="markers", marker_size=12,
+                              name="this cluster")],
+                  layout={"xaxis": {"title": "MFU", "tickformat": ".0%"}, "yaxis_title": "time to train [days]",
+                          "height": 340, "margin": {"t": 30}}).show()
+        display(q.explain("time_to_train", "gpu_hours"))
+
+
+for control in (gpus, mfu):
+    control.observe(show, "value")
+show()
+display(widgets.HBox([gpus, mfu]), out)
+
+# %% [markdown]
+# ## Takeaway
+
+# %%
+at30 = plan(fixed.with_changes({"training.mfu": 0.30}))
+display(Markdown(
+    f"**Takeaway.** {base.tokens / units.tera:.2f} trillion tokens on {fixed.training.gpus:,} GPUs take "
+    f"{plan(fixed).format('time_to_train')} ({plan(fixed).format('gpu_hours')}) at "
+    f"{units.format_quantity(fixed.training.mfu, 'fraction')} MFU, and {at30.format('time_to_train')} "
+    f"({at30.format('gpu_hours')}, {at30.format('run_cost')}) at 30%. MFU enters the time linearly, so budget "
+    f"the schedule at the MFU you have measured at scale, not the one you hope for."))

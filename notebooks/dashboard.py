@@ -1,0 +1,22 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %%
+# The drmath dashboard (served by `python -m drmath.serve`). The app lives in drmath.dashboard;
+# every number on it comes from drmath.plan() and drmath.sweep().
+from IPython.display import display
+
+from drmath.dashboard import build_app
+
+app = build_app()  # the default scenario; build_app({"training.gpus": 4096}) changes it
+display(app)
+
+# %%
+# A share link's settings: with preheated kernels Voilà hands over the query string only once
+# the visitor's request arrives, so this cell waits for it (outside Voilà it returns at once).
+app.restore_from_request();
