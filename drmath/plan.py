@@ -103,7 +103,9 @@ def replication_step(v, out):
     keeps_up = replication.replication_keeps_up(t_rep, interval)
     needed = replication.bandwidth_needed(size, interval, v["replication.efficiency"], v["replication.latency"],
                                           upload, compression, streamed)
+    shipped = replication.bytes_shipped(out["time_to_train"], interval, size, compression)
     return dict(replication_every=k, replication_interval=interval, object_store_time=upload, link_time=link,
+                bytes_shipped=shipped,
                 replication_time=t_rep, replication_utilization=replication.replication_utilization(t_rep, interval),
                 replication_keeps_up=keeps_up, replication_bandwidth_needed=needed,
                 rpo_local=recovery.rpo_local(tau, write), rpo_local_expected=recovery.rpo_local(tau, write, expected=True),
@@ -129,8 +131,7 @@ def cost_step(v, out):
     """The standby, replication and the expected loss from a site event, priced."""
     tier = presets.DR_TIERS[v["failover.tier"]]
     run, size, compression = out["time_to_train"], out["checkpoint_size"], v["replication.compression"]
-    shipped = replication.bytes_shipped(run, out["replication_interval"], size, compression)
-    replication_cost = cost.replication_cost(shipped, v["cost.egress_price"], v["replication.retained"] * size / compression,
+    replication_cost = cost.replication_cost(out["bytes_shipped"], v["cost.egress_price"], v["replication.retained"] * size / compression,
                                              v["cost.storage_month_price"], run, v["cost.link_hour_price"])
     probability = cost.site_event_probability(v["failures.site_event_rate"], run)
     fleet = cost.fleet_cost_rate(v["training.gpus"], v["cost.gpu_hour_price"])

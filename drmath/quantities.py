@@ -258,6 +258,10 @@ _ALL = (
     Quantity("replication_keeps_up", "flag", "Replication keeps up", "replication", r"t_{rep} \le k\,\tau",
              r"<replication_time> \le <replication_interval>", short="Replication keeps up", card=8,
              detail=_keeps_up_detail, compare=True),
+    Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
+             r"V = \frac{T}{k\tau} \cdot \frac{S}{c}",
+             r"\frac{<time_to_train>}{<replication_interval>} \times \frac{<checkpoint_size>}{<replication.compression|g>}",
+             "What egress is charged for: one checkpoint every kτ, for the whole run."),
     Quantity("replication_bandwidth_needed", "bandwidth", "Link bandwidth needed to keep up", "replication",
              lambda p: r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell)}" if _streamed(p)
              else r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell - t_{os})}",
@@ -318,7 +322,7 @@ _ALL = (
     Quantity("replication_cost", "usd", "Replication cost", "cost",
              r"C_{rep} = p_e V + p_s S_r \frac{T}{\text{month}} + p_l \frac{T}{3600}",
              r"\text{egress + remote storage + link port}",
-             "V: T/(kτ) checkpoints shipped; S_r = <replication.retained|g> retained copies; "
+             "V = <bytes_shipped> shipped; S_r = <replication.retained|g> retained copies; "
              "port <cost.link_hour_price>/h."),
     Quantity("site_event_probability", "fraction", "P(site event during the run)", "cost", r"P = 1 - e^{-\lambda_s T}",
              r"1 - e^{-<failures.site_event_rate> \times <time_to_train>}",
