@@ -97,3 +97,35 @@ def test_to_series_and_compare_read_the_registry():
         drmath.compare([p, behind], ["same", "same"])
     with pytest.raises(ValueError, match="unknown plan field 'bogus'"):
         drmath.compare([p], fields=["bogus"])
+
+
+def test_the_cli_lists_exactly_the_registry():
+    from drmath import cli
+
+    listed = [n for names in cli._GROUPS.values() for n in names]
+    assert listed == list(SCALARS)  # every number once, in the registry's order (the tables go to explain)
+    assert list(cli._GROUPS) == [g.title for g in GROUPS.values()]
+    table = cli.render_table(plan())
+    for name in SCALARS:
+        assert QUANTITIES[name].title in table, name
+
+
+def test_the_report_shows_exactly_the_registry():
+    from drmath import report
+
+    assert [n for *_, names, _ in report.REPORT_SECTIONS for n in names] == list(QUANTITIES)
+    assert [sid for sid, *_ in report.REPORT_SECTIONS] == list(GROUPS)
+    assert report.HEADLINE == list(CARDS) and report.COMPARE_FIELDS == list(COMPARED)
+    page = report.build_report(Scenario(), include_plotlyjs=False)
+    for name in SCALARS:
+        assert f'data-field="{name}"' in page, name
+
+
+def test_the_dashboard_cards_are_the_registrys():
+    pytest.importorskip("ipywidgets")
+    from drmath import dashboard
+
+    assert tuple(dashboard.CARDS) == CARDS
+    app = dashboard.build_app()
+    shown = {name for name in CARDS if f"drmath-kpi-{name}" in app.cards[name].value}
+    assert shown == set(CARDS)
