@@ -126,7 +126,7 @@ def measure_moves(page, moves):
                 arg=before, timeout=10_000, polling="raf")
         except Exception:
             readout = page.locator(f".drmath-control-{name} .widget-readout").first.inner_text()
-            raise RuntimeError(f"move {i} ({name} {key}, readout now {readout!r}) changed no card")
+            raise RuntimeError(f"move {i} ({name} {key}, readout now {readout!r}) changed no card") from None
         page.wait_for_timeout(350)  # let every figure that changes finish drawing
         t, c = page.evaluate("() => [window.__mv.last - window.__mv.key, window.__mv.cards - window.__mv.key]")
         latencies.append(t)
@@ -233,7 +233,8 @@ def main(argv=None):
     record("dashboard: page request -> every figure visible, returning visitor", f"{again / 1000:.2f} s", "<= 3 s",
            again <= 3000, f"preheated kernels, warm browser cache, median of {args.loads}")
     b = results["bytes_cold"]
-    record("dashboard: bytes per page view", f"{b['http_wire'] / 1e6:.2f} MB HTTP + {b['websocket_in'] / 1e6:.2f} MB ws",
+    record("dashboard: bytes per page view",
+           f"{b['http_wire'] / 1e6:.2f} MB HTTP + {b['websocket_in'] / 1e6:.2f} MB ws",
            "", None, f"warm cache: {results['bytes_warm_cache']['http_wire'] / 1e6:.2f} MB HTTP")
     return results
 

@@ -17,8 +17,8 @@ visitors that talk only to it. Steps:
 3. each visitor moves the GPU slider one step and waits for the kernel's figure update;
 4. while every seat is taken, ``--over-cap`` more plain GETs and ``--over-cap-browsers`` browser pages
    arrive: each must get a 503 with ``Retry-After`` and start no kernel; a GET gets the one-line busy
-   text, a browser the standalone explainer of its link's scenario (busy notice, five figures drawn); the kernel count is sampled every 0.2 s all along
-   and must never exceed ``--max-kernels``;
+   text, a browser the standalone explainer of its link's scenario (busy notice, five figures drawn);
+   the kernel count is sampled every 0.2 s all along and must never exceed ``--max-kernels``;
 5. memory under load: per-kernel RSS / USS / PSS (psutil ``memory_full_info``), server RSS;
 6. the visitors leave; the bench polls until the server's memory (server + kernels RSS) is back within
    10% of the baseline, for at most ``--recover-timeout`` seconds.
@@ -47,8 +47,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import (CHROMIUM, CHROMIUM_ARGS, READY_JS, KernelWatch, kernel_processes, start_voila,  # noqa: E402
-                      stop_voila)
+from conftest import CHROMIUM, CHROMIUM_ARGS, READY_JS, KernelWatch, kernel_processes, start_voila, stop_voila  # noqa: E402
 
 MB = 1024 * 1024
 FIRST_FIGURE_JS = """() => { for (const f of document.querySelectorAll('.drmath-figure')) {
@@ -264,7 +263,7 @@ async def run(args, url, proc):
         out["memory_loaded"] = memory(proc.pid)
         # the visitors leave
         out["leave_at"] = time.monotonic()
-        for rec, context, page in results:
+        for rec, _context, page in results:
             try:
                 if page is not None:
                     await page.close(run_before_unload=True)
@@ -381,17 +380,20 @@ def main(argv=None):
         if r["error"] or r["external"]:
             print(f"  visitor {r['i']}: status {r['status']} error {r['error']} external {r['external'][:2]}")
     if first:
-        print(f"time to first figure: p50 {percentile(first, .5) / 1000:.1f} s, p95 {percentile(first, .95) / 1000:.1f} s"
+        print(f"time to first figure: p50 {percentile(first, .5) / 1000:.1f} s, "
+              f"p95 {percentile(first, .95) / 1000:.1f} s"
               f" (min {min(first) / 1000:.1f}, max {max(first) / 1000:.1f})")
         if args.clients == "browser":
             print(f"time to every figure: p50 {percentile(ready, .5) / 1000:.1f} s, "
                   f"p95 {percentile(ready, .95) / 1000:.1f} s")
         else:
             html = [r["html_ms"] for r in ok]
-            print(f"time to page HTML: p50 {percentile(html, .5) / 1000:.1f} s, p95 {percentile(html, .95) / 1000:.1f} s")
+            print(f"time to page HTML: p50 {percentile(html, .5) / 1000:.1f} s, "
+                  f"p95 {percentile(html, .95) / 1000:.1f} s")
         print(f"all {n} visits done {out['spike_wall_s']:.0f} s after the first arrival (slider included)")
     if slider:
-        print(f"slider move -> figures updated: p50 {percentile(slider, .5):.0f} ms, p95 {percentile(slider, .95):.0f} ms")
+        print(f"slider move -> figures updated: p50 {percentile(slider, .5):.0f} ms, "
+              f"p95 {percentile(slider, .95):.0f} ms")
     print(f"memory, baseline (server + {len(baseline['kernels'])} pooled kernels): RSS {fmt_mb(baseline['total_rss'])} "
           f"(server {fmt_mb(baseline['server_rss'])}), PSS {fmt_mb(baseline['total_pss'])}")
     print(f"memory, {n} visitors in (server + {len(kr)} kernels): RSS {fmt_mb(loaded['total_rss'])}, "

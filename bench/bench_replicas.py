@@ -116,7 +116,8 @@ def main(argv=None):
         print(f"  failed visitor: {r}")
     print(f"the page on {victim} reloaded: drawn again in {reload_s:.1f} s on {reload_replica} "
           f"(kernel on {survivor}: {reload_on_survivor})")
-    record("two replicas behind HAProxy: fresh visitors spread", ", ".join(f"{k}: {v}" for k, v in sorted(spread.items())),
+    record("two replicas behind HAProxy: fresh visitors spread",
+           ", ".join(f"{k}: {v}" for k, v in sorted(spread.items())),
            "both replicas", len(spread) == 2, f"{n} visitors at once, balance leastconn")
     record("two replicas behind HAProxy, one killed: new visitors served", f"{ok}/{n} ({100 * ok / n:.0f}%)",
            f"{n}/{n}", ok == n, f"before detection: {ok_early}/{args.early} served; marked DOWN after "

@@ -25,14 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
+from _figures import record  # noqa: E402
+from reference_sim import reference_run  # noqa: E402
 from scipy.stats import ks_2samp  # noqa: E402
 
 from drmath import Scenario, plan  # noqa: E402
 from drmath.simulate import simulate_run  # noqa: E402
-from reference_sim import reference_run  # noqa: E402
-
-
-from _figures import record  # noqa: E402
 
 
 def main(argv=None):

@@ -104,7 +104,7 @@ def main(argv=None):
     if failed:
         print(f"\nscripts that exited with an error: {', '.join(failed)}")
     if not args.no_write and not args.only:
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         doc = [
             "# Benchmarks", "",
             f"The latest `./tasks bench`, {stamp}, on {machine()}.",

@@ -12,7 +12,6 @@ import reprlib
 
 import numpy as np
 
-
 _INF = float("inf")
 TINY, HUGE = 1e-30, 1e30
 """No physical input here is above HUGE; refusing larger ones keeps every product of a few

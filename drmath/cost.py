@@ -15,8 +15,13 @@ References
 
 import numpy as np
 
-from ._validate import (broadcasting, require_nonnegative, require_nonnegative_or_inf, require_number,
-                        require_unit_interval)
+from ._validate import (
+    broadcasting,
+    require_nonnegative,
+    require_nonnegative_or_inf,
+    require_number,
+    require_unit_interval,
+)
 from .units import hour, month
 
 __all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",

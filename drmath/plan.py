@@ -108,7 +108,8 @@ def replication_step(v, out):
                 bytes_shipped=shipped,
                 replication_time=t_rep, replication_utilization=replication.replication_utilization(t_rep, interval),
                 replication_keeps_up=keeps_up, replication_bandwidth_needed=needed,
-                rpo_local=recovery.rpo_local(tau, write), rpo_local_expected=recovery.rpo_local(tau, write, expected=True),
+                rpo_local=recovery.rpo_local(tau, write),
+                rpo_local_expected=recovery.rpo_local(tau, write, expected=True),
                 rpo_site=recovery.rpo_site(interval, write, t_rep, keeps_up),
                 rpo_site_expected=recovery.rpo_site(interval, write, t_rep, keeps_up, expected=True))
 
@@ -123,7 +124,8 @@ def failover_step(v, out):
                                       0.0 if tier.automatic else v["failover.decision_time"], tier.readiness, staging,
                                       v["failures.launch_time"], out["checkpoint_load_time"],
                                       v["failures.validation_time"])
-    return dict(rto_site_phases=phases, rto_site=recovery.rto(phases), standby_fraction=fraction, standby_gpus=fraction * v["training.gpus"],
+    return dict(rto_site_phases=phases, rto_site=recovery.rto(phases), standby_fraction=fraction,
+                standby_gpus=fraction * v["training.gpus"],
                 schedule_slip=recovery.resume_slip(recovery.expected_remaining_run(out["time_to_train"]), fraction))
 
 
@@ -131,7 +133,8 @@ def cost_step(v, out):
     """The standby, replication and the expected loss from a site event, priced."""
     tier = presets.DR_TIERS[v["failover.tier"]]
     run, size, compression = out["time_to_train"], out["checkpoint_size"], v["replication.compression"]
-    replication_cost = cost.replication_cost(out["bytes_shipped"], v["cost.egress_price"], v["replication.retained"] * size / compression,
+    retained = v["replication.retained"] * size / compression
+    replication_cost = cost.replication_cost(out["bytes_shipped"], v["cost.egress_price"], retained,
                                              v["cost.storage_month_price"], run, v["cost.link_hour_price"])
     probability = cost.site_event_probability(v["failures.site_event_rate"], run)
     fleet = cost.fleet_cost_rate(v["training.gpus"], v["cost.gpu_hour_price"])
@@ -500,8 +503,9 @@ def _explain(p, name):
     formula, note = _fill(p, q.formula, True), _fill(p, q.note, False)
     if q.table:
         values = getattr(p, name)
+        baseline = name == "break_even_delay_costs"  # against cold, so cold itself is the baseline
         rows = "\n".join(f"| {presets.DR_TIERS[k].label} | "
-                         f"{'baseline' if name == 'break_even_delay_costs' and k == 'cold' else format_quantity(x, q.kind)} |"
+                         f"{'baseline' if baseline and k == 'cold' else format_quantity(x, q.kind)} |"
                          for k, x in values.items())
         text = f"**{q.title}**\n\n$${formula}$$\n\n| tier | {q.short} |\n|---|---|\n{rows}\n"
         return text + (f"\n{note}\n" if note else "")

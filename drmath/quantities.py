@@ -21,15 +21,15 @@ a window- or token-driven run, replication keeping up or not).
     ['rpo_local', 'rpo_local_expected', 'rpo_site', 'rpo_site_expected']
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .formatting import line_rate
 from .presets import DR_TIERS
 from .recovery import LOCAL_PHASES, SITE_PHASES
 
-__all__ = ["Quantity", "Group", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "CARDS", "COMPARED", "PLAN_FIELDS",
-           "in_group", "card_title", "card_detail"]
+__all__ = ["Quantity", "Group", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "CARDS", "COMPARED",
+           "PLAN_FIELDS", "in_group", "card_title", "card_detail"]
 
 Text = str | Callable | None  # TeX or Markdown, or a function of the plan that returns it
 
@@ -233,7 +233,8 @@ _ALL = (
              r"\frac{1 - (<restart_overhead> + <checkpoint_interval>/2) / <mtbf>}"
              r"{1 + <checkpoint_stall> / <checkpoint_interval>}",
              "Kokolis et al. 2024, E[ETTR]; valid for δ, u₀ ≪ M.",
-             short="ETTR", card=5, detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}", compare=True),
+             short="ETTR", card=5, compare=True,
+             detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}"),
     # 4. replication
     Quantity("replication_every", "count", "Replicate every k-th checkpoint", "replication",
              r"k = \max\left(1, \lceil T_{rep} / \tau \rceil\right)",
@@ -244,7 +245,8 @@ _ALL = (
              r"t_{os} = \frac{S / c}{B_{os}}",
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.object_store_bandwidth>}",
              "Parallel filesystem → the site's object store."),
-    Quantity("link_time", "duration", "Transfer over the link", "replication", r"t_{link} = \ell + \frac{S / c}{B\,\eta}",
+    Quantity("link_time", "duration", "Transfer over the link", "replication",
+             r"t_{link} = \ell + \frac{S / c}{B\,\eta}",
              r"<replication.latency> + \frac{<checkpoint_size> / <replication.compression|g>}"
              r"{<replication.link_bandwidth> \times <replication.efficiency>}", "Site object store → remote site."),
     Quantity("replication_time", "duration", "Replication time", "replication",
@@ -253,14 +255,16 @@ _ALL = (
              else r"<object_store_time> + <link_time>",
              lambda p: "Streamed: the slowest hop sets the pace." if _streamed(p)
              else "Store-and-forward: each hop waits for the whole checkpoint.", compare=True),
-    Quantity("replication_utilization", "fraction", "Link utilisation", "replication", r"\rho = \frac{t_{rep}}{k\,\tau}",
+    Quantity("replication_utilization", "fraction", "Link utilisation", "replication",
+             r"\rho = \frac{t_{rep}}{k\,\tau}",
              r"<replication_time> / <replication_interval>", "Above 100% the backlog grows through the run."),
     Quantity("replication_keeps_up", "flag", "Replication keeps up", "replication", r"t_{rep} \le k\,\tau",
              r"<replication_time> \le <replication_interval>", short="Replication keeps up", card=8,
              detail=_keeps_up_detail, compare=True),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
              r"V = \frac{T}{k\tau} \cdot \frac{S}{c}",
-             r"\frac{<time_to_train>}{<replication_interval>} \times \frac{<checkpoint_size>}{<replication.compression|g>}",
+             r"\frac{<time_to_train>}{<replication_interval>} \times "
+             r"\frac{<checkpoint_size>}{<replication.compression|g>}",
              "What egress is charged for: one checkpoint every kτ, for the whole run."),
     Quantity("replication_bandwidth_needed", "bandwidth", "Link bandwidth needed to keep up", "replication",
              lambda p: r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell)}" if _streamed(p)
@@ -317,7 +321,8 @@ _ALL = (
     Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", r"F = G\,p / 3600",
              r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
     Quantity("standby_cost", "usd", "Standby cost", "cost", r"C_{standby} = r\,p\,G_s\,T / 3600",
-             r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> \times <time_to_train>",
+             r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
+             r"\times <time_to_train>",
              lambda p: f"Reserved share r of the {_tier(p).label} tier: {_tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
              r"C_{rep} = p_e V + p_s S_r \frac{T}{\text{month}} + p_l \frac{T}{3600}",
@@ -336,7 +341,8 @@ _ALL = (
              r"<standby_cost> + <replication_cost> + <expected_disaster_loss>", short="Total DR cost", card=7,
              compare=True,
              detail=lambda p: f"standby {p.format('standby_cost')} · loss {p.format('expected_disaster_loss')}"),
-    Quantity("tier_total_costs", "usd", "Total DR cost by tier", "cost", r"C_{DR} = C_{standby} + C_{rep} + E[C_{loss}]",
+    Quantity("tier_total_costs", "usd", "Total DR cost by tier", "cost",
+             r"C_{DR} = C_{standby} + C_{rep} + E[C_{loss}]",
              short="total", table=True),
     Quantity("break_even_delay_costs", "usd_rate", "Break-even cost of delay, against cold backup & restore", "cost",
              r"D^* = \max\left(0, \frac{\Delta C}{P\,\Delta L} - F\right)",

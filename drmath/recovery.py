@@ -18,8 +18,16 @@ import functools
 
 import numpy as np
 
-from ._validate import (as_output, broadcasting, require_flag, require_fraction, require_nonnegative,
-                        require_nonnegative_or_inf, require_positive, short_repr)
+from ._validate import (
+    as_output,
+    broadcasting,
+    require_flag,
+    require_fraction,
+    require_nonnegative,
+    require_nonnegative_or_inf,
+    require_positive,
+    short_repr,
+)
 
 __all__ = ["rpo_local", "rpo_site", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
            "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]

@@ -18,8 +18,16 @@ import functools
 
 import numpy as np
 
-from ._validate import (as_output, broadcasting, require_flag, require_fraction, require_nonnegative,
-                        require_nonnegative_or_inf, require_positive, require_ratio)
+from ._validate import (
+    as_output,
+    broadcasting,
+    require_flag,
+    require_fraction,
+    require_nonnegative,
+    require_nonnegative_or_inf,
+    require_positive,
+    require_ratio,
+)
 
 __all__ = ["transfer_time", "chain_time", "replication_every", "replication_utilization",
            "replication_keeps_up", "bandwidth_needed", "bytes_shipped"]

@@ -4,7 +4,6 @@ Voilà runs on loopback through ``python -m drmath.serve`` with short culling ti
 """
 
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 import drmath
 import drmath.dashboard
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import CULL_IDLE_TIMEOUT, CULL_INTERVAL, READY_JS, assert_kpis_match_plan, kernel_ids, watch
 

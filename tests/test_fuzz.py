@@ -45,9 +45,11 @@ def valid_value(info):
 
 def invalid_value(info):
     """Values this field must refuse."""
-    wrong_type = st.one_of(st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=1))
+    wrong_type = st.one_of(st.lists(st.integers(), max_size=2),
+                           st.dictionaries(st.text(max_size=2), st.integers(), max_size=1))
     if info.choices is not None:
-        return st.one_of(st.text(max_size=8).filter(lambda t: t not in info.choices), st.integers(), st.floats(), wrong_type)
+        not_a_choice = st.text(max_size=8).filter(lambda t: t not in info.choices)
+        return st.one_of(not_a_choice, st.integers(), st.floats(), wrong_type)
     if info.kind == "flag":
         return st.one_of(st.text(max_size=4), st.integers(), st.floats(), wrong_type)
     bad_numbers = st.one_of(

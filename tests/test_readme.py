@@ -11,7 +11,8 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 def test_readme_starts_with_the_two_commands():
     text = README.read_text()
     first_block = re.search(r"```bash\n(.*?)```", text, re.S).group(1)
-    assert [line.split()[0:2] for line in first_block.strip().splitlines()] == [["./tasks", "serve"], ["./tasks", "test"]]
+    commands = [line.split()[0:2] for line in first_block.strip().splitlines()]
+    assert commands == [["./tasks", "serve"], ["./tasks", "test"]]
     assert (README.parent / ".ci" / "run").read_text().strip().endswith("./tasks test")
 
 

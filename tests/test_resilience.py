@@ -308,7 +308,7 @@ def test_a_dead_pooled_kernel_is_never_handed_to_a_page(server, browser):
     for p in victims.values():
         p.send_signal(signal.SIGKILL)
     for p in victims.values():  # dead (a zombie until the server reaps it), and the next page comes at once
-        wait_until(lambda: dead(p), 10, "the kill did not take")
+        wait_until(lambda p=p: dead(p), 10, "the kill did not take")
     context, page, kernel_id = new_page(browser, server["url"])
     try:
         assert kernel_id not in victims

@@ -35,7 +35,8 @@ def test_every_field_has_unit_range_and_basis():
 @pytest.mark.parametrize("path, value, error, match", [
     ("training.mfu", 1.5, ValueError, r"training.mfu = 1.5 is out of range: must be in \[0.01, 1\]"),
     ("training.mfu", 0.0, ValueError, r"training.mfu = 0.0 is out of range"),
-    ("training.gpus", 100.5, ValueError, r"training.gpus = 100.5 is not a whole number: must be a whole number in \[1, 1e\+07\]"),
+    ("training.gpus", 100.5, ValueError,
+     r"training.gpus = 100.5 is not a whole number: must be a whole number in \[1, 1e\+07\]"),
     ("training.gpus", -8, ValueError, r"training.gpus = -8 is out of range: must be a whole number in \[1, 1e\+07\]"),
     ("training.gpus", float("nan"), ValueError, r"training.gpus = nan is not finite"),
     ("training.params", float("inf"), ValueError, r"training.params = inf is not finite"),
@@ -44,7 +45,8 @@ def test_every_field_has_unit_range_and_basis():
     ("failover.tier", "tepid", ValueError, r"failover.tier = 'tepid' is not valid: must be one of 'cold'"),
     ("checkpoint.mode", "lazy", ValueError, r"checkpoint.mode = 'lazy' is not valid"),
     ("replication.efficiency", 1.01, ValueError, r"replication.efficiency = 1.01 is out of range"),
-    ("replication.streamed", "yes", TypeError, r"replication.streamed = 'yes' has the wrong type \(str\): must be true or false"),
+    ("replication.streamed", "yes", TypeError,
+     r"replication.streamed = 'yes' has the wrong type \(str\): must be true or false"),
     ("training.window", None, ValueError, r"training.window = None is not allowed"),
     ("training.bogus", 1, ValueError, r"unknown field 'training.bogus': training has gpus"),
     ("nosuch.field", 1, ValueError, r"unknown field 'nosuch.field': sections are training"),
@@ -164,7 +166,8 @@ def test_sweep_equals_plan_pointwise(path, values):
         p = plan(Scenario().with_changes({path: value}))
         for name in PLAN_FIELDS:
             expected = float(getattr(p, name))
-            assert curves[name][i] == pytest.approx(expected, rel=1e-12) or (math.isinf(expected) and math.isinf(curves[name][i])), (name, value)
+            both_unbounded = math.isinf(expected) and math.isinf(curves[name][i])
+            assert curves[name][i] == pytest.approx(expected, rel=1e-12) or both_unbounded, (name, value)
 
 
 def test_sweep_rejects_bad_input():

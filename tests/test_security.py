@@ -30,7 +30,6 @@ from conftest import kernel_ids, run_async, start_voila, stop_voila
 
 from drmath import serve
 
-
 pytestmark = pytest.mark.slow
 
 V1 = "v1.kernel.websocket.jupyter.org"
@@ -77,8 +76,7 @@ def message(msg_type, content, session):
 
 async def talk(url, kernel_id, cookie, protocol, marker):
     """Send every forbidden request, then a kernel_info_request; collect what comes back until its reply."""
-    from jupyter_server.services.kernels.connection.base import (deserialize_msg_from_ws_v1,
-                                                                 serialize_msg_to_ws_v1)
+    from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1, serialize_msg_to_ws_v1
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
 
