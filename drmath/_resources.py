@@ -19,8 +19,8 @@ unpacked, and an editable install points into the checkout.
 
     >>> data_file("scenarios", "seed.toml").name
     'seed.toml'
-    >>> (template_dir() / "conf.json").is_file()
-    True
+    >>> (template_dir() / "conf.json").read_text().strip()
+    '{"base_template": "lab"}'
 """
 
 from importlib.resources import files
@@ -35,7 +35,7 @@ def data_dir():
     Returns
     -------
     path : pathlib.Path
-        The folder; it is also a Jupyter data directory (``voila/templates/...``). [1]
+        The folder; it is also a Jupyter data directory (``voila/templates/...``).
 
     Raises
     ------
@@ -60,12 +60,12 @@ def data_file(*parts):
     Parameters
     ----------
     *parts : str
-        Path components below ``drmath/data/``, e.g. ``"scenarios", "seed.toml"``. [1]
+        Path components below ``drmath/data/``, e.g. ``"scenarios", "seed.toml"``.
 
     Returns
     -------
     path : pathlib.Path
-        Its path (whether or not it exists). [1]
+        Its path (whether or not it exists).
 
     Raises
     ------
@@ -74,8 +74,8 @@ def data_file(*parts):
 
     Examples
     --------
-    >>> data_file("drills_example.csv").is_file()
-    True
+    >>> data_file("drills_example.csv").read_text().splitlines()[0][:20]
+    '# ILLUSTRATIVE DATA:'
     >>> data_file("..", "serve.py")
     Traceback (most recent call last):
     ...
@@ -93,7 +93,7 @@ def scenario_dir():
     Returns
     -------
     path : pathlib.Path
-        The folder. [1]
+        The folder.
 
     Examples
     --------
@@ -109,12 +109,12 @@ def scenario_files():
     Returns
     -------
     paths : list of pathlib.Path
-        Every ``*.toml`` in :func:`scenario_dir`, sorted by name. [1]
+        Every ``*.toml`` in :func:`scenario_dir`, sorted by name.
 
     Examples
     --------
-    >>> "seed.toml" in [p.name for p in scenario_files()]
-    True
+    >>> [p.name for p in scenario_files()]
+    ['frontier-100k-rsc1.toml', 'llama3-405b.toml', 'llama3-70b-2048.toml', 'seed.toml']
     """
     return sorted(scenario_dir().glob("*.toml"))
 
@@ -126,12 +126,12 @@ def template_dir(name="drlab"):
     ----------
     name : str, default "drlab"
         The template. ``drlab`` is Voilà's ``lab`` with no CDN link, plus the plotly.js bundle
-        and drmath's session-end notice. [1]
+        and drmath's session-end notice.
 
     Returns
     -------
     path : pathlib.Path
-        Its folder (``conf.json``, ``index.html.j2``, ``static/``). [1]
+        Its folder (``conf.json``, ``index.html.j2``, ``static/``).
 
     Examples
     --------
@@ -147,19 +147,19 @@ def plotly_bundle(version):
     Parameters
     ----------
     version : str
-        Its version, :data:`drmath.viz.PLOTLY_JS_VERSION`. [1]
+        Its version, :data:`drmath.viz.PLOTLY_JS_VERSION`.
 
     Returns
     -------
     path : pathlib.Path
         ``plotly-basic-<version>.min.js`` in the ``drlab`` template's ``static/`` folder, which
         Voilà serves at ``voila/templates/drlab/static/plotly-basic-<version>.min.js`` and the
-        report inlines. [1]
+        report inlines.
 
     Examples
     --------
     >>> from drmath.viz import PLOTLY_JS_VERSION
-    >>> plotly_bundle(PLOTLY_JS_VERSION).stat().st_size > 1e6
-    True
+    >>> plotly_bundle(PLOTLY_JS_VERSION).name, round(plotly_bundle(PLOTLY_JS_VERSION).stat().st_size / 1e6, 1)
+    ('plotly-basic-4.1.1.min.js', 1.2)
     """
     return template_dir("drlab") / "static" / f"plotly-basic-{version}.min.js"

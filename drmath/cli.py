@@ -1,8 +1,11 @@
 """The command line.
 
-- ``drmath plan [SCENARIO.toml] [--set section.field=value ...] [--json | --explain FIELD]``
-- ``drmath compare A.toml B.toml [C.toml [D.toml]] [--json]``
-- ``drmath report [SCENARIO.toml] -o plan.html [--png DIR] [--quiet]``
+- ``drmath plan [SCENARIO] [--set section.field=value ...] [--json | --explain FIELD]``
+- ``drmath compare A B [C [D]] [--json]``
+- ``drmath report [SCENARIO] -o plan.html [--png DIR] [--quiet]``
+
+A SCENARIO is a TOML file, or the name of a scenario that ships with drmath
+(:func:`scenario_path`): ``drmath compare seed llama3-405b``.
 
 Errors in a file or a value exit with status 2 and one line naming the field;
 never a traceback.
@@ -16,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import scenario_io
+from . import _resources, scenario_io
 from ._validate import clip, short_repr
 from .formatting import tex_text
 from .quantities import GROUPS, QUANTITIES, in_group
@@ -74,6 +77,55 @@ def render_table(p):
     return head + "\n" + "\n".join(lines) + "\n"
 
 
+def shipped_names():
+    """The names of the scenarios that ship with drmath: their file names without ``.toml``, sorted.
+
+    Examples
+    --------
+    >>> shipped_names()
+    ['frontier-100k-rsc1', 'llama3-405b', 'llama3-70b-2048', 'seed']
+    """
+    return [p.stem for p in _resources.scenario_files()]
+
+
+def scenario_path(arg):
+    """The file a SCENARIO argument names: a path, or the name of a shipped scenario.
+
+    Parameters
+    ----------
+    arg : str
+        A path to a TOML file, or a shipped scenario's name (:func:`shipped_names`).
+
+    Returns
+    -------
+    path : pathlib.Path
+        ``arg`` itself when it is an existing file, holds a path separator or ends in
+        ``.toml``; otherwise the shipped ``<arg>.toml``.
+
+    Raises
+    ------
+    CliError
+        If ``arg`` is neither: the message lists the shipped names.
+
+    Examples
+    --------
+    >>> scenario_path("llama3-405b").name, str(scenario_path("plans/llama3-405b"))
+    ('llama3-405b.toml', 'plans/llama3-405b')
+    >>> scenario_path("llama4")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    drmath.cli.CliError: 'llama4' is neither a file nor a shipped scenario: choose from frontier-100k-rsc1, ...
+    """
+    path = Path(arg)
+    separators = {os.sep, os.altsep, "/"} - {None}
+    if (path.exists() and not path.is_dir()) or any(s in arg for s in separators) or arg.endswith(".toml"):
+        return path
+    names = shipped_names()
+    if arg not in names:
+        raise CliError(f"{short_repr(arg)} is neither a file nor a shipped scenario: choose from {', '.join(names)}")
+    return _resources.scenario_dir() / f"{arg}.toml"
+
+
 def load_scenario(path):
     """Read a scenario TOML file; errors name the file, the field and the line."""
     try:
@@ -98,11 +150,12 @@ def _compare(args):
 
     if not 2 <= len(args.scenarios) <= 4:
         raise CliError(f"compare needs 2 to 4 scenario files, got {len(args.scenarios)}")
-    plans = [plan(load_scenario(path)) for path in args.scenarios]
-    names = [Path(p).stem for p in args.scenarios] if args.json else _names(args.scenarios)
+    paths = [scenario_path(arg) for arg in args.scenarios]
+    plans = [plan(load_scenario(path)) for path in paths]
+    names = [path.stem for path in paths] if args.json else _names(paths)
     if args.json:
         rows = report.compare_rows(plans)
-        return json.dumps({"scenarios": names, "files": list(args.scenarios), "rows": [
+        return json.dumps({"scenarios": names, "files": [str(path) for path in paths], "rows": [
             {"field": r["field"], "title": r["title"], "texts": r["texts"], "differs": r["differs"],
              "values": [None if isinstance(v, float) and math.isinf(v) else v for v in r["values"]]}
             for r in rows]}, indent=2, allow_nan=False)
@@ -112,8 +165,9 @@ def _compare(args):
 def _report(args):
     from . import report
 
-    scenario = load_scenario(args.scenario) if args.scenario else Scenario()
-    meta = scenario_io.read_meta(args.scenario) if args.scenario else {"description": ""}
+    path = scenario_path(args.scenario) if args.scenario else None
+    scenario = load_scenario(path) if path else Scenario()
+    meta = scenario_io.read_meta(path) if path else {"description": ""}
     out = Path(args.output)
     scenario_io.output_target(out)  # refuse a directory, socket, block device, symlink loop before the work
     if args.png is not None and Path(args.png).exists() and not Path(args.png).is_dir():
@@ -128,19 +182,22 @@ def _report(args):
 def main(argv=None):
     """Entry point of the ``drmath`` command; returns the exit status."""
     parser = _Parser(prog="drmath", description="The disaster-recovery math of a frontier training run.")
+    shipped = ", ".join(shipped_names())
     sub = parser.add_subparsers(dest="command", required=True)
     p_plan = sub.add_parser("plan", help="derive every number of a scenario")
-    p_plan.add_argument("scenario", nargs="?", help="scenario TOML file (default: the seed case)")
+    p_plan.add_argument("scenario", nargs="?", help=f"scenario TOML file or shipped name ({shipped}; default: "
+                        "the seed case)")
     p_plan.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
                         help=f"change one input; sections: {', '.join(SECTIONS)}")
     p_plan.add_argument("--json", action="store_true", help="print the plan as JSON in SI")
     p_plan.add_argument("--explain", metavar="FIELD", help="print the worked derivation of one plan field")
     p_cmp = sub.add_parser("compare", help="two to four scenarios side by side")
-    p_cmp.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml",
-                       help="2 to 4 scenario files; the first is the baseline")
+    p_cmp.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+                       help=f"2 to 4 scenario files or shipped names ({shipped}); the first is the baseline")
     p_cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p_rep = sub.add_parser("report", help="write the worked answer as one standalone HTML file")
-    p_rep.add_argument("scenario", nargs="?", help="scenario TOML file (default: the seed case)")
+    p_rep.add_argument("scenario", nargs="?", help=f"scenario TOML file or shipped name ({shipped}; default: "
+                       "the seed case)")
     p_rep.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the HTML file (written atomically)")
     p_rep.add_argument("--png", metavar="DIR", help="also write each figure as PNG into DIR (through kaleido)")
     p_rep.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -152,7 +209,7 @@ def main(argv=None):
         if args.command == "report":
             print(_report(args))
             return 0
-        scenario = load_scenario(args.scenario) if args.scenario else Scenario()
+        scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else Scenario()
         scenario = apply_sets(scenario, args.set)
         result = plan(scenario)
         if args.explain:

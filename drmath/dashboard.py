@@ -75,9 +75,10 @@ CONTROLS = ("training.gpus", "training.mfu", "training.params", "checkpoint.inte
             "failover.tier", "failover.standby_fraction")
 """The Scenario fields the dashboard controls, in order."""
 
-FIGURES = tuple(viz.FIGURES)
-"""The figures, by name (CSS class ``drmath-figure-<name>``): :data:`drmath.viz.FIGURES`, which says
-what each sweeps and how it is drawn."""
+FIGURES = ("rpo", "ettr", "rto", "cost_tier", "cost_link")
+"""The dashboard's five figures, by name (CSS class ``drmath-figure-<name>``), in its grid's order: keys of
+:data:`drmath.viz.FIGURES`, which says what each sweeps and how it is drawn. The registry's other figures
+are the notebooks' (and the report's)."""
 
 AUTO = "auto"  # option value for an unset optional field (None in the Scenario)
 
@@ -436,8 +437,8 @@ class Dashboard:
         Examples
         --------
         >>> app = build_app()
-        >>> app.load(Scenario().with_changes({"failover.tier": "cold"}))
-        True
+        >>> app.load(Scenario().with_changes({"failover.tier": "cold"})), app.plan.format("rto_site")
+        (True, '21.0 days')
         """
         return self.apply(scenario.flat())
 

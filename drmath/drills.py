@@ -8,7 +8,8 @@ is an assumption until a drill measures it. This module holds:
 - a drill-record format, a CSV with columns ``date, drill, phase, seconds,
   outcome``, read with pandas and validated by :func:`read_drill_records`
   (every error names the file's row, numbered as in a spreadsheet, and the
-  column; pandas is imported only when records are read);
+  column; pandas is imported only when records are read), and an
+  illustrative log in that format, :func:`example_log`;
 - :func:`promised_rto`, the Monte Carlo convolution of each phase's empirical
   distribution, beside the sum of best cases and the sum of means, with a
   staleness rule: a phase whose newest record is older than the cadence of
@@ -35,13 +36,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ._resources import data_file
 from ._validate import short_repr
 from .recovery import LOCAL_PHASES, SITE_PHASES
 from .units import day, hour, week
 
 __all__ = ["Drill", "DRILLS", "PHASES", "DrillRecord", "PhaseEvidence", "RTOPromise",
-           "read_drill_records", "parse_drill_records", "drill_costs", "promised_rto", "phase_owner",
-           "COLUMNS", "OUTCOMES"]
+           "read_drill_records", "parse_drill_records", "example_log", "drill_costs", "promised_rto",
+           "phase_owner", "COLUMNS", "OUTCOMES"]
 
 PHASES = {"local": tuple(f"local.{p}" for p in LOCAL_PHASES),
           "site": tuple(f"site.{p}" for p in SITE_PHASES)}
@@ -54,7 +56,7 @@ OUTCOMES = ("pass", "fail")
 """Valid outcomes of a drill record."""
 
 MAX_ERRORS = 10
-"""Most bad values a drill-record error lists one by one [1]; the rest are counted."""
+"""Most bad values a drill-record error lists one by one; the rest are counted."""
 
 _MAX_CELL = 131_072  # [characters] the longest value read: Python's csv field limit, far above any valid value
 
@@ -112,15 +114,18 @@ DRILLS = {d.name: d for d in (
 def phase_owner(phase):
     r"""The drill that keeps a phase fresh: the most frequent one that measures it.
 
+    A measured phase stays true only while it is tested again on a schedule [1]_: the owner's
+    cadence is how old its newest record may be.
+
     Parameters
     ----------
     phase : str
-        A phase such as ``"site.staging"``. [1]
+        A phase such as ``"site.staging"``.
 
     Returns
     -------
     drill : Drill
-        The owning drill; its cadence is the phase's freshness limit. [1]
+        The owning drill; its cadence is the phase's freshness limit.
 
     Notes
     -----
@@ -145,16 +150,19 @@ def phase_owner(phase):
 def drill_costs(plan):
     r"""GPU-hours each drill costs, once and over the run.
 
+    A drill is a real recovery on the real cluster [1]_, so it takes the GPUs it recovers
+    for the time it takes.
+
     Parameters
     ----------
     plan : Plan
-        From :func:`drmath.plan`; gives the cluster size, phases and run length. [1]
+        From :func:`drmath.plan`; gives the cluster size, phases and run length.
 
     Returns
     -------
     costs : dict of str to dict
         Per drill name: ``"each"`` [GPU·h], ``"per_run"`` [1] (drills in the
-        run, :math:`\lceil T/c \rceil`) and ``"total"`` [GPU·h]. [1]
+        run, :math:`\lceil T/c \rceil`) and ``"total"`` [GPU·h].
 
     Notes
     -----
@@ -222,14 +230,14 @@ def parse_drill_records(text, name="drills.csv"):
         comments; blank lines are skipped; a leading byte-order mark, as
         spreadsheets write it, is skipped; CRLF, LF or CR end a line. Dates
         are ISO ``YYYY-MM-DD``; ``seconds`` is a finite number >= 0. Spaces
-        around a value are dropped. [1]
+        around a value are dropped.
     name : str, default "drills.csv"
-        The file name used in error messages. [1]
+        The file name used in error messages.
 
     Returns
     -------
     records : list of DrillRecord
-        In file order. [1]
+        In file order.
 
     Raises
     ------
@@ -400,12 +408,12 @@ def read_drill_records(path):
     Parameters
     ----------
     path : str or path-like
-        The CSV file; see :func:`parse_drill_records` for the format. [1]
+        The CSV file [1]_; see :func:`parse_drill_records` for the format.
 
     Returns
     -------
     records : list of DrillRecord
-        In file order. [1]
+        In file order.
 
     Raises
     ------
@@ -423,9 +431,7 @@ def read_drill_records(path):
 
     Examples
     --------
-    >>> from drmath._resources import data_file
-    >>> example = data_file("drills_example.csv")
-    >>> records = read_drill_records(example)
+    >>> records = read_drill_records(example_log())
     >>> len(records), records[0].phase, records[0].seconds
     (107, 'local.detection', 145.0)
     """
@@ -435,6 +441,27 @@ def read_drill_records(path):
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path.name}: not a UTF-8 text file (byte {exc.start})") from None
     return parse_drill_records(text, name=path.name)
+
+
+def example_log():
+    """The drill log that ships with drmath: illustrative, invented numbers that show the format.
+
+    Returns
+    -------
+    path : pathlib.Path
+        ``drills_example.csv`` in drmath's data files: 107 records of 41 drills of the four
+        kinds of :data:`DRILLS`, March to May 2025. Read it with :func:`read_drill_records`;
+        they are not measurements of any cluster, so replace it with your own log.
+
+    Examples
+    --------
+    >>> records = read_drill_records(example_log())
+    >>> len({(r.date, r.drill) for r in records})  # drills held
+    41
+    >>> str(max(r.date for r in records))
+    '2025-05-25'
+    """
+    return data_file("drills_example.csv")
 
 
 @dataclass(frozen=True)
@@ -477,7 +504,7 @@ class RTOPromise:
 
     @property
     def valid(self):
-        """True while no phase is stale. [1]"""
+        """True while no phase is stale."""
         return not self.stale
 
     def message(self):
@@ -495,23 +522,23 @@ def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, 
     Parameters
     ----------
     records : sequence of DrillRecord, or str or path-like
-        Drill records, or a CSV file to read with :func:`read_drill_records`. [1]
+        Drill records, or a CSV file to read with :func:`read_drill_records`.
     confidence : float, default 0.9
         Share of recoveries the promise must cover, in (0, 1). [1]
     scope : {"site", "local"}, default "site"
-        Which recovery: every phase of that scope needs at least one record. [1]
+        Which recovery: every phase of that scope needs at least one record.
     trials : int, default 100000
         Monte Carlo draws of the sum, in [100, 10,000,000]. [1]
     seed : int, default 0
-        Seed of :func:`numpy.random.default_rng`. [1]
+        Seed of :func:`numpy.random.default_rng`.
     as_of : datetime.date, optional
-        The day the promise is made, for staleness; today when omitted. [1]
+        The day the promise is made, for staleness; today when omitted.
 
     Returns
     -------
     promise : RTOPromise
         ``promised`` [s], ``best_case_sum`` [s], ``mean_sum`` [s], per-phase
-        :class:`PhaseEvidence`, and the stale phases with the drills due. [1]
+        :class:`PhaseEvidence`, and the stale phases with the drills due.
 
     Raises
     ------
@@ -523,7 +550,7 @@ def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, 
     -----
     Each phase :math:`i` has the empirical distribution :math:`\hat F_i` of its
     recorded durations. The promise is the ``confidence`` quantile of their
-    sum, estimated by drawing every phase independently:
+    sum, estimated by drawing every phase independently from its records [2]_:
 
     .. math::
 
@@ -533,9 +560,9 @@ def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, 
     It lies between the sum of best cases :math:`\sum_i \min_i` (what a
     design review is often shown) and the sum of worst cases. A phase whose
     newest record is older than the cadence of its owning drill
-    (:func:`phase_owner`) makes the promise expire. With :math:`n` records a
-    phase can never be drawn above its worst recorded time, so a handful of
-    drills understates the tail: drill more.
+    (:func:`phase_owner`) makes the promise expire: recovery is tested on a
+    schedule [1]_. With :math:`n` records a phase can never be drawn above its
+    worst recorded time, so a handful of drills understates the tail: drill more.
 
     References
     ----------

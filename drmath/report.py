@@ -3,17 +3,18 @@ r"""The standalone report and the side-by-side comparison: views of ``plan()``.
 :func:`build_report` turns one scenario into a single HTML document, the
 worked answer for it: every number with its derivation from
 :meth:`~drmath.Plan.explain`, every figure an interactive plotly chart with
-the main knobs (GPU count, checkpoint interval, link bandwidth, DR tier)
-precomputed as slider steps. plotly.js is inlined and the formulas are MathML
-that the browser typesets itself, so the file opens with no network and no
-server. The page is rendered from Jinja2 templates (``drmath/data/report/``);
+the main knobs (GPU count, checkpoint interval, link bandwidth, replication
+target, DR tier) precomputed as slider steps. plotly.js is inlined and the
+formulas are MathML that the browser typesets itself, so the file opens with
+no network and no server. The page is rendered from Jinja2 templates (``drmath/data/report/``);
 the derivations' Markdown goes through mistune and their TeX through
 latex2mathml. Its sections, headline and comparison read the registry,
 :mod:`drmath.quantities`. :func:`write_report` writes it atomically and,
 optionally, each figure as PNG for slides (through kaleido).
 
-:func:`compare_rows`, :func:`compare_text`, :func:`compare_html` and
-:func:`compare_figure` put two to four scenarios side by side.
+:func:`compare_rows`, :func:`compare_text`, :func:`compare_html`, :func:`compare_style`
+(a pandas Styler, for notebooks) and :func:`compare_figure` put two to four scenarios side
+by side.
 
 No physics lives here: every number comes from :func:`~drmath.plan`,
 :func:`~drmath.sweep` or :meth:`~drmath.Plan.explain`, and figures come from
@@ -42,7 +43,7 @@ from .scenario_io import atomic_write
 from .units import format_quantity
 
 __all__ = ["build_report", "write_report", "report_figures", "latex_html", "markdown_html",
-           "compare_rows", "compare_text", "compare_html", "compare_figure",
+           "compare_rows", "compare_text", "compare_html", "compare_style", "compare_figure",
            "REPORT_SECTIONS", "COMPARE_FIELDS", "KNOBS"]
 
 REPORT_SECTIONS = [(g.id, g.title, g.lead, in_group(g.id), viz.in_section(g.id)) for g in GROUPS.values()]
@@ -78,15 +79,15 @@ def latex_html(tex, display=False):
     Parameters
     ----------
     tex : str
-        A formula without ``$`` delimiters. [1]
+        A formula without ``$`` delimiters.
     display : bool, default False
-        A display (block) formula rather than an inline one. [1]
+        A display (block) formula rather than an inline one.
 
     Returns
     -------
     html : str
-        A ``<math>`` element that browsers render natively (MathML Core);
-        text from the formula is escaped, so it cannot open a tag. [1]
+        A ``<math>`` element that browsers render natively (MathML Core [1]_);
+        text from the formula is escaped, so it cannot open a tag.
 
     Notes
     -----
@@ -140,13 +141,13 @@ def markdown_html(text):
     Parameters
     ----------
     text : str
-        CommonMark with pipe tables and math: display ``$$…$$`` and inline
-        ``$…$``. Raw HTML in it is escaped, never passed through. [1]
+        CommonMark [1]_ with pipe tables and math: display ``$$…$$`` and inline
+        ``$…$``. Raw HTML in it is escaped, never passed through.
 
     Returns
     -------
     html : str
-        HTML; math goes through :func:`latex_html` to MathML. [1]
+        HTML; math goes through :func:`latex_html` to MathML.
 
     References
     ----------
@@ -165,8 +166,9 @@ def markdown_html(text):
 # --------------------------------------------------------------------------- figures with slider steps
 
 
-FIGURES = {name: (info.knob, info.caption) for name, info in viz.FIGURES.items()}
-"""Each figure's (knob, caption), from the one registry :data:`drmath.viz.FIGURES`."""
+FIGURES = {name: (info.knob, info.caption) for name, info in viz.FIGURES.items() if info.report}
+"""The report's figures, each with its (knob, caption), from the one registry :data:`drmath.viz.FIGURES`
+(those with :attr:`~drmath.viz.FigureInfo.report` set)."""
 
 report_figures = viz.slider_figures  # the figures with their knobs as slider steps, drawn by drmath.viz
 
@@ -243,25 +245,25 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     Parameters
     ----------
     scenario : Scenario, optional
-        The inputs; the seed case when omitted. [1]
+        The inputs; the seed case when omitted.
     title : str, optional
-        The document's title; a summary of the scenario when omitted. [1]
+        The document's title; a summary of the scenario when omitted.
     description : str, default ""
-        A sentence under the title (e.g. a scenario file's description). [1]
+        A sentence under the title (e.g. a scenario file's description).
     include_plotlyjs : bool, default True
         Inline plotly.js (the 1.2 MB basic bundle) so the file needs no network; False
-        leaves it out (for tests of the text only). [1]
+        leaves it out (for tests of the text only).
     progress : callable, optional
-        Called with a short message at each stage. [1]
+        Called with a short message at each stage.
     figures : dict, optional
-        Precomputed :func:`report_figures` output, to reuse. [1]
+        Precomputed :func:`report_figures` output, to reuse.
 
     Returns
     -------
     html : str
         The document: headline numbers, one section per step of the answer
         with each number's derivation (formula, inputs, result), interactive
-        figures with slider steps, and every input with its basis. [1]
+        figures with slider steps, and every input with its basis.
 
     Notes
     -----
@@ -272,17 +274,13 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     the description are text, never markup); the derivations are
     :func:`markdown_html` of :meth:`~drmath.Plan.explain`.
 
-    References
-    ----------
-    .. [1] drmath DESIGN.md §1: the bar a design review grades by (derived RPO/RTO,
-       replication keeping up, readiness and its price, drills).
-
     Examples
     --------
     >>> import drmath
     >>> html = build_report(drmath.Scenario(), include_plotlyjs=False)
-    >>> html.count('class="card"') >= 40
-    True
+    >>> from drmath.quantities import QUANTITIES
+    >>> html.count('class="plot drmath-figure"'), html.count('class="card"') == len(QUANTITIES)  # a card each
+    (7, True)
     """
     scenario = Scenario() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
@@ -321,24 +319,24 @@ def write_report(scenario, path, png_dir=None, title=None, description="", progr
     Parameters
     ----------
     scenario : Scenario
-        The inputs. [1]
+        The inputs.
     path : str or os.PathLike
         The HTML file; a regular file is replaced atomically, a FIFO or device written through
-        (:func:`drmath.scenario_io.output_target`). [1]
+        (:func:`drmath.scenario_io.output_target`).
     png_dir : str or os.PathLike, optional
         If given, each figure (without its slider) is also written there as
-        ``NAME.png`` through kaleido, each atomically. [1]
+        ``NAME.png`` through kaleido [1]_, each atomically.
     title : str, optional
-        The document's title. [1]
+        The document's title.
     description : str, default ""
-        A sentence under the title. [1]
+        A sentence under the title.
     progress : callable, optional
-        Called with a short message at each stage. [1]
+        Called with a short message at each stage.
 
     Returns
     -------
     written : list of pathlib.Path
-        The HTML file, then any PNG files. [1]
+        The HTML file, then any PNG files.
 
     References
     ----------
@@ -395,6 +393,14 @@ def _write_pngs(figures, directory, say):
 # --------------------------------------------------------------------------- comparison
 
 
+def _two_to_four(plans):
+    """The plans as a list, refused unless there are two to four."""
+    plans = list(plans)
+    if not 2 <= len(plans) <= 4:
+        raise ValueError(f"compare needs 2 to 4 scenarios, got {len(plans)}")
+    return plans
+
+
 def _same(a, b):
     if isinstance(a, bool) or isinstance(b, bool):
         return a == b
@@ -409,25 +415,21 @@ def compare_rows(plans, fields=None):
     Parameters
     ----------
     plans : sequence of Plan
-        Two to four plans; the first is the baseline. [1]
+        Two to four plans; the first is the baseline.
     fields : sequence of str, optional
-        Plan fields to compare; :data:`COMPARE_FIELDS` when omitted. [1]
+        Plan fields to compare; :data:`COMPARE_FIELDS` when omitted.
 
     Returns
     -------
     rows : list of dict
         One per field: ``field``, ``title``, ``values`` (SI), ``texts``
         (``Plan.format``) and ``differs`` (True where the value differs from
-        the first plan's). [1]
+        the first plan's).
 
     Raises
     ------
     ValueError
         If there are fewer than two or more than four plans, or a field is unknown.
-
-    References
-    ----------
-    .. [1] drmath DESIGN.md §1: the numbers a design review grades a plan by.
 
     Examples
     --------
@@ -440,9 +442,7 @@ def compare_rows(plans, fields=None):
     """
     from .plan import compare
 
-    plans = list(plans)
-    if not 2 <= len(plans) <= 4:
-        raise ValueError(f"compare needs 2 to 4 scenarios, got {len(plans)}")
+    plans = _two_to_four(plans)
     rows = []
     table = compare(plans, fields=COMPARE_FIELDS if fields is None else fields)
     for name, title, *values in table.itertuples(name=None):
@@ -465,21 +465,17 @@ def compare_text(plans, names, fields=None):
     Parameters
     ----------
     plans : sequence of Plan
-        Two to four plans; the first is the baseline. [1]
+        Two to four plans; the first is the baseline.
     names : sequence of str
-        A column heading per plan. [1]
+        A column heading per plan.
     fields : sequence of str, optional
-        Plan fields to compare; :data:`COMPARE_FIELDS` when omitted. [1]
+        Plan fields to compare; :data:`COMPARE_FIELDS` when omitted.
 
     Returns
     -------
     text : str
         One line per number; a value that differs from the first column is
-        marked ``*`` with its relative change. [1]
-
-    References
-    ----------
-    .. [1] drmath DESIGN.md §1: the numbers a design review grades a plan by.
+        marked ``*`` with its relative change.
 
     Examples
     --------
@@ -505,34 +501,103 @@ def compare_html(plans, names, fields=None):
     Parameters
     ----------
     plans : sequence of Plan
-        Two to four plans; the first is the baseline. [1]
+        Two to four plans; the first is the baseline.
     names : sequence of str
-        A column heading per plan. [1]
+        A column heading per plan.
     fields : sequence of str, optional
-        Plan fields to compare; :data:`COMPARE_FIELDS` when omitted. [1]
+        Plan fields to compare; :data:`COMPARE_FIELDS` when omitted.
 
     Returns
     -------
     html : str
         A ``<table class="drmath-compare">`` with inline styles (it renders
-        the same in a notebook, Voilà or a file). [1]
-
-    References
-    ----------
-    .. [1] drmath DESIGN.md §1: the numbers a design review grades a plan by.
+        the same in a notebook, Voilà or a file).
 
     Examples
     --------
     >>> import drmath
     >>> a = drmath.plan()
     >>> b = drmath.plan(a.scenario.with_changes({"failover.tier": "hot"}))
-    >>> compare_html([a, b], ["warm", "hot"]).count('class="differs"') > 0
-    True
+    >>> html = compare_html([a, b], ["warm", "hot"], ["rto_site", "standby_cost", "mtbf"])
+    >>> html.count('class="differs"'), html.count("(-50%)")  # the hot standby's site RTO halves
+    (2, 1)
     """
     rows = [{"title": r["title"], "cells": [{"text": t, "differs": d, "change": _change(v, r["values"][0])}
                                             for t, v, d in zip(r["texts"], r["values"], r["differs"])]}
             for r in compare_rows(plans, fields)]
-    return _templates().get_template("compare.html.j2").render(names=[str(n) for n in names], rows=rows)
+    return _templates().get_template("compare.html.j2").render(names=[str(n) for n in names], rows=rows,
+                                                               palette=viz.PALETTE)
+
+
+def _cell(value, base, kind):
+    """One cell of :func:`compare_style`: the value as ``Plan.format`` writes it, and its change if it differs."""
+    value = _plain(value)
+    return format_quantity(value, kind) + ("" if _same(value, base) else _change(value, base))
+
+
+def compare_style(plans, names, fields=None):
+    """The comparison as a pandas Styler, for a notebook: each row in its unit, differences highlighted.
+
+    Parameters
+    ----------
+    plans : sequence of Plan
+        Two to four plans; the first is the baseline.
+    names : sequence of str
+        A column heading per plan.
+    fields : sequence of str, optional
+        Plan fields to compare; :data:`COMPARE_FIELDS` when omitted.
+
+    Returns
+    -------
+    styler : pandas.io.formats.style.Styler
+        The styled :func:`drmath.compare` table: its data are the SI values, one row per
+        quantity (labelled with its title) and one column per plan. Each row is written by its
+        quantity's kind, as :meth:`~drmath.Plan.format` writes it; a value that differs from
+        the first column is highlighted, with its relative change in brackets.
+
+    Raises
+    ------
+    ValueError
+        If there are fewer than two or more than four plans, the names are not one per plan
+        and distinct, or a field is unknown.
+
+    Examples
+    --------
+    >>> import drmath
+    >>> a = drmath.plan()
+    >>> b = drmath.plan(a.scenario.with_changes({"training.gpus": 16_384}))
+    >>> style = compare_style([a, b], ["seed", "16k"], ["mtbf", "replication_keeps_up"])
+    >>> print(style.to_string(delimiter=" | "))
+     | seed | 16k
+    Cluster MTBF | 6.33 h | 3.09 h (-51%)
+    Replication keeps up | yes | yes
+    <BLANKLINE>
+    >>> round(style.data.loc["mtbf", "16k"])  # the numbers stay SI [s]
+    11135
+    """
+    from .plan import compare
+
+    plans, names = _two_to_four(plans), [str(n) for n in names]
+    table = compare(plans, names, COMPARE_FIELDS if fields is None else fields)
+    values = table[names]
+    base = {field: _plain(values.at[field, names[0]]) for field in values.index}
+    styler = values.style.format_index(escape="html", axis="columns")  # a name is text, never markup
+    for field in values.index:
+        styler.format(functools.partial(_cell, base=base[field], kind=QUANTITIES[field].kind),
+                      subset=([field], names))
+    highlight = f"background-color: {viz.PALETTE['amber-tint']}; font-weight: 600"
+    styler.apply(lambda frame: frame.apply(lambda column: [
+        "" if _same(_plain(v), base[f]) else highlight for f, v in column.items()]), axis=None)
+    return (styler.relabel_index(list(table["title"]), axis="index").hide(names=True, axis="index")
+            .set_table_styles([
+                {"selector": "", "props": "border-collapse: collapse; font-size: 13px"},
+                {"selector": "td, th", "props": "padding: 4px 10px"},
+                {"selector": "td", "props": "text-align: right; font-variant-numeric: tabular-nums"},
+                {"selector": "th.col_heading", "props": "text-align: right"},
+                {"selector": "th.row_heading", "props": "text-align: left; font-weight: 400"},
+                {"selector": "caption", "props": f"caption-side: bottom; text-align: left; font-size: 12px; "
+                                                 f"color: {viz.PALETTE['muted']}"}])
+            .set_caption("Highlighted: differs from the first column (relative change in brackets)."))
 
 
 compare_figure = viz.compare_figure  # the plans' curves overlaid, drawn by drmath.viz

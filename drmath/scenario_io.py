@@ -66,11 +66,11 @@ BOM = "\ufeff"
 """A UTF-8 byte-order mark, as some editors write it at the start of a file; it is skipped."""
 
 MAX_QUERY_LENGTH = 2000
-"""Longest query string :func:`from_query` reads [1] (characters)."""
+"""Longest query string :func:`from_query` reads, in characters."""
 MAX_QUERY_FIELDS = len(FIELDS)
-"""Most ``key=value`` pairs :func:`from_query` reads [1]."""
+"""Most ``key=value`` pairs :func:`from_query` reads."""
 MAX_VALUE_LENGTH = 64
-"""Longest single value :func:`from_query` reads [1] (characters)."""
+"""Longest single value :func:`from_query` reads, in characters."""
 
 
 class ScenarioFileError(ValueError):
@@ -93,26 +93,22 @@ def parse_value(path, value):
     Parameters
     ----------
     path : str
-        The field, ``section.field``. [1]
+        The field, ``section.field``.
     value : object
         A number, a bool, or text such as ``"400 Gbps"``, ``"90 days"``,
         ``"40%"``, a preset name (``"rsc-1"``) or ``"unset"`` for optional
-        fields. Non-text values pass through unchanged. [1]
+        fields. Non-text values pass through unchanged.
 
     Returns
     -------
     value : object
         The value for :meth:`Scenario.with_changes` (SI number, bool, str or None);
-        range checks happen there. [1]
+        range checks happen there.
 
     Raises
     ------
     ValueError
         If text cannot be read; the message names the field and its valid range.
-
-    References
-    ----------
-    .. [1] drmath.units: the SI multipliers and unit names read here (scipy.constants style).
 
     Examples
     --------
@@ -183,17 +179,17 @@ def loads(text, source="<string>"):
     Parameters
     ----------
     text : str
-        TOML: ``[section]`` tables of ``field = value``, plus an optional
+        TOML [1]_: ``[section]`` tables of ``field = value``, plus an optional
         ``[scenario]`` table for people that the model ignores; only the types
         of its ``name`` and ``description`` (text) and ``sources`` (a list of
-        text) are checked. A leading byte-order mark is skipped. [1]
+        text) are checked. A leading byte-order mark is skipped.
     source : str, default "<string>"
-        What to call the text in error messages (a file name). [1]
+        What to call the text in error messages (a file name).
 
     Returns
     -------
     scenario : Scenario
-        The validated scenario; fields not given keep their defaults. [1]
+        The validated scenario; fields not given keep their defaults.
 
     Raises
     ------
@@ -281,12 +277,12 @@ def load(path):
     Parameters
     ----------
     path : str or os.PathLike
-        The file. [1]
+        The file, TOML [1]_ (as :func:`loads` reads it).
 
     Returns
     -------
     scenario : Scenario
-        The validated scenario. [1]
+        The validated scenario.
 
     Raises
     ------
@@ -320,13 +316,13 @@ def read_meta(path):
     Parameters
     ----------
     path : str or os.PathLike
-        A scenario TOML file. [1]
+        A scenario TOML [1]_ file.
 
     Returns
     -------
     meta : dict
         ``name`` (defaults to the file's stem), ``description`` and ``sources``
-        (a list of str), plus any other keys of the table. [1]
+        (a list of str), plus any other keys of the table.
 
     Raises
     ------
@@ -368,14 +364,14 @@ def dumps(scenario, meta=None):
     Parameters
     ----------
     scenario : Scenario
-        The inputs. [1]
+        The inputs.
     meta : dict, optional
-        Written as the ``[scenario]`` table (name, description, sources). [1]
+        Written as the ``[scenario]`` table (name, description, sources).
 
     Returns
     -------
     text : str
-        TOML, with a header comment giving the units. [1]
+        TOML [1]_, with a header comment giving the units.
 
     References
     ----------
@@ -407,16 +403,16 @@ def save(scenario, path, meta=None):
     Parameters
     ----------
     scenario : Scenario
-        The inputs. [1]
+        The inputs.
     path : str or os.PathLike
-        Where to write. [1]
+        Where to write the TOML [1]_ (through :func:`atomic_write`).
     meta : dict, optional
-        The ``[scenario]`` table: name, description, sources. [1]
+        The ``[scenario]`` table: name, description, sources.
 
     Returns
     -------
     path : pathlib.Path
-        The file written. [1]
+        The file written.
 
     References
     ----------
@@ -440,16 +436,12 @@ def shipped_scenarios(directory=None):
     Parameters
     ----------
     directory : str or os.PathLike, optional
-        Where to look; :data:`SCENARIO_DIR` when omitted. [1]
+        Where to look; :data:`SCENARIO_DIR` when omitted.
 
     Returns
     -------
     files : dict of str to pathlib.Path
-        ``{name from the file's [scenario] table: path}``, seed first, then by file name. [1]
-
-    References
-    ----------
-    .. [1] drmath domain reference (shared/domain.md): the source of every number in the files.
+        ``{name from the file's [scenario] table: path}``, seed first, then by file name.
 
     Examples
     --------
@@ -473,17 +465,17 @@ def output_target(path):
     Parameters
     ----------
     path : str or os.PathLike
-        The output the user named (e.g. ``drmath report -o``). [1]
+        The output the user named (e.g. ``drmath report -o``).
 
     Returns
     -------
     target : pathlib.Path
         The file written: ``path`` itself, or for a symlink the file it points
-        to (made absolute). [1]
+        to (made absolute).
     how : {"replace", "stream"}
         ``"replace"`` for a regular file or a new name: a temporary file beside
-        it, renamed over it. ``"stream"`` for a FIFO or a character device
-        (``/dev/null``, a terminal): opened and written, never replaced. [1]
+        it, renamed over it [1]_. ``"stream"`` for a FIFO or a character device
+        (``/dev/null``, a terminal): opened and written, never replaced.
 
     Raises
     ------
@@ -550,14 +542,15 @@ def atomic_write(path, data):
     ----------
     path : str or os.PathLike
         The target; its directory must exist. A symlink is followed; a FIFO or
-        a character device is written through (see :func:`output_target`). [1]
+        a character device is written through (see :func:`output_target`).
     data : str or bytes
-        The content (text is written as UTF-8). [1]
+        The content (text is written as UTF-8).
 
     Returns
     -------
     path : pathlib.Path
-        The file written (for a symlink, the file it points to). [1]
+        The file written (for a symlink, the file it points to): a regular file is
+        replaced by a rename [1]_, so a reader sees the old file or the new, never part.
 
     Raises
     ------
@@ -640,16 +633,16 @@ def to_query(scenario, base=None):
     Parameters
     ----------
     scenario : Scenario
-        The inputs to share. [1]
+        The inputs to share.
     base : Scenario, optional
-        What the link is relative to; the defaults when omitted. [1]
+        What the link is relative to; the defaults when omitted.
 
     Returns
     -------
     query : str
-        ``section.field=value`` pairs joined by ``&`` (no leading ``?``), in
+        ``section.field=value`` pairs [1]_ joined by ``&`` (no leading ``?``), in
         field order; empty when nothing differs. Floats use ``repr``, so
-        :func:`from_query` restores them exactly. [1]
+        :func:`from_query` restores them exactly.
 
     References
     ----------
@@ -678,7 +671,7 @@ def _printable(text, limit=40):
 
 VOILA_PARAMETERS = ("voila-template", "voila-theme", "token")
 """Query keys of a page's link that belong to Voilà, not to the scenario (the dashboard and the
-server's busy page both read links with ``ignore=VOILA_PARAMETERS``). [1]"""
+server's busy page both read links with ``ignore=VOILA_PARAMETERS``)."""
 
 
 def from_query(query, base=None, ignore=()):
@@ -687,21 +680,21 @@ def from_query(query, base=None, ignore=()):
     Parameters
     ----------
     query : str
-        The query string, with or without a leading ``?`` (a whole URL is
-        also accepted: only the part after ``?`` is read). [1]
+        The query string [1]_, with or without a leading ``?`` (a whole URL is
+        also accepted: only the part after ``?`` is read).
     base : Scenario, optional
-        What the link is relative to; the defaults when omitted. [1]
+        What the link is relative to; the defaults when omitted.
     ignore : sequence of str, default ()
-        Keys to skip silently (e.g. a server's own parameters). [1]
+        Keys to skip silently (e.g. a server's own parameters).
 
     Returns
     -------
     scenario : Scenario
-        The decoded scenario, or ``base`` if anything was wrong. [1]
+        The decoded scenario, or ``base`` if anything was wrong.
     notice : str or None
         None when the link was used; else one plain-text sentence saying why it
         was not (safe to show: printable ASCII, quoted, shortened; still
-        escape it for HTML). [1]
+        escape it for HTML).
 
     Notes
     -----

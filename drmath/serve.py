@@ -70,13 +70,13 @@ __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "I
 
 ROOT = Path(__file__).resolve().parent.parent
 """The folder this drmath is imported from (a checkout, or site-packages): the server runs there and the
-kernels import the same drmath. No file is read from it; the data files are package data. [1]"""
+kernels import the same drmath. No file is read from it; the data files are package data."""
 
 NOTEBOOK = _resources.data_file("dashboard.ipynb")
-"""The Voilà app notebook (package data). [1]"""
+"""The Voilà app notebook (package data)."""
 
 TEMPLATE_ROOT = _resources.data_dir()
-"""The Jupyter data dir holding ``voila/templates/drlab`` (``drmath/data``, package data). [1]"""
+"""The Jupyter data dir holding ``voila/templates/drlab`` (``drmath/data``, package data)."""
 
 MAX_KERNELS = 24
 """Cap on kernels alive at once, the preheated pool included, that :func:`voila_argv` writes unless told:
@@ -131,7 +131,7 @@ Please try again in a minute: <a href="">reload this page</a>.</p>
 """
 
 BUSY_TEXT = "The workbook is busy: every seat is taken ({visitors}). Please try again in {retry} s.\n"
-"""The 503 body for clients that are not browsers (their ``Accept`` names no ``text/html``). [1]"""
+"""The 503 body for clients that are not browsers (their ``Accept`` names no ``text/html``)."""
 
 # the admission slot of the visitor request being served (see CappedVoilaHandler)
 _SLOT = contextvars.ContextVar("drmath_kernel_slot", default=None)
@@ -166,8 +166,9 @@ class GraceKernelManager(AsyncMappingKernelManager):
     :meth:`claim` turns the seat into that request's kernel; the seat is free
     again when the kernel is shut down (culled).
 
-    >>> issubclass(GraceKernelManager, AsyncMappingKernelManager)
-    True
+    >>> manager = GraceKernelManager(max_kernels=3)  # no preheated pool here: three visitor seats
+    >>> [manager.admit() is not None for _ in range(4)], manager.visitors
+    ([True, True, True, False], 3)
 
     It ends a visitor's session, closing the page's websocket with a code its page
     explains (:data:`SESSION_END`), when the page sends nothing for
@@ -281,15 +282,15 @@ class GraceKernelManager(AsyncMappingKernelManager):
         Parameters
         ----------
         kernel_id : str
-            The kernel. [1]
+            The kernel.
         reason : str
             A key of :data:`SESSION_END` (``"idle"``, ``"memory"``, ``"too-large"``, ``"dead"``); the
-            page shows the matching notice. [1]
+            page shows the matching notice.
 
         Returns
         -------
         None
-            Once the kernel is shut down (at once: ``now=True``). [1]
+            Once the kernel is shut down (at once: ``now=True``).
         """
         if reason not in SESSION_END:
             raise ValueError(f"reason = {reason!r}: must be one of {sorted(SESSION_END)}")
@@ -388,7 +389,7 @@ def _trim_heap():
 # closes an oversize message's socket with 1009; the page treats 1009 like 4003.
 SESSION_END = {"idle": (4001, "idle"), "memory": (4002, "over the memory limit"),
                "too-large": (4003, "message too large"), "dead": (4004, "kernel died")}
-"""Reason a session ended -> ``(websocket close code, close reason)`` sent to its page. [1]"""
+"""Reason a session ended -> ``(websocket close code, close reason)`` sent to its page."""
 
 _CONNECTIONS = {}  # kernel id -> its open kernel-websocket connections (KernelSessionConnection)
 
@@ -403,9 +404,9 @@ def parse_size(text, field="size"):
     ----------
     text : str or int
         A non-negative number, optionally followed by B, kB, MB, GB (powers of 1000) or
-        KiB, MiB, GiB (powers of 1024), any case. [1]
+        KiB, MiB, GiB (powers of 1024), any case.
     field : str, default "size"
-        The option's name, for the error message. [1]
+        The option's name, for the error message.
 
     Returns
     -------
@@ -563,7 +564,7 @@ workbook makes is far shorter, so this one was probably cut, pasted twice or alt
 <p><a href="{home}">Open the workbook with the default scenario</a>.</p>
 </body></html>
 """
-"""The HTTP 414 page of a request target over :data:`MAX_URL_LENGTH`. [1]"""
+"""The HTTP 414 page of a request target over :data:`MAX_URL_LENGTH`."""
 
 _DROPPED = frozenset({"theme", "template"})  # Voilà's page arguments a visitor may not set (see CappedVoilaHandler)
 
@@ -607,7 +608,7 @@ class _Explainers:
         self._done, self._pending, self._executor = collections.OrderedDict(), {}, None
 
     async def get(self, query):
-        """The document for ``query``. [1]"""
+        """The document for ``query``."""
         import asyncio
 
         if query in self._done:
@@ -739,7 +740,7 @@ def _handler_class():
 
 
 HIDDEN_ERROR = "An error occurred in the workbook's kernel; it was logged on the server."
-"""What a visitor sees instead of an error's name, value and traceback. [1]"""
+"""What a visitor sees instead of an error's name, value and traceback."""
 
 
 @functools.lru_cache(maxsize=None)
@@ -996,12 +997,12 @@ def voila_env(environ=None):
     Parameters
     ----------
     environ : mapping, optional
-        The base environment; ``os.environ`` when omitted. [1]
+        The base environment; ``os.environ`` when omitted.
 
     Returns
     -------
     env : dict
-        The environment for the Voilà process. [1]
+        The environment for the Voilà process.
 
     Examples
     --------
@@ -1112,11 +1113,11 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
     Parameters
     ----------
     port : int, default 8866
-        TCP port. [1]
+        TCP port.
     ip : str, default "127.0.0.1"
-        Interface to bind; loopback by default. [1]
+        Interface to bind; loopback by default.
     notebook : path-like
-        The app notebook. [1]
+        The app notebook.
     pool_size : int, default 2
         Preheated kernels kept ready. [1]
     cull_interval : float, default 60
@@ -1124,7 +1125,7 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
     cull_idle_timeout : float, default 300
         Idle time after which a kernel with no open connection is shut down. [s]
     extra : sequence of str
-        More Voilà options, appended. [1]
+        More Voilà options, appended.
     max_kernels : int, default MAX_KERNELS
         Most kernels alive at once, pool included (0: no cap); visitors over it get the busy page. [1]
     idle_connected_timeout : float, default IDLE_CONNECTED_TIMEOUT
@@ -1137,7 +1138,7 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
     Returns
     -------
     argv : list of str
-        The arguments. [1]
+        The arguments.
 
     Examples
     --------
@@ -1191,14 +1192,14 @@ def command(argv=None):
     argv : list of str, optional
         ``--port``, ``--ip``, ``--pool-size``, ``--max-kernels``, ``--cull-interval``,
         ``--cull-idle-timeout``, ``--notebook``, ``--idle-connected-timeout``, ``--kernel-memory-limit``,
-        ``--max-message-size``; anything else is passed to Voilà. [1]
+        ``--max-message-size``; anything else is passed to Voilà.
 
     Returns
     -------
     argv : list of str
-        The full command, starting with this Python; it runs :func:`voila_main`. [1]
+        The full command, starting with this Python; it runs :func:`voila_main`.
     env : dict
-        The environment to run it in. [1]
+        The environment to run it in.
 
     Examples
     --------
@@ -1275,17 +1276,19 @@ def voila_main(argv=None):
     Parameters
     ----------
     argv : list of str, optional
-        Voilà's command line (see :func:`voila_argv`); ``sys.argv[1:]`` when omitted. [1]
+        Voilà's command line (see :func:`voila_argv`); ``sys.argv[1:]`` when omitted.
 
     Returns
     -------
     None
-        It returns when Voilà stops. [1]
+        It returns when Voilà stops.
 
     Examples
     --------
-    >>> callable(voila_main)
-    True
+    :func:`command` runs it in a fresh Python, with the arguments that follow:
+
+    >>> command(["--port", "9000"])[0][4]
+    'import sys; from drmath.serve import voila_main; voila_main(sys.argv[1:])'
     """
     import voila.app
     from voila.request_info_handler import RequestInfoSocketHandler
@@ -1323,17 +1326,20 @@ def main(argv=None):
     Parameters
     ----------
     argv : list of str, optional
-        Command-line arguments; ``sys.argv[1:]`` when omitted. [1]
+        Command-line arguments; ``sys.argv[1:]`` when omitted.
 
     Returns
     -------
     None
-        It does not return. [1]
+        It does not return.
 
     Examples
     --------
-    >>> callable(main)
-    True
+    ``python -m drmath.serve --max-kernels 4 --pool-size 1`` becomes Voilà with a pool of one
+    and a cap of four kernels:
+
+    >>> [a for a in command(["--max-kernels", "4", "--pool-size", "1"])[0] if "max_kernels" in a or "pool_size" in a]
+    ['--VoilaConfiguration.default_pool_size=1', '--GraceKernelManager.max_kernels=4']
     """
     cmd, env = command(argv)
     sys.stdout.flush()

@@ -15,10 +15,11 @@ Each figure comes in two forms:
   notebooks and export.
 
 The plan's figures are registered once, in :data:`FIGURES`: what each sweeps,
-on which grid, which outputs, how it is drawn and in which report section it
-stands. :func:`figure_spec` draws one for a plan; the dashboard and the report
-both draw through it, and :func:`slider_figures` precomputes a knob's steps
-for the standalone report.
+on which grid, which outputs, how it is drawn, which group of quantities it
+illustrates and whether the report shows it. :func:`figure_spec` draws one for
+a plan; the dashboard, the report and the notebooks (:func:`plan_figure`) all
+draw through it, and :func:`slider_figures` precomputes a knob's steps for the
+standalone report.
 
     >>> import drmath
     >>> p = drmath.plan()
@@ -44,7 +45,7 @@ from . import _resources, presets
 from .formatting import duration_unit, line_rate, money, money_unit, short_duration
 from .plan import plan, sweep
 from .scenario import FIELDS
-from .units import Gbit_per_s, format_quantity, hour, minute
+from .units import Gbit_per_s, day, format_quantity, hour, minute
 
 PLOTLY_JS_VERSION = "4.1.1"
 """Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only)."""
@@ -57,7 +58,8 @@ BASIC_TRACES = frozenset({"scatter", "bar", "pie"})
 
 __all__ = [
     "FigureInfo", "FIGURES", "KNOBS", "figure_spec", "figure_specs", "plan_figure", "in_section",
-    "slider_figures", "rpo_spec", "rpo_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure",
+    "slider_figures", "rpo_spec", "rpo_figure", "rpo_link_spec", "rpo_link_figure", "time_mfu_spec",
+    "time_mfu_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure", "standby_spec", "standby_figure",
     "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure", "compare_spec",
     "compare_figure", "simulation_spec", "simulation_figure", "PALETTE", "SERIES", "PHASE_COLOURS",
     "FONT", "rgba", "css_variables", "duration_unit", "jsonable", "PLOTLY_JS_VERSION", "PLOTLY_BASIC_JS",
@@ -252,10 +254,10 @@ def _note(x, text, color, y=1.0, yanchor="top", xanchor="left", log=True, axis=N
             "bgcolor": "rgba(255,255,255,0.8)"}
 
 
-def _keeps_up_marks(x, xs, keeps, scale, what):
-    """Shade where replication falls behind and mark where it starts to keep up."""
+def _keeps_up_marks(boundary, x, xs, scale, what):
+    """Shade where replication falls behind and mark where it starts to keep up: at ``boundary``
+    (the smallest swept value that keeps up, in x's unit), None when no value on the axis does."""
     shapes, notes = [], []
-    boundary = _first_true(x, keeps)
     if boundary is None:
         shapes.append(_bad_region(xs[0], xs[-1]))
         notes.append(_note(xs[0], f"replication never keeps up: {what} has no bound", RED, y=0.9))
@@ -271,6 +273,15 @@ def _current(x, y, hover):
     return {"type": "scatter", "mode": "markers", "name": "current", "x": [x], "y": [y],
             "marker": {"color": ORANGE, "size": 12, "symbol": "circle", "line": {"color": "white", "width": 1.5}},
             "hovertemplate": f"current: {hover}<extra></extra>"}
+
+
+def _mark_current(x, value, scale, kind, data, shapes, notes):
+    """The current choice: a dot at ``value`` (SI), or a line at x when ``value`` has no bound."""
+    if math.isfinite(value):
+        data.append(_current(x, jsonable(value / scale), format_quantity(value, kind)))
+    else:
+        shapes.append(_vline(x, ORANGE, dash="solid"))
+        notes.append(_note(x, "current: no bound", ORANGE, y=0.9))
 
 
 def _log_range(*arrays, step=0.5):
@@ -295,6 +306,12 @@ def _nice_top(value):
         if m * power >= target:
             return m * power
     return 10 * power
+
+
+def _top(values, *marks):
+    """:func:`_nice_top` over the finite values of a curve and the marked points (0 if none)."""
+    arr = np.append(np.asarray(values, dtype=float).ravel(), marks)
+    return _nice_top(arr[np.isfinite(arr)].max(initial=0.0))
 
 
 def _log_x(xs):
@@ -368,12 +385,8 @@ def rpo_spec(p, intervals, curves):
          "y": [jsonable(p.rpo_local / scale)] * 2, "line": {"color": GREY, "width": 1.5, "dash": "dash"},
          "hoverinfo": "skip"},
     ]
-    shapes, notes = _keeps_up_marks(x, xs, keeps, scale, "site RPO")
-    if math.isfinite(p.rpo_site):
-        data.append(_current(current, jsonable(p.rpo_site / scale), format_quantity(p.rpo_site, "duration")))
-    else:
-        shapes.append(_vline(current, ORANGE, dash="solid"))
-        notes.append(_note(current, "current: no bound", ORANGE, y=0.9))
+    shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, scale, "site RPO")
+    _mark_current(current, p.rpo_site, scale, "duration", data, shapes, notes)
     title = f"Site RPO vs replication interval: <b>{format_quantity(p.rpo_site, 'duration')}</b> now"
     layout = _layout(title, f"replication target interval [{unit}]", f"RPO [{unit}]",
                      shapes=shapes, annotations=notes)
@@ -383,6 +396,111 @@ def rpo_spec(p, intervals, curves):
 
 
 rpo_figure = _as_figure(rpo_spec)
+
+
+def rpo_link_spec(p, bandwidths, curves):
+    """Worst-case site RPO against the cross-site link, ending where replication stops keeping up.
+
+    Parameters
+    ----------
+    p : Plan
+        The current plan; its link, site RPO and ``replication_bandwidth_needed`` are marked.
+    bandwidths : array_like
+        Link line rates swept (``replication.link_bandwidth``), ascending. [B/s]
+    curves : dict of str to ndarray
+        ``sweep(p.scenario, "replication.link_bandwidth", bandwidths, ["rpo_site"])``. [s]
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure: x in Gbit/s on a log axis, y in hours. Below the bandwidth
+        replication needs the site RPO has no bound: the curve ends there, and a dashed line
+        marks that bandwidth.
+
+    Examples
+    --------
+    >>> import numpy as np, drmath
+    >>> from drmath.units import Gbit_per_s
+    >>> p = drmath.plan()
+    >>> x = np.geomspace(1, 400, 50) * Gbit_per_s
+    >>> spec = rpo_link_spec(p, x, drmath.sweep(p.scenario, "replication.link_bandwidth", x, ["rpo_site"]))
+    >>> line = next(s for s in spec["layout"]["shapes"] if s["type"] == "line")
+    >>> round(line["x0"], 2), spec["data"][0]["y"][0]
+    (13.85, None)
+    """
+    x = np.asarray(bandwidths, dtype=float)
+    worst = np.asarray(curves["rpo_site"], dtype=float)
+    xs = jsonable(x / Gbit_per_s)
+    needed = p.replication_bandwidth_needed
+    data = [{"type": "scatter", "mode": "lines", "name": "site RPO, worst", "x": xs, "y": jsonable(worst / hour),
+             "line": {"color": BLUE, "width": 2.5},
+             "hovertemplate": "link %{x:.3g} Gbit/s<br>worst %{y:.3g} h<extra></extra>"}]
+    shapes, notes = _keeps_up_marks(needed if needed <= x[-1] else None, x, xs, Gbit_per_s, "site RPO")
+    _mark_current(jsonable(p.scenario.replication.link_bandwidth / Gbit_per_s), p.rpo_site, hour, "duration",
+                  data, shapes, notes)
+    keeps = f"keeps up above {line_rate(needed)}" if math.isfinite(needed) else "no link keeps up"
+    title = f"Site RPO vs cross-site link: <b>{format_quantity(p.rpo_site, 'duration')}</b> now; {keeps}"
+    layout = _layout(title, "cross-site link [Gbit/s]", "site RPO, worst case [h]", shapes=shapes,
+                     annotations=notes, showlegend=False)
+    layout["xaxis"].update(type="log", range=_log_x(xs))
+    layout["yaxis"]["range"] = [0, _top(worst / hour, p.rpo_site / hour)]
+    return {"data": data, "layout": layout}
+
+
+rpo_link_figure = _as_figure(rpo_link_spec)
+
+
+# --------------------------------------------------------------------------- time to train
+
+
+def time_mfu_spec(p, mfus, curves):
+    """Time to train against MFU, the current MFU marked.
+
+    Parameters
+    ----------
+    p : Plan
+        The current plan; its MFU and time to train are marked.
+    mfus : array_like
+        Model FLOPs utilisations swept (``training.mfu``), ascending. [1]
+    curves : dict of str to ndarray
+        ``sweep(p.scenario, "training.mfu", mfus, ["time_to_train"])``. [s]
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure: MFU in percent, time in days. When the scenario fixes the
+        window rather than the tokens, MFU moves the tokens and not the time; a note says so.
+
+    Examples
+    --------
+    >>> import numpy as np, drmath
+    >>> window = drmath.plan()  # the tokens that fit in three months at 40% MFU, now held fixed
+    >>> p = drmath.plan(window.scenario.with_changes({"training.tokens": window.tokens}))
+    >>> x = np.linspace(0.2, 0.6, 5)
+    >>> spec = time_mfu_spec(p, x, drmath.sweep(p.scenario, "training.mfu", x, ["time_to_train"]))
+    >>> [round(y) for y in spec["data"][0]["y"]]
+    [180, 120, 90, 72, 60]
+    """
+    x = np.asarray(mfus, dtype=float)
+    time = np.asarray(curves["time_to_train"], dtype=float)
+    mfu = p.scenario.training.mfu
+    data = [{"type": "scatter", "mode": "lines", "name": "time to train", "x": jsonable(100 * x),
+             "y": jsonable(time / day), "line": {"color": BLUE, "width": 2.5},
+             "hovertemplate": "MFU %{x:.3g}%<br>%{y:.3g} days<extra></extra>"},
+            _current(jsonable(100 * mfu), jsonable(p.time_to_train / day),
+                     f"{p.format('time_to_train')} at {format_quantity(mfu, 'fraction')}")]
+    notes = []
+    if p.run_driver == "window":
+        notes.append({"x": 0.5, "y": 0.2, "xref": "paper", "yref": "paper", "showarrow": False,
+                      "text": "the window sets the run: MFU moves the tokens, not the time",
+                      "font": {"size": 11, "color": MUTED}})
+    title = f"Time to train vs MFU: <b>{p.format('time_to_train')}</b> at {format_quantity(mfu, 'fraction')}"
+    layout = _layout(title, "MFU [%]", "time to train [days]", showlegend=False, annotations=notes)
+    layout["yaxis"]["range"] = [0, _top(time / day, p.time_to_train / day)]
+    return {"data": data, "layout": layout}
+
+
+time_mfu_figure = _as_figure(time_mfu_spec)
 
 
 # --------------------------------------------------------------------------- ETTR
@@ -502,6 +620,64 @@ def rto_spec(p):
 rto_figure = _as_figure(rto_spec)
 
 
+def standby_spec(p, fractions, curves):
+    """Expected schedule slip and standby cost against the standby's size, the current size marked.
+
+    Parameters
+    ----------
+    p : Plan
+        The current plan; its standby fraction, slip and standby cost are marked.
+    fractions : array_like
+        Standby sizes over the primary's swept (``failover.standby_fraction``), ascending. [1]
+    curves : dict of str to ndarray
+        ``sweep(p.scenario, "failover.standby_fraction", fractions, ["schedule_slip", "standby_cost"])``:
+        the slip [s] and the standby's cost over the run [USD].
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure: size in percent, slip in days on the left axis, cost on the
+        right axis in the unit of :func:`drmath.formatting.money_unit`.
+
+    Examples
+    --------
+    >>> import numpy as np, drmath
+    >>> p = drmath.plan()
+    >>> x = np.linspace(0.25, 1.0, 4)
+    >>> spec = standby_spec(p, x, drmath.sweep(p.scenario, "failover.standby_fraction", x,
+    ...                                        ["schedule_slip", "standby_cost"]))
+    >>> [round(y) for y in spec["data"][0]["y"]], spec["layout"]["yaxis2"]["title"]["text"]
+    ([16, 10, 5, 0], 'standby cost [$M]')
+    """
+    x = jsonable(100 * np.asarray(fractions, dtype=float))
+    slip = np.asarray(curves["schedule_slip"], dtype=float)
+    cost = np.asarray(curves["standby_cost"], dtype=float)
+    scale, suffix = money_unit(cost)
+    size = jsonable(100 * p.standby_fraction)
+    data = [
+        {"type": "scatter", "mode": "lines", "name": "expected slip", "x": x, "y": jsonable(slip / day),
+         "line": {"color": BLUE, "width": 2.5},
+         "hovertemplate": "standby %{x:.3g}%<br>slip %{y:.3g} days<extra></extra>"},
+        {"type": "scatter", "mode": "lines", "name": "standby cost", "x": x, "y": jsonable(cost / scale),
+         "yaxis": "y2", "line": {"color": GREEN, "width": 2.5},
+         "hovertemplate": f"standby %{{x:.3g}}%<br>cost $%{{y:.3g}}{suffix}<extra></extra>"},
+        _current(size, jsonable(p.schedule_slip / day), p.format("schedule_slip")),
+        dict(_current(size, jsonable(p.standby_cost / scale), p.format("standby_cost")), yaxis="y2",
+             showlegend=False),
+    ]
+    title = (f"Standby at {format_quantity(p.standby_fraction, 'fraction')} of the primary: slip "
+             f"<b>{p.format('schedule_slip')}</b>, cost <b>{p.format('standby_cost')}</b>")
+    layout = _layout(title, "standby size [% of the primary]", "expected slip [days]")
+    layout["margin"]["r"] = 64
+    layout["yaxis"]["range"] = [0, _top(slip / day, p.schedule_slip / day)]
+    layout["yaxis2"] = dict(_axis(f"standby cost [${suffix}]"), overlaying="y", side="right", showgrid=False,
+                            tickmode="auto", range=[0, _top(cost / scale, p.standby_cost / scale)])
+    return {"data": data, "layout": layout}
+
+
+standby_figure = _as_figure(standby_spec)
+
+
 # --------------------------------------------------------------------------- cost
 
 
@@ -598,12 +774,8 @@ def cost_link_spec(p, bandwidths, curves):
              "hovertemplate": f"%{{x:.3g}} Gbit/s<br>{name} $%{{y:.3g}}{suffix}<extra></extra>"}
             for name, key, color, width, dash in _COST_PARTS]
     cx = jsonable(p.scenario.replication.link_bandwidth / Gbit_per_s)
-    shapes, notes = _keeps_up_marks(x, xs, keeps, Gbit_per_s, "cost")
-    if math.isfinite(p.total_dr_cost):
-        data.append(_current(cx, jsonable(p.total_dr_cost / scale), format_quantity(p.total_dr_cost, "usd")))
-    else:
-        shapes.append(_vline(cx, ORANGE, dash="solid"))
-        notes.append(_note(cx, "current: no bound", ORANGE, y=0.9))
+    shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, Gbit_per_s, "cost")
+    _mark_current(cx, p.total_dr_cost, scale, "usd", data, shapes, notes)
     title = f"Total expected DR cost vs link bandwidth: <b>{format_quantity(p.total_dr_cost, 'usd')}</b> now"
     layout = _layout(title, "link line rate [Gbit/s]", f"cost [${suffix}]", shapes=shapes, annotations=notes)
     layout["xaxis"].update(type="log", range=_log_x(xs))
@@ -627,7 +799,8 @@ class FigureInfo:
     name : str
         Its name: the dashboard's CSS class ``drmath-figure-<name>``, the report's ``fig-<name>``.
     section : str
-        The report section it stands in, a :data:`drmath.quantities.GROUPS` id.
+        The group of quantities it illustrates, a :data:`drmath.quantities.GROUPS` id: the report
+        section it stands in.
     spec : callable
         The builder: ``spec(plan)``, or ``spec(plan, grid, curves)`` when it sweeps.
     path : str or None
@@ -636,10 +809,15 @@ class FigureInfo:
         The values swept, ascending, in the field's SI unit.
     outputs : tuple of str
         The plan outputs swept.
-    knob : str
-        The scenario field the report's slider steps through (a key of :data:`KNOBS`).
+    knob : str or None
+        The scenario field the report's slider steps through (a key of :data:`KNOBS`); None for a
+        figure the report leaves out.
     caption : str
-        The report's caption.
+        What it shows, under it in the report.
+    report : bool, default True
+        Whether the standalone report shows it (:func:`in_section`). A notebook draws every
+        figure with :func:`plan_figure`; the dashboard draws its own five
+        (:data:`drmath.dashboard.FIGURES`).
     """
 
     name: str
@@ -648,8 +826,9 @@ class FigureInfo:
     path: str | None
     grid: np.ndarray | None
     outputs: tuple
-    knob: str
+    knob: str | None
     caption: str
+    report: bool = True
 
 
 _POINTS = 80  # per curve: smooth on a log axis, and a dashboard redraw stays cheap
@@ -674,17 +853,33 @@ FIGURES = {f.name: f for f in (
                 "replication_keeps_up"), "failover.tier",
                "Total expected DR cost and its parts against the link's line rate; the slider changes the DR "
                "tier."),
+    FigureInfo("rpo_link", "rpo", rpo_link_spec, "replication.link_bandwidth",
+               np.geomspace(1 * Gbit_per_s, 400 * Gbit_per_s, _POINTS), ("rpo_site",), "replication.interval",
+               "Worst-case site RPO against the cross-site link. Left of the dashed line each copy takes longer "
+               "than the replication interval and the site RPO has no bound; the slider changes the replication "
+               "target."),
+    FigureInfo("time_mfu", "run", time_mfu_spec, "training.mfu", np.linspace(0.2, 0.6, 81), ("time_to_train",),
+               None, "Time to train the scenario's tokens against MFU; the dot is the current MFU.", report=False),
+    FigureInfo("standby", "rto", standby_spec, "failover.standby_fraction", np.linspace(0.25, 1.0, 61),
+               ("schedule_slip", "standby_cost"), "failover.tier",
+               "Expected schedule slip after a site loss (left axis) and the standby's cost (right axis) against "
+               "the standby's size; the slider steps through the DR tiers, each with its own standby size."),
 )}
-"""Every figure of the plan, by name, in the dashboard's order. The grids: replication target
-1 min to 2 days (the dashboard's slider goes to 1 day), checkpoint interval 10 s to 12 h (the
-slider's range; the optimum of 1k to 131k GPUs lies between 13 s and 30 min), link 1 to
-3,200 Gbit/s (the slider's range), 80 points each, log-spaced."""
+"""Every figure of the plan, by name: the dashboard's five first, in its order, then the
+notebooks'. The grids: replication target 1 min to 2 days (the dashboard's slider goes to
+1 day), checkpoint interval 10 s to 12 h (the slider's range; the optimum of 1k to 131k GPUs
+lies between 13 s and 30 min), link 1 to 3,200 Gbit/s (the slider's range), 80 points each,
+log-spaced; link 1 to 400 Gbit/s for the RPO (the ports sold, 1 to 400G), MFU 20% to 60% and
+the standby's size 25% to 100%, evenly spaced. The time to train against MFU is left out of the
+report: a scenario that fixes the window (the default) draws a flat line there."""
 
 KNOBS = {
     "training.gpus": ("GPUs", [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]),
     "checkpoint.interval": ("checkpoint interval",
                             [m * minute for m in (1, 2, 5, 10, 20, 30)] + [h * hour for h in (1, 2, 4)]),
     "replication.link_bandwidth": ("link", [g * Gbit_per_s for g in (1, 5, 10, 25, 50, 100, 200, 400, 800, 1600)]),
+    "replication.interval": ("replication target",
+                             [m * minute for m in (15, 30)] + [h * hour for h in (1, 2, 4, 8, 24)]),
     "failover.tier": ("DR tier", list(presets.DR_TIERS)),
 }
 """The report's slider knobs: field -> (label, values); the scenario's own value is always added."""
@@ -748,8 +943,8 @@ def figure_specs(p, names=None):
     Examples
     --------
     >>> import drmath
-    >>> list(figure_specs(drmath.plan()))
-    ['rpo', 'ettr', 'rto', 'cost_tier', 'cost_link']
+    >>> list(figure_specs(drmath.plan(), ["rto", "cost_tier"]))
+    ['rto', 'cost_tier']
     """
     return {name: figure_spec(name, p) for name in (FIGURES if names is None else names)}
 
@@ -758,7 +953,7 @@ plan_figure = _as_figure(figure_spec, "plan_figure")  # a registered figure for 
 
 
 def in_section(section):
-    """The figures of one report section, in order.
+    """The figures the report shows in one section, in order.
 
     Parameters
     ----------
@@ -768,14 +963,14 @@ def in_section(section):
     Returns
     -------
     names : list of str
-        Keys of :data:`FIGURES`.
+        Keys of :data:`FIGURES` with this section and :attr:`FigureInfo.report` set.
 
     Examples
     --------
-    >>> in_section("cost"), in_section("run")
-    (['cost_tier', 'cost_link'], [])
+    >>> in_section("rpo"), in_section("run")
+    (['rpo', 'rpo_link'], [])
     """
-    return [name for name, info in FIGURES.items() if info.section == section]
+    return [name for name, info in FIGURES.items() if info.section == section and info.report]
 
 
 # --------------------------------------------------------------------------- figures with slider steps
@@ -833,7 +1028,7 @@ def _slider_spec(specs, labels, active, knob):
         restyle = {k: [t.get(k) for t in data] for k in _RESTYLE}
         relayout = {"title.text": lay["title"]["text"], "shapes": lay.get("shapes", []),
                     "annotations": lay.get("annotations", [])}
-        for axis in ("xaxis", "yaxis"):
+        for axis in [k for k in lay if k.startswith(("xaxis", "yaxis"))]:
             relayout[f"{axis}.title.text"] = lay[axis]["title"]["text"]
             if "range" in lay[axis]:
                 relayout[f"{axis}.range"] = lay[axis]["range"]
@@ -860,14 +1055,19 @@ def slider_figures(scenario, progress=None, names=None):
     progress : callable, optional
         Called with a short message before each figure.
     names : sequence of str, optional
-        Keys of :data:`FIGURES`; all of them when omitted.
+        Keys of :data:`FIGURES`; those the report shows (:attr:`FigureInfo.report`) when omitted.
 
     Returns
     -------
     figures : dict of str to dict
-        ``{name: JSON-ready plotly spec}`` with a slider over the figure's knob
+        ``{name: JSON-ready plotly spec}`` with a slider [1]_ over the figure's knob
         (:attr:`FigureInfo.knob`, values from :data:`KNOBS`); each step's numbers come from
         :func:`~drmath.plan` and :func:`~drmath.sweep`.
+
+    Raises
+    ------
+    ValueError
+        If a figure is unknown, or has no knob (the report leaves it out).
 
     References
     ----------
@@ -884,8 +1084,10 @@ def slider_figures(scenario, progress=None, names=None):
     p = plan(scenario)
     plans = {scenario: p}
     figures = {}
-    for name in FIGURES if names is None else names:
+    for name in [n for n, info in FIGURES.items() if info.report] if names is None else names:
         knob = _info(name).knob
+        if knob is None:
+            raise ValueError(f"figure {name!r} has no slider knob: the report leaves it out")
         if progress:
             progress(f"figure {name}: {KNOBS[knob][0]} steps")
         labels, scenarios, active = _knob_steps(scenario, p, knob)
@@ -1018,10 +1220,9 @@ def simulation_spec(result, promise, drift, bins=60):
     Examples
     --------
     >>> from drmath import Scenario, drills, simulate
-    >>> from drmath._resources import data_file
     >>> s = Scenario().with_changes({"training.tokens": 1e11, "failures.site_event_rate": 0.0})
     >>> result = simulate.simulate_run(s, 200, seed=0)
-    >>> promise = drills.promised_rto(data_file("drills_example.csv"), 0.9, trials=2_000)
+    >>> promise = drills.promised_rto(drills.example_log(), 0.9, trials=2_000)
     >>> drift = simulate.ettr_sweep(s, "training.gpus", [4_000, 8_000], trials=100)
     >>> spec = simulation_spec(result, promise, drift)
     >>> len(spec["data"]), [a["text"] for a in spec["layout"]["annotations"][:2]]

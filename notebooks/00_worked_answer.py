@@ -34,13 +34,11 @@
 # %%
 from functools import partial
 
-import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, diagrams, plan, presets, sweep, units
+from drmath import Scenario, compare, diagrams, plan, presets, units, viz
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
@@ -180,14 +178,7 @@ p.explain("rpo_local", "rpo_local_expected", "rpo_site", "rpo_site_expected", "r
 # says so instead of printing a finite number; the curve stops at that point (the dashed line).
 
 # %%
-links = np.geomspace(1, 400, 200) * units.Gbit_per_s
-rpo = sweep(s, "replication.link_bandwidth", links, ["rpo_site"])["rpo_site"]
-fig = go.Figure(go.Scatter(x=links / units.Gbit_per_s, y=np.where(np.isfinite(rpo), rpo / units.hour, None),
-                           name="site RPO"))
-fig.add_vline(x=p.replication_bandwidth_needed / units.Gbit_per_s, line_dash="dash",
-              annotation_text="needed to keep up")
-fig.update_layout(xaxis={"type": "log", "title": "cross-site link [Gbit/s]"}, yaxis_title="site RPO, worst case [h]",
-                  height=360).show()
+viz.plan_figure("rpo_link", p).show()
 plan(s.with_changes({"replication.link_bandwidth": "dx-10g"})).explain("rpo_site")
 
 # %% [markdown]

@@ -36,12 +36,10 @@
 
 # %%
 import ipywidgets as widgets
-import numpy as np
-import plotly.graph_objects as go
 import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, plan, sweep, units
+from drmath import Scenario, plan, units, viz
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
 # renderer stack here, once, rather than inside the first widget callback.
@@ -61,7 +59,6 @@ plan(fixed).explain("training_flops", "time_to_train", "gpu_hours", "run_cost")
 # The curve is the time to train the same tokens for every MFU from 20% to 60%; the dot is your choice.
 
 # %%
-mfus = np.linspace(0.2, 0.6, 81)
 gpus = widgets.IntSlider(value=fixed.training.gpus, min=1024, max=32768, step=512, description="GPUs",
                          continuous_update=False)
 mfu = widgets.FloatSlider(value=fixed.training.mfu, min=0.2, max=0.6, step=0.01, description="MFU",
@@ -74,12 +71,7 @@ def show(change=None):
     q = plan(fixed.with_changes({"training.gpus": gpus.value, "training.mfu": mfu.value}))
     with out:
         out.clear_output()
-        curve = sweep(q.scenario, "training.mfu", mfus, ["time_to_train"])["time_to_train"] / units.day
-        go.Figure([go.Scatter(x=mfus, y=curve, name="time to train"),
-                   go.Scatter(x=[mfu.value], y=[q.time_to_train / units.day], mode="markers", marker_size=12,
-                              name="this cluster")],
-                  layout={"xaxis": {"title": "MFU", "tickformat": ".0%"}, "yaxis_title": "time to train [days]",
-                          "height": 340, "margin": {"t": 30}}).show()
+        viz.plan_figure("time_mfu", q).show()
         display(q.explain("time_to_train", "gpu_hours"))
 
 

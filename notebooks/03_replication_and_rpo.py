@@ -37,12 +37,10 @@
 
 # %%
 import ipywidgets as widgets
-import numpy as np
-import plotly.graph_objects as go
 import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, diagrams, plan, sweep, units
+from drmath import Scenario, diagrams, plan, units, viz
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
 # renderer stack here, once, rather than inside the first widget callback.
@@ -65,7 +63,6 @@ p.explain("replication_every", "object_store_time", "link_time", "replication_ti
 # streaming the two hops.
 
 # %%
-links = np.geomspace(1, 400, 200) * units.Gbit_per_s
 target = widgets.FloatSlider(value=s.replication.interval / units.hour, min=0.25, max=6, step=0.25,
                              description="every [h]", continuous_update=False)
 streamed = widgets.Checkbox(value=s.replication.streamed, description="stream the hops")
@@ -78,12 +75,7 @@ def show(change=None):
                              "replication.streamed": streamed.value}))
     with out:
         out.clear_output()
-        rpo = sweep(q.scenario, "replication.link_bandwidth", links, ["rpo_site"])["rpo_site"]
-        fig = go.Figure(go.Scatter(x=links / units.Gbit_per_s, y=np.where(np.isfinite(rpo), rpo / units.hour, None)),
-                        layout={"xaxis": {"type": "log", "title": "cross-site link [Gbit/s]"},
-                                "yaxis_title": "site RPO, worst case [h]", "height": 340, "margin": {"t": 30}})
-        fig.add_vline(x=q.replication_bandwidth_needed / units.Gbit_per_s, line_dash="dash",
-                      annotation_text=f"keeps up above {q.format('replication_bandwidth_needed')}").show()
+        viz.plan_figure("rpo_link", q).show()
         display(q.explain("rpo_site"))
 
 

@@ -40,12 +40,10 @@
 from functools import partial
 
 import ipywidgets as widgets
-import numpy as np
-import plotly.graph_objects as go
 import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, diagrams, plan, presets, sweep, units
+from drmath import Scenario, compare, diagrams, plan, presets, units, viz
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
@@ -111,14 +109,7 @@ display(widgets.HBox([tier, size]), out)
 # The expected slip and the standby's cost against its size, for the warm tier:
 
 # %%
-sizes = np.linspace(0.25, 1.0, 61)
-curves = sweep(s, "failover.standby_fraction", sizes, ["schedule_slip", "standby_cost"])
-fig = go.Figure([go.Scatter(x=sizes, y=curves["schedule_slip"] / units.day, name="expected slip [days]"),
-                 go.Scatter(x=sizes, y=curves["standby_cost"] / units.mega, name="standby cost [$M]", yaxis="y2")])
-fig.update_layout(xaxis={"title": "standby size / primary size", "tickformat": ".0%"},
-                  yaxis_title="expected slip [days]",
-                  yaxis2={"title": "standby cost [$M]", "overlaying": "y", "side": "right"}, height=360,
-                  legend={"x": 0.4, "y": 1}).show()
+viz.plan_figure("standby", p).show()
 
 # %% [markdown]
 # ## Takeaway

@@ -22,8 +22,8 @@
 #   of best cases, and why it expires when drills go stale.
 #
 # **What you'll need**: the scenario from the earlier notebooks (GPU count, failure rate, DR tier) and a
-# drill log. The log used here, `drmath/data/drills_example.csv`, is **illustrative**: invented numbers that
-# show the format, not measurements of any cluster.
+# drill log. The log used here, `drills.example_log()` (`drmath/data/drills_example.csv`), is **illustrative**:
+# invented numbers that show the format, not measurements of any cluster.
 
 # %% [markdown]
 # ## The model
@@ -64,7 +64,6 @@ import plotly.graph_objects as go
 from IPython.display import Markdown, display
 
 from drmath import Scenario, drills, plan, presets, simulate, units, viz
-from drmath._resources import data_file
 
 # %% [markdown]
 # ## Closed form against simulation, where its assumptions break
@@ -96,7 +95,7 @@ display(Markdown(
 # ages the log to show when the promise expires.
 
 # %%
-records = drills.read_drill_records(data_file("drills_example.csv"))
+records = drills.read_drill_records(drills.example_log())
 last_drill = max(r.date for r in records)
 
 trials = widgets.IntSlider(value=2_000, min=500, max=20_000, step=500, description="Trials",

@@ -23,7 +23,7 @@
 #    total expected DR cost against the link's line rate.
 #
 # **What you'll need:** nothing but this page. The same comparison runs in a terminal as
-# `drmath compare drmath/data/scenarios/seed.toml drmath/data/scenarios/llama3-405b.toml`.
+# `drmath compare seed llama3-405b` (a shipped scenario's name, or any scenario file).
 
 # %% [markdown]
 # ## What the numbers are
@@ -51,7 +51,7 @@
 
 # %%
 import ipywidgets as widgets
-from IPython.display import HTML, Markdown, display
+from IPython.display import Markdown, display
 
 from drmath import plan, report, scenario_io, viz
 
@@ -75,7 +75,7 @@ def show(change=None):
     with out:
         out.clear_output(wait=True)
         if 2 <= len(plans) <= 4:
-            display(HTML(report.compare_html(plans, names)), viz.compare_figure(plans, names))
+            display(report.compare_style(plans, names), viz.compare_figure(plans, names))
         else:
             display(Markdown(f"Pick two to four scenarios (now {len(plans)})."))
 

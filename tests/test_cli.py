@@ -6,7 +6,8 @@ import sys
 import pytest
 
 from drmath import Scenario, plan, quantities
-from drmath.cli import _GROUPS, main
+from drmath import scenario_io as io
+from drmath.cli import _GROUPS, main, shipped_names
 
 
 def test_table(capsys):
@@ -93,3 +94,66 @@ def test_a_closed_pipe_is_not_an_error(monkeypatch):
 
     monkeypatch.setattr(sys, "stdout", ClosedPipe())
     assert main(["plan"]) == 0
+
+
+# --------------------------------------------------------------------------- shipped scenarios by name
+
+
+def test_shipped_names_are_the_shipped_files():
+    assert shipped_names() == sorted(p.stem for p in io.SCENARIO_DIR.glob("*.toml"))
+    assert "seed" in shipped_names() and "llama3-405b" in shipped_names()
+
+
+def test_plan_takes_a_shipped_name(capsys):
+    assert main(["plan", "llama3-405b", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    want = plan(io.load(io.SCENARIO_DIR / "llama3-405b.toml"))
+    assert want.scenario != Scenario()  # fails if the name fell back to the default scenario
+    assert data["mtbf"] == pytest.approx(want.mtbf) and data["checkpoint_size"] == pytest.approx(want.checkpoint_size)
+
+
+def test_compare_takes_shipped_names(capsys):
+    assert main(["compare", "seed", "llama3-405b", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["scenarios"] == ["seed", "llama3-405b"]
+    assert data["files"] == [str(io.SCENARIO_DIR / "seed.toml"), str(io.SCENARIO_DIR / "llama3-405b.toml")]
+    mtbf = next(r for r in data["rows"] if r["field"] == "mtbf")
+    assert mtbf["values"][1] == pytest.approx(plan(io.load(io.SCENARIO_DIR / "llama3-405b.toml")).mtbf)
+    assert main(["compare", "seed", "llama3-405b"]) == 0
+    assert "Llama 3 405B: 16,384 H100s" in capsys.readouterr().out  # the column is the file's [scenario] name
+
+
+def test_report_takes_a_shipped_name(tmp_path):
+    out = tmp_path / "plan.html"
+    assert main(["report", "llama3-70b-2048", "-o", str(out), "--quiet"]) == 0
+    from markupsafe import escape
+
+    description = io.read_meta(io.SCENARIO_DIR / "llama3-70b-2048.toml")["description"]
+    assert description and f'<p class="lead">{escape(description)}</p>' in out.read_text()
+    gpus = io.load(io.SCENARIO_DIR / "llama3-70b-2048.toml").training.gpus
+    assert f"<title>Disaster-recovery plan: {gpus:,} GPUs" in out.read_text()
+
+
+def test_an_existing_file_wins_over_a_shipped_name(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "seed").write_text("[training]\ngpus = 2048\n")
+    assert main(["plan", "seed", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mtbf"] == pytest.approx(
+        plan(Scenario().with_changes({"training.gpus": 2048})).mtbf)
+
+
+@pytest.mark.parametrize("argv", [["plan", "llama4"], ["compare", "seed", "llama4"],
+                                  ["report", "llama4", "-o", "x.html"]])
+def test_an_unknown_name_lists_the_shipped_ones(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err == (f"drmath: error: 'llama4' is neither a file nor a shipped scenario: choose from "
+                   f"{', '.join(shipped_names())}\n")
+
+
+@pytest.mark.parametrize("arg", ["seed.toml", "sub/seed"])
+def test_a_path_is_never_taken_for_a_name(arg, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # neither exists here: read as a path, and the read fails
+    assert main(["plan", arg]) == 2
+    assert f"{arg}: cannot read" in capsys.readouterr().err

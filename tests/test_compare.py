@@ -1,10 +1,11 @@
 """Side by side: compare_rows/text/html/figure and ``drmath compare``."""
 
 import json
+import re
 
 import pytest
 
-from drmath import Scenario, plan, quantities, report
+from drmath import Scenario, plan, quantities, report, viz
 from drmath import scenario_io as io
 from drmath.cli import main
 
@@ -53,6 +54,50 @@ def test_html_and_figure():
     assert html.count('class="differs"') >= 5 and "&lt;b&gt;16k" in html
     fig = report.compare_figure([a, b], ["seed", "16k"])
     assert len(fig.data) == 12 and {t.name for t in fig.data if t.showlegend} == {"seed", "16k"}
+
+
+def _highlighted(html):
+    """The (row, column) of each cell the Styler's CSS highlights."""
+    tint = viz.PALETTE["amber-tint"]
+    cells = set()
+    for selectors in re.findall(r"((?:#T_\w+_row\d+_col\d+(?:, )?)+) \{\n  background-color: " + tint, html):
+        cells |= {(int(r), int(c)) for r, c in re.findall(r"_row(\d+)_col(\d+)", selectors)}
+    return cells
+
+
+def test_style_is_the_compare_frame_formatted_and_highlighted():
+    import drmath
+
+    a = plan()
+    b = plan(Scenario().with_changes({"failover.tier": "hot", "replication.link_bandwidth": 1e8}))
+    plans, names = [a, b, a], ["warm", "<b>hot</b>", "warm again"]
+    style = report.compare_style(plans, names)
+    frame = drmath.compare(plans, names)
+    assert style.data.equals(frame[names])  # the numbers underneath stay the SI values of drmath.compare
+    lines = style.to_string(delimiter="\t").splitlines()
+    assert lines[0].split("\t")[1:] == ["warm", "&lt;b&gt;hot&lt;/b&gt;", "warm again"]  # a name is never markup
+    rows = report.compare_rows(plans)
+    assert [line.split("\t")[0] for line in lines[1:]] == [r["title"] for r in rows]
+    for line, row in zip(lines[1:], rows, strict=True):
+        # each cell as Plan.format writes it; a cell that differs carries its change, as compare_text shows it
+        want = [t + (report._change(v, row["values"][0]) if d else "")
+                for t, v, d in zip(row["texts"], row["values"], row["differs"], strict=True)]
+        assert line.split("\t")[1:] == want, row["field"]
+    differs = {(i, j) for i, row in enumerate(rows) for j, d in enumerate(row["differs"]) if d}
+    assert differs and _highlighted(style.to_html()) == differs
+    rto = next(r for r in rows if r["field"] == "rto_site")
+    assert lines[1 + rows.index(rto)].split("\t")[2] == f"{b.format('rto_site')} (-50%)"
+
+
+def test_style_of_chosen_fields():
+    a, b = plan(), plan(Scenario().with_changes({"training.gpus": 16_384}))
+    style = report.compare_style([a, b], ["seed", "16k"], ["mtbf", "checkpoint_size"])
+    assert list(style.data.index) == ["mtbf", "checkpoint_size"]
+    assert _highlighted(style.to_html()) == {(0, 1)}  # more GPUs fail more often; the checkpoint is the same
+    with pytest.raises(ValueError, match="compare needs 2 to 4 scenarios, got 1"):
+        report.compare_style([a], ["seed"])
+    with pytest.raises(ValueError, match="unknown plan field 'nope'"):
+        report.compare_style([a, b], ["seed", "16k"], ["nope"])
 
 
 def test_cli_compare(capsys):

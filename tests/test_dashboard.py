@@ -51,6 +51,9 @@ def test_every_control_and_card_has_its_hook(app):
     assert set(kpis(app)) == set(CARDS)
     for name in FIGURES:
         assert f"drmath-figure-{name}" in app.figures[name]._dom_classes
+    # the dashboard draws its five figures of the registry; the notebooks' figures stay out of it
+    assert list(app.figures) == list(FIGURES) == ["rpo", "ettr", "rto", "cost_tier", "cost_link"]
+    assert set(FIGURES) < set(viz.FIGURES)
 
 
 def test_opens_on_the_default_scenario(app):
@@ -107,7 +110,7 @@ def test_cards_read_the_registry(app):
 
 
 def test_figure_grids_cover_every_control_value(app):
-    swept = {info.path: name for name, info in viz.FIGURES.items() if info.path in app.controls}
+    swept = {viz.FIGURES[name].path: name for name in FIGURES if viz.FIGURES[name].path in app.controls}
     assert set(swept) == {"checkpoint.interval", "replication.interval", "replication.link_bandwidth"}
     for path, name in swept.items():
         grid = viz.FIGURES[name].grid

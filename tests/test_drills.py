@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 from drmath import Scenario, plan
 from drmath._resources import data_file
-from drmath.drills import (DRILLS, PHASES, DrillRecord, drill_costs, parse_drill_records,
+from drmath.drills import (DRILLS, PHASES, DrillRecord, drill_costs, example_log, parse_drill_records,
                            phase_owner, promised_rto, read_drill_records)
 from drmath.recovery import LOCAL_PHASES, SITE_PHASES
 from drmath.units import day, week
 
-EXAMPLE = data_file("drills_example.csv")
+EXAMPLE = example_log()
 HEADER = "date,drill,phase,seconds,outcome\n"
 DAY0 = dt.date(2025, 1, 6)
 
@@ -62,6 +62,7 @@ def test_drill_costs_by_hand():
 
 
 def test_example_csv_is_labelled_illustrative_and_complete():
+    assert EXAMPLE == data_file("drills_example.csv") and EXAMPLE.is_file()  # the shipped file, public
     text = EXAMPLE.read_text()
     assert "ILLUSTRATIVE" in text.splitlines()[0]
     records = read_drill_records(EXAMPLE)

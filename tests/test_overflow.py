@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import _kernels, http_get, kernel_ids, problems, start_voila, stop_voila, watch
 
 import drmath
-from drmath import serve
+from drmath import report, serve
 
 pytestmark = pytest.mark.slow
 
@@ -59,8 +59,9 @@ def test_a_browser_over_the_cap_gets_its_scenario_explained(full_server, browser
     try:
         response = page.goto(url + "?training.gpus=10000", timeout=120_000)
         assert response.status == 503 and response.headers["retry-after"].isdigit()
-        page.wait_for_function("""() => [...document.querySelectorAll('.drmath-figure')].filter(
-            f => f.data && f.data.length && f.querySelector('.main-svg')).length === 5""", timeout=60_000)
+        page.wait_for_function(f"""() => [...document.querySelectorAll('.drmath-figure')].filter(
+            f => f.data && f.data.length && f.querySelector('.main-svg')).length === {len(report.FIGURES)}""",
+                               timeout=60_000)
         notice = page.locator(".drmath-busy").inner_text()
         assert "busy" in notice and "try again" in notice.lower()
         retry = page.locator(".drmath-busy a.drmath-retry").get_attribute("href")

@@ -55,6 +55,16 @@ def test_sections_and_headline_read_the_registry(report_file):
     assert kpis == [(n, str(escape(quantities.card_title(n)))) for n in quantities.CARDS]
 
 
+def test_figures_stand_in_the_sections_they_illustrate(report_file):
+    html = report_file.read_text()
+    for sid, *_, figs in report.REPORT_SECTIONS:
+        section = html.split(f'<section id="{sid}">', 1)[1].split("</section>", 1)[0]
+        assert re.findall(r'<div class="plot drmath-figure" id="fig-(\w+)">', section) == figs, sid
+    shown = [f for *_, figs in report.REPORT_SECTIONS for f in figs]
+    assert sorted(shown) == sorted(report.FIGURES) and {"rpo_link", "standby"} <= set(shown)
+    assert "fig-time_mfu" not in html  # a flat line for a scenario that fixes the window: notebooks only
+
+
 def test_self_contained(report_file):
     html = report_file.read_text()
     from drmath import viz
@@ -206,7 +216,7 @@ def test_every_formula_converts_to_mathml(changes):
 
 # --------------------------------------------------------------------------- the page in Chromium
 
-READY = "() => document.querySelectorAll('.drmath-figure').length === 5 && " \
+READY = f"() => document.querySelectorAll('.drmath-figure').length === {len(report.FIGURES)} && " \
         "[...document.querySelectorAll('.drmath-figure')].every(g => g.data && g.querySelector('.main-svg'))"
 
 
@@ -234,7 +244,7 @@ def page(report_file, browser):
 def test_every_figure_renders_offline_without_errors(page):
     counts = page.evaluate("[...document.querySelectorAll('.drmath-figure')]"
                            ".map(g => g.querySelectorAll('.main-svg path, .main-svg rect').length)")
-    assert len(counts) == 5 and all(c > 5 for c in counts)
+    assert len(counts) == len(report.FIGURES) == 7 and all(c > 5 for c in counts)
     assert page.drmath_blocked == [] and problems(page.drmath_log) == []
 
 

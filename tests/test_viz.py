@@ -15,6 +15,8 @@ COST_OUT = ["total_dr_cost", "standby_cost", "replication_cost", "expected_disas
 X_REPL = np.geomspace(60, 7 * 86400, 40)
 X_CKPT = np.geomspace(10, 3 * hour, 40)
 X_LINK = np.geomspace(1 * Gbit_per_s, 3200 * Gbit_per_s, 40)
+X_MFU = np.linspace(0.2, 0.6, 9)
+X_STANDBY = np.linspace(0.25, 1.0, 7)
 # the vendored plotly.js "basic" bundle draws only these
 BASIC_TRACES = viz.BASIC_TRACES
 
@@ -27,6 +29,10 @@ def all_specs(p):
         "rto": viz.rto_spec(p),
         "cost_tier": viz.cost_tier_spec(p),
         "cost_link": viz.cost_link_spec(p, X_LINK, drmath.sweep(s, "replication.link_bandwidth", X_LINK, COST_OUT)),
+        "rpo_link": viz.rpo_link_spec(p, X_LINK, drmath.sweep(s, "replication.link_bandwidth", X_LINK, ["rpo_site"])),
+        "time_mfu": viz.time_mfu_spec(p, X_MFU, drmath.sweep(s, "training.mfu", X_MFU, ["time_to_train"])),
+        "standby": viz.standby_spec(p, X_STANDBY, drmath.sweep(s, "failover.standby_fraction", X_STANDBY,
+                                                                ["schedule_slip", "standby_cost"])),
     }
 
 
@@ -126,6 +132,70 @@ def test_cost_link_marks_the_current_link():
     assert current["y"][0] == pytest.approx(p.total_dr_cost / 1e6, rel=1e-5)
 
 
+def test_rpo_link_ends_where_replication_stops_keeping_up():
+    p = drmath.plan()
+    curves = drmath.sweep(p.scenario, "replication.link_bandwidth", X_LINK, ["rpo_site"])
+    spec = viz.rpo_link_spec(p, X_LINK, curves)
+    worst = spec["data"][0]
+    assert worst["x"] == viz.jsonable(X_LINK / Gbit_per_s)
+    below = X_LINK < p.replication_bandwidth_needed
+    assert below.any() and (~below).any()  # fails if the grid stops straddling the seed's needed bandwidth
+    # below the bandwidth needed there is no bound: no point is drawn; above it, the sweep in hours
+    assert all(y is None for y, b in zip(worst["y"], below, strict=True) if b)
+    assert worst["y"][-1] == pytest.approx(curves["rpo_site"][-1] / hour, rel=1e-5)
+    assert spec["layout"]["yaxis"]["title"]["text"] == "site RPO, worst case [h]"
+    dashed = [s for s in spec["layout"]["shapes"] if s["type"] == "line" and s["line"]["dash"] == "dash"]
+    assert [s["x0"] for s in dashed] == [pytest.approx(p.replication_bandwidth_needed / Gbit_per_s, rel=1e-5)]
+    assert f"keeps up above {formatting.line_rate(p.replication_bandwidth_needed)}" in spec["layout"]["title"]["text"]
+    current = next(t for t in spec["data"] if t["name"] == "current")
+    assert current["x"] == [pytest.approx(100.0)] and current["y"] == [pytest.approx(p.rpo_site / hour, rel=1e-5)]
+
+
+def test_rpo_link_when_no_link_on_the_axis_keeps_up():
+    # a slow object store: the upload alone outlasts the interval, so no link is fast enough
+    p = drmath.plan(drmath.Scenario().with_changes({"replication.object_store_bandwidth": 1e9}))
+    assert p.replication_bandwidth_needed == math.inf
+    spec = viz.rpo_link_spec(p, X_LINK, drmath.sweep(p.scenario, "replication.link_bandwidth", X_LINK, ["rpo_site"]))
+    assert all(y is None for y in spec["data"][0]["y"])
+    assert any("never keeps up" in n["text"] for n in spec["layout"]["annotations"])
+    assert "no link keeps up" in spec["layout"]["title"]["text"]
+    # a one-minute target needs 329 Gbit/s: still on the 1-400 Gbit/s axis, so the curve starts just below its end
+    p = drmath.plan(drmath.Scenario().with_changes({"replication.interval": 60.0}))
+    grid = viz.FIGURES["rpo_link"].grid
+    assert grid[0] < p.replication_bandwidth_needed < grid[-1]
+    spec = viz.figure_spec("rpo_link", p)
+    assert spec["data"][0]["y"][-1] is not None and spec["data"][0]["y"][0] is None
+
+
+def test_time_mfu_marks_the_current_mfu():
+    window = drmath.plan()
+    p = drmath.plan(window.scenario.with_changes({"training.tokens": window.tokens, "training.mfu": 0.3}))
+    spec = viz.time_mfu_spec(p, X_MFU, drmath.sweep(p.scenario, "training.mfu", X_MFU, ["time_to_train"]))
+    line, current = spec["data"]
+    assert line["x"] == viz.jsonable(100 * X_MFU) and spec["layout"]["yaxis"]["title"]["text"] == "time to train [days]"
+    # time is inversely proportional to MFU: twice the MFU, half the time
+    assert line["y"][0] == pytest.approx(2 * line["y"][4], rel=1e-9)
+    assert current["x"] == [pytest.approx(30.0)] and current["y"] == [pytest.approx(p.time_to_train / 86400, rel=1e-5)]
+    assert spec["layout"]["annotations"] == []
+    flat = viz.time_mfu_spec(window, X_MFU, drmath.sweep(window.scenario, "training.mfu", X_MFU, ["time_to_train"]))
+    assert "the window sets the run" in flat["layout"]["annotations"][0]["text"]
+
+
+def test_standby_draws_slip_and_cost_on_two_axes():
+    p = drmath.plan(drmath.Scenario().with_changes({"failover.standby_fraction": 0.5}))
+    curves = drmath.sweep(p.scenario, "failover.standby_fraction", X_STANDBY, ["schedule_slip", "standby_cost"])
+    spec = viz.standby_spec(p, X_STANDBY, curves)
+    slip, cost, *marks = spec["data"]
+    assert slip["y"] == viz.jsonable(curves["schedule_slip"] / 86400) and slip["y"][-1] == 0.0
+    scale, suffix = formatting.money_unit(curves["standby_cost"])
+    assert cost["yaxis"] == "y2" and cost["y"] == viz.jsonable(curves["standby_cost"] / scale)
+    assert spec["layout"]["yaxis2"]["title"]["text"] == f"standby cost [${suffix}]"
+    assert spec["layout"]["yaxis2"]["overlaying"] == "y"
+    assert [m["x"] for m in marks] == [[50.0], [50.0]]
+    assert marks[0]["y"] == [pytest.approx(p.schedule_slip / 86400, rel=1e-5)]
+    assert marks[1]["y"] == [pytest.approx(p.standby_cost / scale, rel=1e-5)] and marks[1]["yaxis"] == "y2"
+
+
 def test_figure_wrappers_match_specs():
     go = pytest.importorskip("plotly.graph_objects")
     p = drmath.plan()
@@ -173,10 +243,27 @@ def test_registry_places_every_figure_in_a_report_section():
     from drmath.quantities import GROUPS
 
     assert {info.section for info in viz.FIGURES.values()} <= set(GROUPS)
-    assert [n for g in GROUPS for n in viz.in_section(g)] == sorted(viz.FIGURES, key=lambda n: list(GROUPS).index(
+    shown = [n for n, info in viz.FIGURES.items() if info.report]
+    assert [n for g in GROUPS for n in viz.in_section(g)] == sorted(shown, key=lambda n: list(GROUPS).index(
         viz.FIGURES[n].section))
     assert viz.in_section("cadence") == ["ettr"] and viz.in_section("cost") == ["cost_tier", "cost_link"]
-    assert all(info.knob in viz.KNOBS and info.caption for info in viz.FIGURES.values())
+    assert viz.in_section("rpo") == ["rpo", "rpo_link"] and viz.in_section("rto") == ["rto", "standby"]
+    # time to train against MFU is the notebooks' alone: the default scenario fixes the window, a flat line
+    assert viz.in_section("run") == [] and viz.FIGURES["time_mfu"].section == "run"
+    assert list(viz.slider_figures(drmath.Scenario())) == shown
+    assert all(info.knob in viz.KNOBS for info in viz.FIGURES.values() if info.report)
+    assert all(info.caption for info in viz.FIGURES.values())
+    with pytest.raises(ValueError, match="figure 'time_mfu' has no slider knob"):
+        viz.slider_figures(drmath.Scenario(), names=["time_mfu"])
+
+
+def test_notebook_figures_sweep_what_the_notebooks_asked():
+    link, mfu, standby = (viz.FIGURES[n] for n in ("rpo_link", "time_mfu", "standby"))
+    assert (link.path, link.outputs) == ("replication.link_bandwidth", ("rpo_site",))
+    assert link.grid[[0, -1]] == pytest.approx([1 * Gbit_per_s, 400 * Gbit_per_s])
+    assert (mfu.path, mfu.outputs, mfu.grid[0], mfu.grid[-1]) == ("training.mfu", ("time_to_train",), 0.2, 0.6)
+    assert (standby.path, standby.outputs) == ("failover.standby_fraction", ("schedule_slip", "standby_cost"))
+    assert (standby.grid[0], standby.grid[-1]) == (0.25, 1.0)
 
 
 def test_unknown_figure_is_refused():
@@ -187,7 +274,7 @@ def test_unknown_figure_is_refused():
 def test_slider_steps_are_the_registry_figures_of_each_step():
     s = drmath.Scenario()
     p = drmath.plan(s)
-    fig = viz.slider_figures(s, names=["rpo"])["rpo"]
+    fig = viz.slider_figures(s, names=["rpo", "standby"])["rpo"]
     slider = fig["layout"]["sliders"][0]
     labels = [step["label"] for step in slider["steps"]]
     # the interval is unset in the default scenario: the plan's optimum is the active step
@@ -197,6 +284,16 @@ def test_slider_steps_are_the_registry_figures_of_each_step():
     assert restyle["y"][0] == want["data"][0]["y"]
     assert relayout["title.text"] == want["layout"]["title"]["text"]
     assert fig["data"][0]["y"] == viz.figure_spec("rpo", p)["data"][0]["y"]
+
+
+def test_slider_steps_relayout_the_second_y_axis():
+    s = drmath.Scenario()
+    fig = viz.slider_figures(s, names=["standby"])["standby"]
+    steps = {step["label"]: step["args"] for step in fig["layout"]["sliders"][0]["steps"]}
+    cold = viz.figure_spec("standby", drmath.plan(s.with_changes({"failover.tier": "cold"})))
+    restyle, relayout = steps["cold"]
+    assert relayout["yaxis2.title.text"] == cold["layout"]["yaxis2"]["title"]["text"]
+    assert restyle["y"][1] == cold["data"][1]["y"]
 
 
 def test_ettr_axis_keeps_the_optimum_and_the_current_point_in_view():
@@ -231,11 +328,10 @@ def test_compare_needs_two_to_four_plans(n):
 
 def test_simulation_figure_draws_the_runs_and_the_promise():
     from drmath import drills, simulate
-    from drmath._resources import data_file
 
     s = drmath.Scenario().with_changes({"training.tokens": 1e11, "failures.site_event_rate": 0.0})
     result = simulate.simulate_run(s, 300, seed=1)
-    promise = drills.promised_rto(data_file("drills_example.csv"), 0.8, trials=5_000)
+    promise = drills.promised_rto(drills.example_log(), 0.8, trials=5_000)
     drift = simulate.ettr_sweep(s, "training.gpus", [4_000, 16_000], trials=50)
     spec = viz.simulation_spec(result, promise, drift, bins=30)
     json.dumps(spec, allow_nan=False)
