@@ -6,6 +6,12 @@ stalls for the copy of each GPU's shard to host memory; the persist runs in
 the background. The next checkpoint cannot start before the previous one is
 durable, which floors the interval at the write time.
 
+Physical limits hold everywhere: the stall never exceeds a synchronous write,
+a load goes through the same per-GPU NIC and storage limits as a write, the
+training state must fit in the GPUs' HBM, and a cadence that consumes the
+whole write bandwidth is flagged. Parallel filesystems sold by capacity give
+their throughput per TiB provisioned.
+
 References
 ----------
 .. [1] S. Rajbhandari, J. Rasley, O. Ruwase, and Y. He, "ZeRO: Memory
@@ -13,16 +19,44 @@ References
    2020, arXiv:1910.02054, Sec. 3.1.
 .. [2] J. Mohan, A. Phanishayee, and V. Chidambaram, "CheckFreq: Frequent,
    fine-grained DNN checkpointing," in Proc. USENIX FAST, 2021.
+.. [3] Amazon FSx for Lustre, API reference, ``PerUnitStorageThroughput``.
 """
 
 import numpy as np
 
-from ._validate import broadcasting, require_flag, require_positive
+from ._validate import (
+    broadcasting,
+    require_flag,
+    require_nonnegative_or_inf,
+    require_number,
+    require_positive,
+)
 
 __all__ = [
     "checkpoint_bytes", "shard_bytes", "checkpoint_write_time", "checkpoint_stall",
     "checkpoint_load_time", "checkpoint_interval_floor", "checkpoint_bandwidth_share",
+    "min_gpus_for_state", "state_fits_hbm", "storage_saturated", "provisioned_bandwidth",
+    "capacity_for_bandwidth",
 ]
+
+SATURATION_ROUNDING = 1e-9
+"""Relative slack of :func:`storage_saturated` [1]: a share computed as S / (W B_w) with
+W = S / B_w (the interval floored at a storage-bound write) can land a few ulps under 1."""
+
+
+def _require_positive_or_inf(**values):
+    """Every value must be > 0; +inf is allowed (no limit)."""
+    require_number(**values)  # numbers only, never NaN
+    for name, value in values.items():
+        bad = ~(np.asarray(value) > 0)
+        if bad.any():
+            first = float(np.asarray(value)[bad].flat[0]) if np.ndim(value) else float(value)
+            raise ValueError(f"{name} must be > 0 (inf allowed), got {first!r}")
+
+
+def _through(size, aggregate, ranks, per_rank):
+    """S / min(B, n b): bytes through the storage's aggregate limit and the ranks' own (NIC) limit."""
+    return size / np.minimum(aggregate, ranks * per_rank)
 
 
 @broadcasting
@@ -136,7 +170,7 @@ def checkpoint_write_time(size, write_bandwidth, writers, per_writer_bandwidth):
     """
     require_positive(size=size, write_bandwidth=write_bandwidth, writers=writers,
                      per_writer_bandwidth=per_writer_bandwidth)
-    return size / np.minimum(write_bandwidth, writers * per_writer_bandwidth)
+    return _through(size, write_bandwidth, writers, per_writer_bandwidth)
 
 
 @broadcasting
@@ -158,14 +192,21 @@ def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
     Returns
     -------
     checkpoint_stall : float or ndarray
-        Blocking time :math:`\delta`. [s]
+        Blocking time :math:`\delta`, never more than :math:`W`. [s]
 
     Notes
     -----
     .. math::
 
-       \delta = \begin{cases} s / b_h & \text{asynchronous} \\
+       \delta = \begin{cases} \min(s / b_h,\; W) & \text{asynchronous} \\
                                W & \text{synchronous} \end{cases}
+
+    The asynchronous stall is capped at the synchronous write: when staging a
+    shard into host memory takes longer than persisting it, the trainer would
+    rather write synchronously (the snapshot buys nothing), so no choice of
+    mode stalls for longer than :math:`W`. Few GPUs holding large shards reach
+    this: 8 GPUs staging 709 GB each at 677 MB/s would block for 1,047 s,
+    against a 113 s synchronous write at 6.25 GB/s per GPU.
 
     References
     ----------
@@ -173,6 +214,8 @@ def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
        persist() in the background.
     .. [2] PyTorch blog, "6x faster async checkpointing," 2025: 0.78 s of GPU
        blocking for Llama3-70B on 1,856 H200.
+    .. [3] Derived here: the cap at :math:`W`, the stall of the synchronous
+       alternative that the trainer can always take instead.
 
     Examples
     --------
@@ -180,15 +223,20 @@ def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
     1.047
     >>> checkpoint_stall(2.835, 708.75e6, 677e6, asynchronous=False)
     2.835
+
+    Eight GPUs of a 405B checkpoint: the host copy would outlast the write.
+
+    >>> checkpoint_stall(113.4, 708.75e9, 677e6)
+    113.4
     """
     require_positive(write_time=write_time, shard=shard, host_copy_bandwidth=host_copy_bandwidth)
     require_flag(asynchronous=asynchronous)
-    return np.where(asynchronous, shard / host_copy_bandwidth, write_time)
+    return np.where(asynchronous, np.minimum(shard / host_copy_bandwidth, write_time), write_time)
 
 
 @broadcasting
-def checkpoint_load_time(size, read_bandwidth):
-    r"""Time to read a checkpoint back.
+def checkpoint_load_time(size, read_bandwidth, readers=1.0, per_reader_bandwidth=np.inf):
+    r"""Time to read a checkpoint back, through the same limits as a write.
 
     Parameters
     ----------
@@ -196,6 +244,13 @@ def checkpoint_load_time(size, read_bandwidth):
         Checkpoint size :math:`S`. [B]
     read_bandwidth : float or array_like
         The storage's aggregate read bandwidth :math:`B_r`. [B/s]
+    readers : float or array_like, default 1.0
+        Ranks reading in parallel :math:`n_r`, usually every GPU of the
+        cluster that resumes. [1]
+    per_reader_bandwidth : float or array_like, default inf
+        What one reader can pull, e.g. its share of the node's front-end NIC
+        (the same share as a writer's, the NIC being full duplex)
+        :math:`b_r`; ``inf`` for no per-reader limit. [B/s]
 
     Returns
     -------
@@ -204,19 +259,28 @@ def checkpoint_load_time(size, read_bandwidth):
 
     Notes
     -----
-    .. math:: L = S / B_r
+    .. math:: L = \frac{S}{\min(B_r,\; n_r \, b_r)}
+
+    The same form as :func:`checkpoint_write_time`: a few GPUs cannot pull a
+    checkpoint faster than their NICs allow, however fast the storage is. With
+    the defaults there is no per-reader limit and :math:`L = S / B_r`.
 
     References
     ----------
-    .. [1] Llama 3, arXiv:2407.21783, Sec. 3.3.1.
+    .. [1] Llama 3, arXiv:2407.21783, Sec. 3.3.1 (Tectonic: 2 TB/s sustained).
+    .. [2] stas00/ml-engineering, network/README.md: the front-end (storage)
+       network is "typically a single 100-400 Gbps connection" per node.
 
     Examples
     --------
     >>> checkpoint_load_time(5.67e12, 2e12)
     2.835
+    >>> round(checkpoint_load_time(5.67e12, 2e12, 8, 6.25e9), 1)  # 8 GPUs: their NICs bind
+    113.4
     """
-    require_positive(size=size, read_bandwidth=read_bandwidth)
-    return size / read_bandwidth
+    require_positive(size=size, read_bandwidth=read_bandwidth, readers=readers)
+    _require_positive_or_inf(per_reader_bandwidth=per_reader_bandwidth)
+    return _through(size, read_bandwidth, readers, per_reader_bandwidth)
 
 
 @broadcasting
@@ -288,3 +352,211 @@ def checkpoint_bandwidth_share(size, interval, write_bandwidth):
     """
     require_positive(size=size, interval=interval, write_bandwidth=write_bandwidth)
     return size / interval / write_bandwidth
+
+
+@broadcasting
+def min_gpus_for_state(state_bytes, hbm):
+    r"""Fewest GPUs whose HBM holds the training state, fully sharded.
+
+    Parameters
+    ----------
+    state_bytes : float or array_like
+        The model state held during training :math:`S_{st}`, e.g.
+        ``checkpoint_bytes(params, 16)``: ZeRO's 16 B per parameter (bf16
+        weights 2, bf16 gradients 2, fp32 master weights, Adam m and v 12). [B]
+    hbm : float or array_like
+        HBM per GPU :math:`H`, from :data:`drmath.presets.ACCELERATORS`. [B]
+
+    Returns
+    -------
+    min_gpus_for_state : float or ndarray
+        :math:`G_{min}`, a whole number. [1]
+
+    Notes
+    -----
+    .. math:: G_{min} = \lceil S_{st} / H \rceil
+
+    The state sharded over every GPU (ZeRO stage 3, FSDP) takes
+    :math:`S_{st}/G` per GPU. Activations, temporary buffers and
+    fragmentation (ZeRO's residual states) are not counted, so this is a
+    lower bound: fewer GPUs than this cannot train the model at all.
+
+    References
+    ----------
+    .. [1] Rajbhandari et al., "ZeRO," SC20, arXiv:1910.02054, Sec. 3.1 (16
+       bytes per parameter of model states) and Sec. 1: "16TB divided by 1024
+       is 16GB" for a trillion parameters.
+
+    Examples
+    --------
+    405B parameters at 16 B each on 80 GB H100s:
+
+    >>> min_gpus_for_state(405e9 * 16, 80e9)
+    81.0
+    """
+    require_positive(state_bytes=state_bytes, hbm=hbm)
+    return np.ceil(state_bytes / hbm)
+
+
+@broadcasting
+def state_fits_hbm(state_bytes, gpus, hbm):
+    r"""Whether the training state, fully sharded over the GPUs, fits in their HBM.
+
+    Parameters
+    ----------
+    state_bytes : float or array_like
+        The model state held during training :math:`S_{st}` (see
+        :func:`min_gpus_for_state`). [B]
+    gpus : float or array_like
+        GPUs the state is sharded over :math:`G`. [1]
+    hbm : float or array_like
+        HBM per GPU :math:`H`. [B]
+
+    Returns
+    -------
+    state_fits_hbm : bool or ndarray
+        True where :math:`G \ge G_{min}`. A flag, not an error: a plan can
+        pass through a cluster too small to train and say so. [1]
+
+    Notes
+    -----
+    .. math:: S_{st} / G \le H \iff G \ge G_{min} = \lceil S_{st} / H \rceil
+
+    Written against :func:`min_gpus_for_state`, so the two always agree.
+
+    References
+    ----------
+    .. [1] Rajbhandari et al., "ZeRO," SC20, arXiv:1910.02054, Sec. 3.1 and
+       Sec. 5 (stage 3 partitions the 16 B per parameter over the
+       data-parallel GPUs).
+
+    Examples
+    --------
+    405B parameters at 16 B each on 8 H100s: 810 GB per GPU against 80 GB.
+
+    >>> shard_bytes(405e9 * 16, 8) / 1e9
+    810.0
+    >>> state_fits_hbm(405e9 * 16, 8, 80e9), state_fits_hbm(405e9 * 16, 8_000, 80e9)
+    (False, True)
+    """
+    require_positive(state_bytes=state_bytes, gpus=gpus, hbm=hbm)
+    return gpus >= min_gpus_for_state(state_bytes, hbm)
+
+
+@broadcasting
+def storage_saturated(bandwidth_share):
+    r"""Whether checkpoints alone consume the filesystem's whole write bandwidth.
+
+    Parameters
+    ----------
+    bandwidth_share : float or array_like
+        :func:`checkpoint_bandwidth_share`, :math:`u_{fs} = S / (\tau B_w)`. [1]
+
+    Returns
+    -------
+    storage_saturated : bool or ndarray
+        True where :math:`u_{fs} \ge 1`: nothing is left for data loading.
+        A flag, not an error. [1]
+
+    Notes
+    -----
+    .. math:: u_{fs} \ge 1 - \epsilon, \qquad \epsilon = 10^{-9}
+
+    :math:`\epsilon` (:data:`SATURATION_ROUNDING`) absorbs rounding: an
+    interval floored at a storage-bound write, :math:`\tau = W = S/B_w`,
+    gives a share that is 1 in exact arithmetic but can come out a few ulps
+    under it.
+
+    References
+    ----------
+    .. [1] Llama 3, arXiv:2407.21783, Sec. 3.3.1: "highly bursty checkpoint
+       writes that saturate the storage fabric".
+
+    Examples
+    --------
+    The seed case's cadence uses half a percent of Tectonic; an interval
+    floored at its 2.835 s write uses all of it:
+
+    >>> round(checkpoint_bandwidth_share(5.67e12, 600.0, 2e12), 4), storage_saturated(0.0047)
+    (0.0047, False)
+    >>> round(checkpoint_bandwidth_share(5.67e12, 2.835, 2e12), 6), storage_saturated(1.0)
+    (1.0, True)
+    """
+    require_nonnegative_or_inf(bandwidth_share=bandwidth_share)
+    return bandwidth_share >= 1.0 - SATURATION_ROUNDING
+
+
+@broadcasting
+def provisioned_bandwidth(capacity, bandwidth_per_capacity):
+    r"""Throughput of a filesystem sold by capacity: capacity times the rate per TiB.
+
+    Parameters
+    ----------
+    capacity : float or array_like
+        Storage capacity provisioned :math:`C`. [B]
+    bandwidth_per_capacity : float or array_like
+        The tier's throughput per byte provisioned :math:`\beta`, e.g.
+        1000 MB/s per TiB :math:`= 10^9 / 2^{40}`; see
+        :data:`drmath.presets.PROVISIONED_STORAGE`. [1/s]
+
+    Returns
+    -------
+    provisioned_bandwidth : float or ndarray
+        Aggregate throughput :math:`B = C \beta`. [B/s]
+
+    Notes
+    -----
+    .. math:: B = C \, \beta
+
+    References
+    ----------
+    .. [1] Amazon FSx for Lustre API, PerUnitStorageThroughput: "For a
+       2.4-TiB file system, provisioning 50 MB/s/TiB of
+       PerUnitStorageThroughput yields 120 MB/s of file system throughput."
+
+    Examples
+    --------
+    >>> from drmath.units import MB_per_s, TiB
+    >>> round(provisioned_bandwidth(2.4 * TiB, 50 * MB_per_s / TiB) / MB_per_s, 6)
+    120.0
+    """
+    require_positive(capacity=capacity, bandwidth_per_capacity=bandwidth_per_capacity)
+    return capacity * bandwidth_per_capacity
+
+
+@broadcasting
+def capacity_for_bandwidth(bandwidth, bandwidth_per_capacity):
+    r"""Capacity to provision on a filesystem sold by capacity to reach a throughput.
+
+    Parameters
+    ----------
+    bandwidth : float or array_like
+        Aggregate throughput wanted :math:`B`, e.g. the write bandwidth that
+        persists a checkpoint in time. [B/s]
+    bandwidth_per_capacity : float or array_like
+        The tier's throughput per byte provisioned :math:`\beta`. [1/s]
+
+    Returns
+    -------
+    capacity_for_bandwidth : float or ndarray
+        :math:`C = B / \beta`, the inverse of :func:`provisioned_bandwidth`. [B]
+
+    Notes
+    -----
+    .. math:: C = B / \beta
+
+    References
+    ----------
+    .. [1] Amazon FSx for Lustre API, PerUnitStorageThroughput: throughput
+       capacity = storage capacity (TiB) x PerUnitStorageThroughput (MB/s/TiB).
+
+    Examples
+    --------
+    Tectonic's 2 TB/s on FSx for Lustre PERSISTENT_2 at 1000 MB/s per TiB:
+
+    >>> from drmath.units import MB_per_s, TiB
+    >>> round(capacity_for_bandwidth(2e12, 1000 * MB_per_s / TiB) / TiB, 6)
+    2000.0
+    """
+    require_positive(bandwidth=bandwidth, bandwidth_per_capacity=bandwidth_per_capacity)
+    return bandwidth / bandwidth_per_capacity

@@ -11,6 +11,14 @@ References
    AWS Well-Architected whitepaper (cost rises from backup & restore to
    multi-site).
 .. [2] AWS Direct Connect pricing (port-hours, data transfer out).
+.. [3] S. Rajbhandari et al., "ZeRO," SC20, arXiv:1910.02054, Sec. 7.1
+   (data-parallel communication volume).
+
+Multi-site training is costed like the other tiers, plus what it alone needs:
+losing either site interrupts the run (:func:`site_event_probability` with
+``sites=2``), and every step exchanges the gradients across the sites
+(:func:`cross_site_bandwidth`), on a link priced by its bandwidth
+(:func:`link_cost`).
 """
 
 import numpy as np
@@ -20,12 +28,15 @@ from ._validate import (
     require_nonnegative,
     require_nonnegative_or_inf,
     require_number,
+    require_positive,
+    require_ratio,
     require_unit_interval,
 )
 from .units import hour, month
 
 __all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
-           "expected_disaster_loss", "break_even_delay_cost", "fleet_cost_rate", "lost_time_saved"]
+           "expected_disaster_loss", "break_even_delay_cost", "fleet_cost_rate", "lost_time_saved",
+           "cross_site_bandwidth", "link_cost"]
 
 
 def _times(price, amount):
@@ -191,37 +202,52 @@ def replication_cost(shipped, egress_price, retained, storage_month_price, durat
 
 
 @broadcasting
-def site_event_probability(site_event_rate, duration):
-    r"""Probability of at least one site event during the run.
+def site_event_probability(site_event_rate, duration, sites=1.0):
+    r"""Probability that a site event interrupts the run.
 
     Parameters
     ----------
     site_event_rate : float or array_like
-        Site-loss events per second :math:`\lambda_s`. [1/s]
+        Site-loss events per second, per site :math:`\lambda_s`. [1/s]
     duration : float or array_like
         Wall-clock time of the run :math:`T`. [s]
+    sites : float or array_like, default 1.0
+        Sites the run trains on at once, any one of whose loss interrupts it
+        :math:`n_s`: 1 for a primary with a standby (losing the standby does
+        not stop the run), 2 for multi-site. [1]
 
     Returns
     -------
     site_event_probability : float or ndarray
-        :math:`1 - e^{-\lambda_s T}`. [1]
+        :math:`1 - e^{-n_s \lambda_s T}`. [1]
 
     Notes
     -----
-    .. math:: P = 1 - e^{-\lambda_s T}
+    .. math:: P = 1 - e^{-n_s \lambda_s T}
+
+    Independent sites, each lost as a Poisson process of rate
+    :math:`\lambda_s`: the first loss among :math:`n_s` of them is a Poisson
+    process of rate :math:`n_s \lambda_s`, so
+    :math:`P = 1 - (e^{-\lambda_s T})^{n_s}`, the chance that not every site
+    survives.
 
     References
     ----------
     .. [1] Uptime Institute, Annual Outage Analysis 2022.
+    .. [2] Derived here: the superposition of independent Poisson processes
+       (Kleinrock, *Queueing Systems, Vol. 1*, Wiley, 1975, Sec. 2.4).
 
     Examples
     --------
     >>> round(site_event_probability(0.0667 / (365 * 86_400.0), 90 * 86_400.0), 4)
     0.0163
+    >>> round(site_event_probability(0.0667 / (365 * 86_400.0), 90 * 86_400.0, sites=2), 4)
+    0.0324
     """
     require_nonnegative(site_event_rate=site_event_rate)
     require_nonnegative_or_inf(duration=duration)
-    return -np.expm1(-_times(site_event_rate, duration))
+    require_ratio(sites=sites)
+    return -np.expm1(-_times(sites * site_event_rate, duration))
 
 
 @broadcasting
@@ -418,3 +444,117 @@ def lost_time_saved(baseline_lost_time, lost_time):
     require_nonnegative_or_inf(baseline_lost_time=baseline_lost_time, lost_time=lost_time)
     with np.errstate(invalid="ignore"):  # inf - inf: both unbounded, nothing saved
         return np.where((baseline_lost_time == np.inf) & (lost_time == np.inf), 0.0, baseline_lost_time - lost_time)
+
+
+@broadcasting
+def cross_site_bandwidth(params, step_time, sites=2.0, bytes_per_gradient=2.0):
+    r"""Link bandwidth that data-parallel training across sites needs for its gradients.
+
+    Parameters
+    ----------
+    params : float or array_like
+        Trainable parameters :math:`N` (every one has a gradient). [1]
+    step_time : float or array_like
+        Time of one optimizer step :math:`t_{step}`: the global batch's
+        compute, ``training.time_to_train(params, batch_tokens, gpus,
+        peak_flop_rate, mfu)``. [s]
+    sites : float or array_like, default 2.0
+        Sites training together :math:`p`, each holding a full replica. [1]
+    bytes_per_gradient : float or array_like, default 2.0
+        Bytes per gradient element on the wire :math:`b_g`: 2 for bf16, 4 for
+        fp32 (Llama 3 reduce-scatters in fp32); see
+        :data:`drmath.presets.BYTES_PER_GRADIENT`. [B]
+
+    Returns
+    -------
+    cross_site_bandwidth : float or ndarray
+        Bandwidth each site must send (and receive) across sites, one
+        direction of a full-duplex link :math:`B_x`. [B/s]
+
+    Notes
+    -----
+    Each step all-reduces the :math:`N` gradients, :math:`M = N b_g` bytes.
+    A ring all-reduce over :math:`p` participants is a reduce-scatter then an
+    all-gather, each moving :math:`(p-1)/p \cdot M` out of every participant
+    (ZeRO's :math:`2\Psi` as :math:`p` grows). Done site-aware (reduce
+    within each site first, then exchange the shards between the sites, as
+    hierarchical all-reduce and HSDP do), the participants at the site
+    boundary are the :math:`p` sites, and the traffic must cross within one
+    step to keep up with it:
+
+    .. math:: B_x = \frac{2 (p - 1)}{p} \cdot \frac{N \, b_g}{t_{step}}
+
+    Two sites give :math:`B_x = N b_g / t_{step}` each way. It is a floor:
+    the exchange overlaps the whole step only if gradients stream out during
+    the backward pass; one that must fit in the backward pass (about 2/3 of
+    the step) needs 1.5 times as much, and a flat ring that crosses the
+    boundary without the site-aware step needs about twice as much.
+
+    References
+    ----------
+    .. [1] Rajbhandari et al., "ZeRO," SC20, arXiv:1910.02054, Sec. 7.1: "the
+       standard DP incurs 2Psi data movement during each training step".
+    .. [2] P. Patarasuk and X. Yuan, "Bandwidth optimal all-reduce algorithms
+       for clusters of workstations," J. Parallel Distrib. Comput. 69(2),
+       2009: :math:`2(p-1)/p` of the data per participant.
+    .. [3] Llama 3, arXiv:2407.21783, Table 4: 16M tokens per global batch.
+
+    Examples
+    --------
+    405B parameters in bf16 across two sites, a step of 12.9 s (16M tokens on
+    8,000 H100 at 40% MFU):
+
+    >>> from drmath.units import Gbit_per_s
+    >>> round(cross_site_bandwidth(405e9, 12.88) / Gbit_per_s)
+    503
+    """
+    require_positive(params=params, step_time=step_time, bytes_per_gradient=bytes_per_gradient)
+    require_ratio(sites=sites)
+    return 2.0 * (sites - 1.0) / sites * params * bytes_per_gradient / step_time
+
+
+@broadcasting
+def link_cost(bandwidth, duration, bandwidth_hour_price):
+    r"""Price of holding link bandwidth for a time, at a price that scales with the bandwidth.
+
+    Parameters
+    ----------
+    bandwidth : float or array_like
+        Line rate held (one direction of a full-duplex port) :math:`B`. [B/s]
+    duration : float or array_like
+        Wall-clock time it is held :math:`T`; may be ``inf``. [s]
+    bandwidth_hour_price : float or array_like
+        Price of one B/s of line rate for one hour :math:`p_b`, e.g.
+        ``presets.LINKS["dx-400g"].bandwidth_hour_price``. [USD/h per B/s]
+
+    Returns
+    -------
+    link_cost : float or ndarray
+        :math:`p_b B T / 3600`. [USD]
+
+    Notes
+    -----
+    .. math:: C_{link} = p_b \cdot B \cdot T / (3600\ \mathrm{s/h})
+
+    Ports come in fixed sizes, but their price is close to proportional to
+    their bandwidth (10, 100 and 400 Gbit/s Direct Connect ports cost $0.225,
+    $0.225 and $0.2125 per Gbit/s-hour), so more bandwidth is never free and
+    a link of any size costs its share. Per-byte egress is not included: a
+    private circuit charges by the port.
+
+    References
+    ----------
+    .. [1] AWS Direct Connect pricing: dedicated 400 Gbps port $85.00/h,
+       100 Gbps $22.50/h, 10 Gbps $2.25/h.
+
+    Examples
+    --------
+    503 Gbit/s for 90 days at the 400G port's rate:
+
+    >>> from drmath.units import Gbit_per_s
+    >>> round(link_cost(503 * Gbit_per_s, 90 * 86_400.0, 85.0 / (400 * Gbit_per_s)))
+    230877
+    """
+    require_nonnegative(bandwidth=bandwidth, bandwidth_hour_price=bandwidth_hour_price)
+    require_nonnegative_or_inf(duration=duration)
+    return _times(bandwidth_hour_price * bandwidth, duration / hour)

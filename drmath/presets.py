@@ -15,14 +15,22 @@ Registries map a lowercase-hyphen name to its preset. Look one up with
 
 from dataclasses import dataclass
 
-from .units import GB, Gbit_per_s, MB_per_s, TB_per_s, day, hour, minute, week
+from .units import GB, Gbit_per_s, MB_per_s, TB_per_s, TiB, day, hour, minute, week
 
 __all__ = [
     "Accelerator", "Node", "ModelSize", "BytesPerParam", "FailureRate", "Link", "StorageTier", "DRTier",
-    "Price", "SiteEventRate",
+    "Price", "SiteEventRate", "ProvisionedStorage", "GlobalBatch",
     "ACCELERATORS", "NODES", "MODELS", "BYTES_PER_PARAM", "FAILURE_RATES", "LINKS", "STORAGE", "DR_TIERS",
-    "PRICES", "SITE_EVENT_RATES", "REGISTRIES", "get",
+    "PRICES", "SITE_EVENT_RATES", "PROVISIONED_STORAGE", "GLOBAL_BATCHES", "BYTES_PER_GRADIENT",
+    "SITE_REBUILD_TIME", "REGISTRIES", "get",
 ]
+
+
+SITE_REBUILD_TIME = 3 * week
+"""Time to rebuild a lost site's GPU capacity (obtain and burn in thousands of GPUs) [s]: an assumption
+every DR tier shares (:attr:`DRTier.rebuild_time`). Cold's readiness is this same time; a tier whose
+standby is smaller than the primary (multi-site's surviving half) runs slower only until the lost
+capacity is rebuilt."""
 
 
 class _Preset:
@@ -35,11 +43,11 @@ class _Preset:
 
 @dataclass(frozen=True, kw_only=True)
 class Accelerator(_Preset):
-    """A GPU from its datasheet."""
+    """A GPU from its datasheet: dense BF16 peak and HBM capacity (what the training state must fit in)."""
 
     name: str
     peak_flop_rate: float  #: dense BF16 peak [FLOP/s]
-    hbm: float  #: HBM capacity [B]
+    hbm: float  #: HBM capacity, decimal GB as printed [B]
     source: str
 
 
@@ -105,6 +113,16 @@ class Link(_Preset):
     hour_price: float  #: port price per hour [USD]
     source: str
 
+    @property
+    def bandwidth_hour_price(self):
+        """Price per hour of one B/s of line rate: a link's price scales with its bandwidth. [USD/h per B/s]
+
+        >>> from drmath.units import Gbit_per_s
+        >>> round(LINKS["dx-400g"].bandwidth_hour_price * Gbit_per_s, 4)  # $85/h over 400 Gbit/s
+        0.2125
+        """
+        return self.hour_price / self.bandwidth
+
 
 @dataclass(frozen=True, kw_only=True)
 class StorageTier(_Preset):
@@ -126,7 +144,11 @@ class DRTier(_Preset):
     GPU-hour price paid for the whole run to keep it at this tier.
     ``lands_on_standby`` says whether replication already lands on the
     standby's own storage (then no staging phase). ``automatic`` means no human
-    decision phase.
+    decision phase. ``sites`` is how many sites train at once, so that losing
+    any one of them interrupts the run (2 for multi-site, else 1).
+    ``rebuild_time`` is how long it takes to rebuild a lost site's capacity;
+    every tier shares :data:`SITE_REBUILD_TIME`, the same three weeks that cold
+    takes to obtain a new cluster.
     """
 
     name: str
@@ -138,6 +160,8 @@ class DRTier(_Preset):
     automatic: bool
     assumptions: str
     source: str
+    sites: int = 1  #: sites that train at once; losing any one interrupts the run [1]
+    rebuild_time: float = SITE_REBUILD_TIME  #: time to rebuild a lost site's GPUs [s]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,6 +179,34 @@ class SiteEventRate(_Preset):
 
     name: str
     rate: float  #: site-loss events per second [1/s]
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProvisionedStorage(_Preset):
+    """A parallel filesystem sold by capacity, whose throughput scales with the capacity provisioned."""
+
+    name: str
+    bandwidth_per_capacity: float  #: throughput per byte provisioned, (B/s)/B [1/s]
+    source: str
+
+    @property
+    def per_tib(self):
+        """Throughput per TiB provisioned, as the vendor prints it. [B/s]
+
+        >>> from drmath.units import MB_per_s
+        >>> PROVISIONED_STORAGE["fsx-lustre-persistent2-1000"].per_tib / MB_per_s
+        1000.0
+        """
+        return self.bandwidth_per_capacity * TiB
+
+
+@dataclass(frozen=True, kw_only=True)
+class GlobalBatch(_Preset):
+    """Tokens per optimizer step (the global batch): one gradient exchange per step."""
+
+    name: str
+    tokens: float  #: tokens per step [1]
     source: str
 
 
@@ -176,11 +228,15 @@ _HGX = NODES["h100-hgx"]
 ACCELERATORS = _registry(
     Accelerator(name="h100-sxm", peak_flop_rate=989.4e12, hbm=80 * GB,
                 source="stas00/ml-engineering compute/accelerator/README.md, TFLOPS table: H100 SXM "
-                       "BF16 dense 989 (= 1830 MHz x 528 TC x 512 FMA x 2 = 989.43) [V1]"),
+                       "BF16 dense 989 (= 1830 MHz x 528 TC x 512 FMA x 2 = 989.43), 80 GB HBM3 [V1]; "
+                       "Llama 3 (arXiv:2407.21783) §3.3.1: 'H100 GPUs, each running at 700W TDP with 80GB "
+                       "HBM3' [V1]"),
     Accelerator(name="h200-sxm", peak_flop_rate=989.4e12, hbm=141 * GB,
-                source="stas00/ml-engineering compute/accelerator/README.md: H200 SXM BF16 dense 989 [V1]"),
+                source="stas00/ml-engineering compute/accelerator/README.md: H200 SXM BF16 dense 989, "
+                       "141 GB HBM3e [V1]"),
     Accelerator(name="b200-sxm", peak_flop_rate=2.25e15, hbm=180 * GB,
-                source="stas00/ml-engineering compute/accelerator/README.md: B200 SXM BF16 dense 2,250 [V1]"),
+                source="stas00/ml-engineering compute/accelerator/README.md: B200 SXM BF16 dense 2,250, "
+                       "180 GB HBM3e (HGX usable) [V1]"),
 )
 """Accelerators by name: ``ACCELERATORS["h100-sxm"]``."""
 
@@ -246,40 +302,51 @@ STORAGE = _registry(
 )
 """Storage tiers: ``STORAGE["tectonic"].write_bandwidth`` in [B/s]."""
 
+_REBUILD = ("A lost site's capacity is rebuilt in 3 weeks, the time cold takes to obtain a cluster; a "
+            "smaller standby runs slower only until then.")
+
 _AWS_DR = ("AWS whitepaper 'Disaster Recovery of Workloads on AWS', section 'Disaster recovery "
            "options in the cloud' (backup & restore, pilot light, warm standby, multi-site) and "
            "Resilience Hub's HOT_STANDBY [V2/V1]; the mapping to GPU training is drmath's assumption")
 
 DR_TIERS = _registry(
-    DRTier(name="cold", label="Cold (backup & restore)", readiness=3 * week, standby_fraction=1.0,
+    DRTier(name="cold", label="Cold (backup & restore)", readiness=SITE_REBUILD_TIME, standby_fraction=1.0,
            reserved_share=0.0, lands_on_standby=False, automatic=False,
            assumptions="Checkpoints in remote object storage, no reserved compute: readiness is the "
-                       "weeks it takes to obtain and burn in thousands of GPUs (3 weeks assumed). "
-                       "The checkpoint must be staged from the object store onto new storage.",
-           source=_AWS_DR),
+                       "weeks it takes to obtain and burn in thousands of GPUs (SITE_REBUILD_TIME, 3 weeks "
+                       "assumed). The checkpoint must be staged from the object store onto new storage.",
+           source=_AWS_DR, rebuild_time=SITE_REBUILD_TIME),
     DRTier(name="pilot-light", label="Pilot light", readiness=3 * day, standby_fraction=1.0,
            reserved_share=0.05, lands_on_standby=True, automatic=False,
            assumptions="A 5% slice of the standby is kept alive with its storage and the replicated "
-                       "checkpoints; the rest is obtained within days (3 days assumed).",
-           source=_AWS_DR),
+                       "checkpoints; the rest is obtained within days (3 days assumed). " + _REBUILD,
+           source=_AWS_DR, rebuild_time=SITE_REBUILD_TIME),
     DRTier(name="warm", label="Warm standby", readiness=1 * hour, standby_fraction=1.0,
            reserved_share=0.25, lands_on_standby=True, automatic=False,
            assumptions="A second cluster of the organisation, reserved and running preemptible work. "
                        "Its cost is a reservation premium plus the value of the work preempted "
-                       "(25% of its GPU-hour price assumed); draining it takes about an hour.",
-           source=_AWS_DR),
+                       "(25% of its GPU-hour price assumed); draining it takes about an hour. " + _REBUILD,
+           source=_AWS_DR, rebuild_time=SITE_REBUILD_TIME),
     DRTier(name="hot", label="Hot standby", readiness=10 * minute, standby_fraction=1.0,
            reserved_share=1.0, lands_on_standby=True, automatic=False,
            assumptions="A second cluster idle, images pulled, storage synced: paid at full price, "
-                       "ready in minutes (10 min assumed).",
-           source=_AWS_DR),
+                       "ready in minutes (10 min assumed). " + _REBUILD,
+           source=_AWS_DR, rebuild_time=SITE_REBUILD_TIME),
     DRTier(name="multi-site", label="Multi-site (active-active)", readiness=0.0, standby_fraction=0.5,
            reserved_share=0.02, lands_on_standby=True, automatic=True,
-           assumptions="Both sites train together, half the fleet each; losing one continues at half "
-                       "speed after an automatic restart. Its cost is the cross-site efficiency loss: "
-                       "the OFC 2025 two-DC trial kept 98.95-99.41% [V2], i.e. ~1% of the fleet, "
-                       "written as 2% of the surviving half.",
-           source=_AWS_DR),
+           assumptions="Both sites train together, half the fleet each, data parallel across them (each "
+                       "site holds a full replica). Losing either site interrupts the run, so the event "
+                       "probability is that of two sites, 1 - exp(-2 lambda T). The survivor continues at "
+                       "half speed after an automatic restart until the lost half is rebuilt (3 weeks, the "
+                       "time cold takes to obtain a cluster), then at full speed. Every step all-reduces the "
+                       "gradients across the sites, N x b_g bytes each way for two sites (ZeRO §7.1: data "
+                       "parallelism moves 2 Psi per step [V1]), so the link must carry that within a step; "
+                       "it is priced per bandwidth at the 400G Direct Connect port rate, with no per-byte "
+                       "charge (a private circuit). Its reserved share is the cross-site efficiency loss: "
+                       "the OFC 2025 two-DC trial kept 98.95-99.41% [V2], i.e. ~1% of the fleet, written as "
+                       "2% of the surviving half.",
+           source=_AWS_DR + "; ZeRO arXiv:1910.02054 §7.1 [V1]; OFC 2025 two-DC field trial [V2]",
+           sites=2, rebuild_time=SITE_REBUILD_TIME),
 )
 """DR tiers for training, cheapest first: ``DR_TIERS["warm"].readiness`` in [s]."""
 
@@ -300,10 +367,58 @@ SITE_EVENT_RATES = _registry(
 )
 """Site-loss rates: ``SITE_EVENT_RATES["uptime-serious-outage"].rate`` in [1/s]."""
 
+_FSX = ("Amazon FSx for Lustre API, PerUnitStorageThroughput: 'File system throughput capacity is "
+        "calculated by multiplying file system storage capacity (TiB) by the PerUnitStorageThroughput "
+        "(MB/s/TiB)' [V1]; ")
+_GCP = ("Google Cloud Managed Lustre, 'Create a Managed Lustre instance': 'performance tiers ranging from "
+        "125 MBps per TiB to 1000 MBps per TiB, as well as a Dynamic tier ... 25 MBps per TiB' [V1]; ")
+
+PROVISIONED_STORAGE = _registry(
+    *(ProvisionedStorage(name=f"fsx-lustre-persistent2-{rate}", bandwidth_per_capacity=rate * MB_per_s / TiB,
+                         source=_FSX + f"PERSISTENT_2 SSD: 125, 250, 500, 1000 MB/s/TiB; {rate} taken")
+      for rate in (125, 250, 500, 1000)),
+    *(ProvisionedStorage(name=f"fsx-lustre-persistent1-{rate}", bandwidth_per_capacity=rate * MB_per_s / TiB,
+                         source=_FSX + f"PERSISTENT_1 SSD: 50, 100, 200 MB/s/TiB; {rate} taken")
+      for rate in (50, 100, 200)),
+    *(ProvisionedStorage(name=f"fsx-lustre-persistent1-hdd-{rate}", bandwidth_per_capacity=rate * MB_per_s / TiB,
+                         source=_FSX + f"PERSISTENT_1 HDD: 12, 40 MB/s/TiB; {rate} taken")
+      for rate in (12, 40)),
+    *(ProvisionedStorage(name=f"gcp-managed-lustre-{rate}", bandwidth_per_capacity=rate * MB_per_s / TiB,
+                         source=_GCP + f"{rate} MBps per TiB tier")
+      for rate in (125, 250, 500, 1000)),
+    ProvisionedStorage(name="gcp-managed-lustre-dynamic", bandwidth_per_capacity=25 * MB_per_s / TiB,
+                       source=_GCP + "Dynamic tier, 25 MBps per TiB aggregate"),
+)
+"""Parallel filesystems sold by capacity: throughput = capacity x the tier's rate per TiB
+(:func:`drmath.checkpoint.provisioned_bandwidth`). MB is taken as decimal, as printed. WEKA and VAST
+publish no per-TiB rate in a stored source (domain ref §6), so they have no entry here.
+``PROVISIONED_STORAGE["fsx-lustre-persistent2-1000"].bandwidth_per_capacity`` in [1/s]."""
+
+GLOBAL_BATCHES = _registry(
+    GlobalBatch(name="llama3-405b", tokens=8_192 * 32 * 64,
+                source="Llama 3 (arXiv:2407.21783) Table 4: sequence 8,192 x batch size per DP 32 x DP 64 = "
+                       "16,777,216 tokens, printed '16M'; §3.4.1: 16M tokens per batch after 2.87T tokens "
+                       "[V1 inputs, D]"),
+)
+"""Global batches (tokens per optimizer step, one gradient exchange each):
+``GLOBAL_BATCHES["llama3-405b"].tokens``."""
+
+BYTES_PER_GRADIENT = _registry(
+    BytesPerParam(name="bf16-gradients", value=2.0,
+                  source="ZeRO arXiv:1910.02054 §3.1: fp16 gradients take 2Psi bytes; bf16 has the same "
+                         "width [V1, stored transcription of the paper]"),
+    BytesPerParam(name="fp32-gradients", value=4.0,
+                  source="Llama 3 (arXiv:2407.21783) §3.3.2, as summarised in the domain ref §1: gradient "
+                         "accumulation and reduce-scatter run in FP32 [V1]"),
+)
+"""Bytes each gradient element takes on the wire during the data-parallel exchange:
+``BYTES_PER_GRADIENT["bf16-gradients"].value == 2``."""
+
 REGISTRIES = {
     "accelerators": ACCELERATORS, "nodes": NODES, "models": MODELS, "bytes_per_param": BYTES_PER_PARAM,
     "failure_rates": FAILURE_RATES, "links": LINKS, "storage": STORAGE, "dr_tiers": DR_TIERS,
-    "prices": PRICES, "site_event_rates": SITE_EVENT_RATES,
+    "prices": PRICES, "site_event_rates": SITE_EVENT_RATES, "provisioned_storage": PROVISIONED_STORAGE,
+    "global_batches": GLOBAL_BATCHES, "bytes_per_gradient": BYTES_PER_GRADIENT,
 }
 """Every registry, by name; a test checks that every preset in them has a source."""
 

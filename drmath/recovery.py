@@ -29,7 +29,7 @@ from ._validate import (
     short_repr,
 )
 
-__all__ = ["rpo_local", "rpo_site", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
+__all__ = ["rpo_local", "rpo_site", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
            "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
 
 LOCAL_PHASES = ("detection", "reschedule", "launch", "load", "validation")
@@ -134,6 +134,122 @@ def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, 
     require_flag(keeps_up=keeps_up, expected=expected)
     finite = np.where(expected, replication_interval / 2, replication_interval) + write_time + replication_time
     return np.where(keeps_up, finite, np.inf)
+
+
+@broadcasting
+def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_only=False, expected=False):
+    r"""Progress lost when the site is lost, for a pipeline of hops and a replication policy.
+
+    Parameters
+    ----------
+    replication_interval : float or array_like
+        Effective time between off-site copies :math:`k\tau`. [s]
+    write_time : float or array_like
+        Persist time :math:`W`. [s]
+    latency : float or array_like
+        Time for one copy to cross every hop :math:`L`
+        (:func:`drmath.replication.chain_time`: the sum of the hops, their
+        maximum when streamed). [s]
+    cycle : float or array_like
+        The slowest hop's time per copy :math:`T`
+        (:func:`drmath.replication.pipeline_cycle`). [s]
+    newest_only : bool or array_like, default False
+        The policy: False ships every k-th checkpoint, first in, first out;
+        True ships the newest only, skipping copies the pipeline could not
+        take in time. [1]
+    expected : bool or array_like, default False
+        False for the worst case (a bound), True for the expected value. [1]
+
+    Returns
+    -------
+    rpo_site_pipeline : float or ndarray
+        Lost progress; ``inf`` under every-k where a hop does not keep up
+        (:math:`T > k\tau`). [s]
+
+    Notes
+    -----
+    *The launch rule* (shared with :func:`drmath.simulate.simulate_run`).
+    Checkpoint :math:`n k\tau` (every k-th) is handed to the pipeline when it
+    is durable, :math:`W` after it starts. Constant-time hops in tandem pass
+    copies as their slowest hop alone would, delayed by the others'
+    times [2]_, so the pipeline is one server of service time :math:`T`
+    followed by a fixed delay :math:`L - T`: a copy that enters at
+    :math:`s` is off-site at :math:`s + L` and the next copy can enter at
+    :math:`s + T`. *every-k*: copies enter first in, first out (a backlog
+    when :math:`T > k\tau`). *newest*: when the pipeline can take a copy, the
+    newest durable one enters and older ones not yet sent are skipped; no
+    copy ever waits inside the chain. In flight at time :math:`t`: the
+    copies that entered in :math:`(t - L, t]`. Off-site at :math:`t`: the
+    newest copy that entered by :math:`t - L`.
+
+    *The bound.* Copies arrive at least :math:`k\tau` apart (a checkpoint
+    takes :math:`\tau` of training). Every copy :math:`X`, durable at
+    :math:`x`, has one at least as new off-site by :math:`x + D`:
+    :math:`D = L` while :math:`T \le k\tau` (the pipeline is always free on
+    arrival), :math:`D = T + L` under newest when it can be busy. A site
+    event at :math:`t` whose newest off-site copy holds :math:`o` loses at
+    most :math:`o + k\tau` (the next shipped checkpoint) plus the progress
+    made since that checkpoint started, which is under :math:`W + D`:
+
+    .. math::
+
+       \mathrm{RPO}_{site} = k\tau + W + L + [T > k\tau]\, T \;\;
+       (\text{newest}), \qquad
+       \mathrm{RPO}_{site} = k\tau + W + L \text{ if } T \le k\tau
+       \text{, else } \infty \;\; (\text{every-k})
+
+    *The expected value*, for a site event at a uniform time: the newest
+    off-site copy landed a uniform share of the gap between landings ago
+    (:math:`k\tau`, or :math:`T` for a busy pipeline; mean half of it), it
+    took :math:`L` to cross, and its checkpoint started :math:`W` before it
+    entered; a busy pipeline also finds the newest copy already a uniform
+    :math:`[0, k\tau)` old (mean :math:`k\tau/2`) when it takes it:
+
+    .. math::
+
+       E[\text{loss}] = k\tau/2 + W + L + [T > k\tau]\, T/2 \;\;
+       (\text{newest}), \qquad
+       k\tau/2 + W + L \text{ if } T \le k\tau \;\; (\text{every-k})
+
+    Both treat a second of wall-clock time as a second of progress, so the
+    worst case stays a bound; the expected value is first order in the
+    checkpoint stall :math:`\delta/\tau` and in :math:`(k\tau + L)/M`
+    (local failures). When every hop keeps up, the two policies coincide
+    and equal :func:`rpo_site`.
+
+    References
+    ----------
+    .. [1] Derived here, from the launch rule above (the bound: the next
+       shipped checkpoint after the newest off-site copy, plus the delay
+       :math:`D` to land one at least as new).
+    .. [2] H. D. Friedman, "Reduction methods for tandem queuing systems,"
+       Operations Research 13(1):121-131, 1965.
+
+    Examples
+    --------
+    Every 10 min, a 3 s persist, a 283.5 s upload then a 504 s link (each
+    hop keeps up although the chain takes 787.5 s):
+
+    >>> rpo_site_pipeline(600.0, 3.0, 787.5, 504.0)
+    1390.5
+    >>> rpo_site_pipeline(600.0, 3.0, 787.5, 504.0, expected=True)
+    1090.5
+
+    Every 5 min, the link falls behind: every-k has no bound, newest-only
+    does:
+
+    >>> rpo_site_pipeline(300.0, 3.0, 787.5, 504.0)
+    inf
+    >>> rpo_site_pipeline(300.0, 3.0, 787.5, 504.0, newest_only=True)
+    1594.5
+    """
+    require_positive(replication_interval=replication_interval)
+    require_nonnegative(write_time=write_time, latency=latency, cycle=cycle)
+    require_flag(newest_only=newest_only, expected=expected)
+    behind = cycle > replication_interval
+    share = np.where(expected, 0.5, 1.0)
+    bounded = share * replication_interval + write_time + latency + np.where(behind, share * cycle, 0.0)
+    return np.where(behind & ~np.asarray(newest_only), np.inf, bounded)
 
 
 def local_rto_phases(detection, reschedule, launch, load, validation):
@@ -265,7 +381,7 @@ def rto(phases):
 
 
 @broadcasting
-def resume_slip(remaining_time, standby_fraction):
+def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
     r"""Schedule slip from finishing on a smaller standby.
 
     Parameters
@@ -274,6 +390,10 @@ def resume_slip(remaining_time, standby_fraction):
         Wall-clock time the run still needed on the primary. [s]
     standby_fraction : float or array_like
         Standby size over primary size :math:`G_s/G`, in (0, 1]. [1]
+    rebuild_time : float or array_like, default inf
+        Time until the lost capacity is rebuilt and the run is back at full
+        speed :math:`R`, e.g. :data:`drmath.presets.SITE_REBUILD_TIME`;
+        ``inf`` if it never is within the run. [s]
 
     Returns
     -------
@@ -282,26 +402,40 @@ def resume_slip(remaining_time, standby_fraction):
 
     Notes
     -----
-    .. math:: \Delta T = T_{rem} \left(\frac{G}{G_s} - 1\right)
+    .. math:: \Delta T = \min\left(T_{rem} \left(\frac{G}{G_s} - 1\right),\;
+                                     R \left(1 - \frac{G_s}{G}\right)\right)
 
-    Assumes throughput scales with GPUs and the primary is not rebuilt within
-    the run. For a site event at a uniform time in the run, the expected
+    Assumes throughput scales with GPUs. The standby runs at :math:`f = G_s/G`
+    of full speed. If the run ends before the rebuild (:math:`T_{rem} \le fR`)
+    it takes :math:`T_{rem}/f`; otherwise it does :math:`fR` of its work by
+    then and the rest at full speed, finishing :math:`R(1 - f)` late. With
+    :math:`R = \infty` (the default) the primary is never rebuilt within the
+    run. For a site event at a uniform time in the run, the expected
     :math:`T_{rem}` is half the run.
 
     References
     ----------
     .. [1] Narayanan et al. 2021, arXiv:2104.04473, eq. (4): time scales as 1/G.
+    .. [2] Derived here: the rebuild cap, from the work done at speed
+       :math:`f` until :math:`R`.
 
     Examples
     --------
     >>> resume_slip(45 * 86_400.0, 0.5) / 86_400
     45.0
+
+    Half speed until the lost half is rebuilt in three weeks:
+
+    >>> resume_slip(45 * 86_400.0, 0.5, 21 * 86_400.0) / 86_400
+    10.5
     """
-    require_nonnegative_or_inf(remaining_time=remaining_time)
+    require_nonnegative_or_inf(remaining_time=remaining_time, rebuild_time=rebuild_time)
     require_fraction(standby_fraction=standby_fraction)
     factor = 1.0 / standby_fraction - 1.0
-    with np.errstate(invalid="ignore"):  # inf × 0: a full-size standby never slips
-        return np.where(factor == 0, 0.0, remaining_time * factor)
+    with np.errstate(invalid="ignore"):  # inf × 0: a full-size standby, or nothing left, never slips
+        until_done = np.where((factor == 0) | (remaining_time == 0), 0.0, remaining_time * factor)
+        until_rebuilt = np.where(factor == 0, 0.0, rebuild_time * (1.0 - standby_fraction))
+    return np.minimum(until_done, until_rebuilt)
 
 
 @broadcasting

@@ -3,8 +3,12 @@ r"""Failures, checkpoint cadence and the effective training time ratio.
 Interruptions are a Poisson process at rate :math:`G\lambda`, with
 :math:`\lambda` per GPU, so the cluster MTBF is :math:`M = 1/(G\lambda)`.
 Young's and Daly's intervals trade the checkpoint cost :math:`\delta` against
-the work lost per failure; ETTR (Kokolis et al.) is the share of wall-clock
-time that makes progress.
+the work lost per failure. ETTR is the share of wall-clock time that makes
+progress: :func:`ettr_exact` is its exact expectation for exponential failures
+(the headline), :func:`ettr` the first-order form of Kokolis et al., kept as a
+named approximation. The published helpers (an availability-optimal interval,
+an interval for an overhead budget, an MTBF from a count, Llama 3's Table 5,
+availability against downtime) sit beside them.
 
 References
 ----------
@@ -15,14 +19,37 @@ References
    doi:10.1016/j.future.2004.11.016.
 .. [3] A. Kokolis et al., "Revisiting Reliability in Large-Scale Machine
    Learning Research Clusters," HPCA 2025, arXiv:2410.21680.
+.. [4] N. R. Saxena, S. Hukerikar, M. Blaz, S. Raj, "Optimal Checkpoint
+   Interval with Availability as an Objective Function," arXiv:2410.18124,
+   2024.
+.. [5] Llama Team, AI @ Meta, "The Llama 3 Herd of Models,"
+   arXiv:2407.21783, 2024, Sec. 3.3.4 and Table 5.
 """
+
+from types import MappingProxyType
 
 import numpy as np
 
-from ._validate import broadcasting, require_nonnegative, require_nonnegative_or_inf, require_positive
+from ._validate import (
+    as_output,
+    broadcasting,
+    require_fraction,
+    require_nonnegative,
+    require_nonnegative_or_inf,
+    require_positive,
+    require_unit_interval,
+    short_repr,
+)
+from .units import year
 
 __all__ = ["cluster_mtbf", "expected_interruptions", "young_interval", "daly_interval", "waste",
-           "daly_waste", "ettr"]
+           "daly_waste", "ettr", "ettr_exact", "ettr_ceiling", "goodput_collapsed", "availability_interval",
+           "overhead_budget_interval", "mtbf_from_count", "interruption_shares", "downtime_from_availability",
+           "availability_from_downtime", "LLAMA3_TABLE5", "LLAMA3_CATEGORY_COUNTS", "COLLAPSED_ETTR"]
+
+COLLAPSED_ETTR = float(np.exp(-1.0))
+"""ETTR below which goodput counts as collapsed (:func:`goodput_collapsed`): :math:`1/e \approx 0.368`,
+the most any cadence can keep once the restart takes as long as the MTBF (:func:`ettr_ceiling`). [1]"""
 
 
 @broadcasting
@@ -276,7 +303,7 @@ def daly_waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
 
 @broadcasting
 def ettr(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
-    r"""Expected effective training time ratio.
+    r"""First-order ETTR of Kokolis et al.: a named approximation of :func:`ettr_exact`.
 
     Parameters
     ----------
@@ -293,15 +320,30 @@ def ettr(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     Returns
     -------
     ettr : float or ndarray
-        Share of wall-clock time making progress, clipped to [0, 1]; 0 means
-        failures come faster than progress can be saved. [1]
+        Share of wall-clock time making progress, clipped to [0, 1]; 0 where
+        :math:`u_0 + \tau/2 \ge M`, though the run still progresses there. [1]
 
     Notes
     -----
     .. math:: \mathrm{ETTR} \approx \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}
 
     Kokolis et al. write the numerator as :math:`1 - N r_f (u_0 + \Delta
-    t_{cp}/2)` with :math:`N r_f = 1/M`. Valid for :math:`u_0, \delta \ll M`.
+    t_{cp}/2)` with :math:`N r_f = 1/M`. It is the first-order expansion in
+    :math:`1/M` of :func:`ettr_exact` without the persist time, and it drifts
+    from the exact expectation in two ways:
+
+    - it leaves the persist time :math:`W` out of the rework: a checkpoint is
+      not durable until :math:`W` after it starts, so the exact form loses
+      :math:`W - \delta/2` more per interruption (optimistic by about
+      :math:`W/M`: 0.959 against 0.937 at a 567 s persist and a 6.3 h MTBF);
+    - its loss term :math:`(u_0 + \tau/2)/M` is linear: it charges every
+      interruption a full restart and half an interval, though the next
+      interruption often cuts both short, so it turns pessimistic once
+      :math:`u_0` or :math:`\tau` is not small against :math:`M` (0.426
+      against 0.561 at 100,000 GPUs on RSC-1, a 10 min restart against an
+      18 min MTBF) and reaches 0 while the run still makes progress.
+
+    Use it for teaching and for :math:`u_0, \tau, W \ll M`.
 
     References
     ----------
@@ -319,3 +361,483 @@ def ettr(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     require_nonnegative(checkpoint_cost=checkpoint_cost, restart_overhead=restart_overhead)
     value = (1.0 - (restart_overhead + checkpoint_interval / 2) / mtbf) / (1.0 + checkpoint_cost / checkpoint_interval)
     return np.clip(value, 0.0, 1.0)
+
+
+@broadcasting
+def ettr_exact(checkpoint_interval, checkpoint_cost, write_time, restart_overhead, mtbf):
+    r"""Exact expected ETTR for exponential failures, persist time and failed restarts included.
+
+    Parameters
+    ----------
+    checkpoint_interval : float or array_like
+        Compute time between checkpoints :math:`\tau`. [s]
+    checkpoint_cost : float or array_like
+        Blocking time per checkpoint (the stall) :math:`\delta`. [s]
+    write_time : float or array_like
+        Persist time :math:`W`: a checkpoint taken at the start of its stall
+        is durable :math:`W` later (:math:`W = \delta` when synchronous). [s]
+    restart_overhead : float or array_like
+        Time from an interruption to training again, checkpoint load included
+        (the local RTO) :math:`u_0`. [s]
+    mtbf : float or array_like
+        Cluster MTBF :math:`M`. [s]
+
+    Returns
+    -------
+    ettr_exact : float or ndarray
+        Long-run share of wall-clock time that makes kept progress, in (0, 1]:
+        positive and smooth everywhere, also where :math:`u_0 \ge M`
+        (it underflows to 0 only below about 1e-308). [1]
+
+    Notes
+    -----
+    A renewal-reward argument, on the model of :func:`drmath.simulate_run`.
+    A cycle runs from one start of training to the next. Training lasts
+    :math:`X \sim \mathrm{Exp}(M)` until the next interruption (memoryless,
+    whatever happened before). Checkpoint :math:`j \ge 1` of the cycle starts
+    at :math:`j\tau + (j-1)\delta` and is durable at :math:`jc - \delta + W`,
+    with :math:`c = \tau + \delta`, so the kept progress is
+    :math:`\tau \cdot \#\{j : X \ge jc - \delta + W\}`, of mean
+
+    .. math:: E[R] = \tau \sum_{j \ge 1} e^{-(jc - \delta + W)/M}
+              = \frac{\tau\, e^{(\delta - W)/M}}{e^{c/M} - 1}.
+
+    A restart of :math:`u_0` is hit by an interruption with probability
+    :math:`1 - e^{-u_0/M}` and then begins again, so getting back to training
+    takes :math:`M(e^{u_0/M} - 1)` on average, and a cycle lasts
+    :math:`E[L] = M + M(e^{u_0/M} - 1) = M e^{u_0/M}`. The renewal-reward
+    theorem gives ETTR :math:`= E[R]/E[L]`:
+
+    .. math:: \mathrm{ETTR} = \frac{\tau\, e^{-(u_0 + W - \delta)/M}}{M\left(e^{(\tau + \delta)/M} - 1\right)}
+
+    With :math:`W = \delta` (synchronous) this is Daly's complete model,
+    :math:`1 -` :func:`daly_waste`. Its expansion for :math:`\tau, u_0, W \ll M`,
+
+    .. math:: \mathrm{ETTR} \approx \frac{\tau}{\tau + \delta}
+              \left(1 - \frac{u_0 + \tau/2 + W - \delta/2}{M}\right),
+
+    is :func:`ettr` with the persist time added to the rework. It is the
+    long-run ratio: a finite run of length :math:`T` also saves its first
+    restart and needs no durable checkpoint for its last stretch, so its
+    own ETTR reads higher by a share of order :math:`(M e^{u_0/M} + \tau)/T`.
+    Exponential failures are assumed; other laws (the simulator's Weibull
+    gaps) give other values. Computed as :math:`(\tau/c)\, g(c/M)\, e^{-(u_0 + W + \tau)/M}`
+    with :math:`g(x) = x/(1 - e^{-x})`, so it neither overflows nor loses
+    precision at either end.
+
+    References
+    ----------
+    .. [1] Derived here (renewal-reward, as above); it reduces to Daly's
+       complete model for :math:`W = \delta`: J. T. Daly, Future Gener.
+       Comput. Syst. 22(3), 2006, Sec. 4.
+    .. [2] S. M. Ross, *Stochastic Processes*, 2nd ed., Wiley, 1996,
+       Thm. 3.6.1 (renewal-reward).
+
+    Examples
+    --------
+    100,000 H100 at RSC-1's rate (18 min MTBF, 10 min restart, 13 s interval,
+    0.8 s persist): the first-order form says 0.426, the simulator 0.561.
+
+    >>> round(ettr_exact(13.29, 0.0838, 0.81, 600.81, 1063.4), 3)
+    0.561
+    >>> round(ettr(13.29, 0.0838, 600.81, 1063.4), 3)
+    0.426
+    """
+    require_positive(checkpoint_interval=checkpoint_interval, mtbf=mtbf)
+    require_nonnegative(checkpoint_cost=checkpoint_cost, write_time=write_time,
+                        restart_overhead=restart_overhead)
+    tau, m = checkpoint_interval, mtbf
+    cycle = tau + checkpoint_cost
+    x = cycle / m
+    # g(x) = x / (1 - e^-x): 1 at x = 0 (also where x underflows), about x for large x
+    safe = np.where(x > 0, x, 1.0)
+    g = np.where(x > 0, safe / -np.expm1(-safe), 1.0)
+    # e^-(u0 + W + τ)/M; the sum of three inputs <= 3e30 stays finite
+    exponent = (restart_overhead + write_time + tau) / m
+    decay = np.exp(-exponent)
+    direct = (tau / cycle) * np.where(decay > 0, g, 0.0) * decay
+    # where decay underflows, in logs: log g = log c - log M - log(1 - e^-x) for large x (x itself may be inf)
+    with np.errstate(divide="ignore"):
+        log_g = np.where(x > 1.0, np.log(cycle) - np.log(m) - np.log1p(-np.exp(-np.maximum(x, 1.0))),
+                         np.log(np.where(x > 1.0, 1.0, g)))
+        log_value = np.log(tau / cycle) + log_g - exponent
+    value = np.where(decay > 0, direct, np.exp(log_value))
+    return np.minimum(value, 1.0)
+
+
+@broadcasting
+def ettr_ceiling(restart_overhead, mtbf):
+    r"""The most ETTR any checkpoint cadence can reach, given the restart time.
+
+    Parameters
+    ----------
+    restart_overhead : float or array_like
+        Time from an interruption to training again :math:`u_0`. [s]
+    mtbf : float or array_like
+        Cluster MTBF :math:`M`. [s]
+
+    Returns
+    -------
+    ettr_ceiling : float or ndarray
+        :math:`e^{-u_0/M}`, in (0, 1]. [1]
+
+    Notes
+    -----
+    .. math:: \sup_{\tau > 0,\ W \ge \delta \ge 0} \mathrm{ETTR} = e^{-u_0/M}
+
+    :func:`ettr_exact` is :math:`e^{-u_0/M}` times a factor at most 1 when
+    :math:`W \ge \delta` (the loss to checkpoints and rework), which tends
+    to 1 for free, instant checkpoints taken ever more often. Once the restart
+    is as long as the MTBF, no cadence keeps more than :math:`1/e \approx
+    0.37` of the time.
+
+    References
+    ----------
+    .. [1] Derived here: the limit :math:`\delta = W = 0`, :math:`\tau \to 0`
+       of :func:`ettr_exact`.
+
+    Examples
+    --------
+    A 10 min restart against an 18 min MTBF (100,000 GPUs on RSC-1):
+
+    >>> round(ettr_ceiling(600.81, 1063.4), 3)
+    0.568
+    """
+    require_nonnegative(restart_overhead=restart_overhead)
+    require_positive(mtbf=mtbf)
+    return np.exp(-(restart_overhead / mtbf))
+
+
+@broadcasting
+def goodput_collapsed(ettr, restart_overhead, mtbf):
+    r"""Whether goodput has collapsed: the run barely progresses, and a forecast of it means little.
+
+    Parameters
+    ----------
+    ettr : float or array_like
+        Expected ETTR, from :func:`ettr_exact`, in [0, 1]. [1]
+    restart_overhead : float or array_like
+        Time from an interruption to training again :math:`u_0`. [s]
+    mtbf : float or array_like
+        Cluster MTBF :math:`M`. [s]
+
+    Returns
+    -------
+    goodput_collapsed : bool or ndarray
+        True where :math:`u_0 \ge M` or :math:`\mathrm{ETTR} < 1/e`. [1]
+
+    Notes
+    -----
+    .. math:: \text{collapsed} \iff u_0 \ge M \ \lor\ \mathrm{ETTR} < e^{-1}
+
+    The two conditions say one thing from two sides. With :math:`u_0 \ge M`
+    a restart is more likely than not (:math:`1 - e^{-1} = 63\%`) to be cut
+    short by the next interruption, and no cadence keeps more than
+    :data:`COLLAPSED_ETTR` :math:`= 1/e` of the time (:func:`ettr_ceiling`).
+    An ETTR under that share, from any cause (an interval far too long for
+    the MTBF, a persist longer than the MTBF), loses more time than such a
+    restart would. Either way the fix is the cluster (faster restarts, fewer
+    failures, fewer GPUs per job), not the cadence alone, and token counts
+    computed there are fragile: a small change in :math:`M` moves them by a
+    large factor.
+
+    References
+    ----------
+    .. [1] Derived here: the threshold is :func:`ettr_ceiling` at
+       :math:`u_0 = M`.
+
+    Examples
+    --------
+    100,000 GPUs at three times RSC-1's rate (a 6 min MTBF against a 10 min
+    restart) have collapsed; at RSC-1's rate (18 min) they have not:
+
+    >>> low, high = ettr_exact(7.68, 0.0838, 0.81, 600.81, 357.14), ettr_exact(13.29, 0.0838, 0.81, 600.81, 1063.4)
+    >>> round(low, 3), goodput_collapsed(low, 600.81, 357.14)
+    (0.182, True)
+    >>> round(high, 3), goodput_collapsed(high, 600.81, 1063.4)
+    (0.561, False)
+    """
+    require_unit_interval(ettr=ettr)
+    require_nonnegative(restart_overhead=restart_overhead)
+    require_positive(mtbf=mtbf)
+    return (restart_overhead >= mtbf) | (ettr < COLLAPSED_ETTR)
+
+
+@broadcasting
+def availability_interval(checkpoint_cost, recovery_time, mtbf):
+    r"""Availability-optimal checkpoint interval of Saxena et al.
+
+    Parameters
+    ----------
+    checkpoint_cost : float or array_like
+        Checkpoint save time :math:`T_s`. [s]
+    recovery_time : float or array_like
+        Recovery time after a failure :math:`T_r`. [s]
+    mtbf : float or array_like
+        Mean time to failure :math:`T_f`. [s]
+
+    Returns
+    -------
+    availability_interval : float or ndarray
+        :math:`T_c` that maximises availability. [s]
+
+    Notes
+    -----
+    .. math:: T_c = T_s + \sqrt{2 (T_f + T_r) T_s + T_s^2}
+
+    It tends to Young's :math:`\sqrt{2 T_f T_s}` (:func:`young_interval`)
+    when :math:`T_s \ll T_r \ll T_f`, and assumes a detection latency much
+    shorter than :math:`T_c`.
+
+    References
+    ----------
+    .. [1] Saxena, Hukerikar, Blaz, Raj, arXiv:2410.18124, 2024, abstract.
+
+    Examples
+    --------
+    Daly's Fig. 3 inputs (5 min save, 10 min recovery, 24 h MTBF): Young
+    gives 120 min.
+
+    >>> round(availability_interval(300.0, 600.0, 86_400.0) / 60, 1)
+    125.5
+    """
+    require_positive(checkpoint_cost=checkpoint_cost, mtbf=mtbf)
+    require_nonnegative(recovery_time=recovery_time)
+    ts = checkpoint_cost
+    # sqrt(2 Ts (Tf + Tr + Ts/2)): one product under the root, factored so tiny inputs do not underflow
+    return ts + np.sqrt(2.0 * ts) * np.sqrt(mtbf + recovery_time + ts / 2.0)
+
+
+@broadcasting
+def overhead_budget_interval(checkpoint_cost, overhead_budget):
+    r"""Shortest checkpoint interval whose checkpoint overhead stays within a budget.
+
+    Parameters
+    ----------
+    checkpoint_cost : float or array_like
+        Blocking time per checkpoint :math:`\delta`. [s]
+    overhead_budget : float or array_like
+        Largest checkpoint overhead :math:`\delta/\tau` allowed, in (0, 1]. [1]
+
+    Returns
+    -------
+    overhead_budget_interval : float or ndarray
+        :math:`\tau`. [s]
+
+    Notes
+    -----
+    .. math:: \frac{\delta}{\tau} \le b \iff \tau \ge \frac{\delta}{b}
+
+    The rule torchtitan's checkpointing guide sizes the interval with; it
+    ignores failures (compare :func:`young_interval`).
+
+    References
+    ----------
+    .. [1] TorchTitan DCP post (discuss.pytorch.org, thread 211250): "50 s
+       overhead and <= 1% waste -> checkpoint every 5,000 s".
+
+    Examples
+    --------
+    >>> overhead_budget_interval(50.0, 0.01)
+    5000.0
+    """
+    require_nonnegative(checkpoint_cost=checkpoint_cost)
+    require_fraction(overhead_budget=overhead_budget)
+    return checkpoint_cost / overhead_budget
+
+
+@broadcasting
+def mtbf_from_count(duration, interruptions):
+    r"""MTBF measured from a count of interruptions over a period.
+
+    Parameters
+    ----------
+    duration : float or array_like
+        Length of the observed period :math:`T`. [s]
+    interruptions : float or array_like
+        Interruptions counted in it :math:`n`, at least 1. [1]
+
+    Returns
+    -------
+    mtbf_from_count : float or ndarray
+        :math:`M = T / n`. [s]
+
+    Notes
+    -----
+    .. math:: \hat M = \frac{T}{n}
+
+    The maximum-likelihood estimate for a Poisson process. Enter it directly
+    where the per-GPU law :func:`cluster_mtbf` does not hold, as for small
+    jobs (Kokolis et al. measured 7.9 h at 1,024 GPUs, against 28.8 h from
+    the law).
+
+    References
+    ----------
+    .. [1] Llama 3, arXiv:2407.21783, Sec. 3.3.4: "During a 54-day snapshot
+       period of pre-training, we experienced a total of 466 job
+       interruptions. Of these, 47 were planned".
+
+    Examples
+    --------
+    Llama 3: 419 unexpected interruptions in 54 days, or 466 with the planned
+    ones.
+
+    >>> from drmath.units import day, hour
+    >>> round(mtbf_from_count(54 * day, 419) / hour, 2), round(mtbf_from_count(54 * day, 466) / hour, 2)
+    (3.09, 2.78)
+    """
+    require_positive(duration=duration)
+    require_nonnegative(interruptions=interruptions)
+    bad = np.asarray(interruptions) < 1
+    if bad.any():
+        first = float(np.asarray(interruptions, dtype=float)[bad].flat[0])
+        raise ValueError(f"interruptions must be at least 1 (no interruption measures no MTBF), got {first!r}")
+    return duration / interruptions
+
+
+LLAMA3_TABLE5 = MappingProxyType({
+    "GPU": MappingProxyType({"Faulty GPU": 148, "GPU HBM3 Memory": 72, "GPU SRAM Memory": 19,
+                             "GPU System Processor": 17, "Silent Data Corruption": 6,
+                             "GPU Thermal Interface + Sensor": 6}),
+    "Dependency": MappingProxyType({"Software Bug": 54, "Dependency": 2}),
+    "Network": MappingProxyType({"Network Switch/Cable": 35}),
+    "Unplanned Maintenance": MappingProxyType({"Host Maintenance": 32}),
+    "Host": MappingProxyType({"NIC": 7, "SSD": 3, "Power Supply": 3, "Server Chassis": 2, "IO Expansion Board": 2,
+                              "CPU": 2, "System Memory": 2}),
+    "Unknown": MappingProxyType({"NCCL Watchdog Timeouts": 7}),
+})
+"""Llama 3 Table 5: the 419 unexpected interruptions of the 54-day snapshot, category -> component -> count [1].
+
+Source: Llama Team, AI @ Meta, "The Llama 3 Herd of Models," arXiv:2407.21783, Sec. 3.3.4, Table 5
+(counts as printed [V1]). The printed percentages are not used: "Faulty GPU" is printed 30.1% though
+148/419 = 35.3%, and the text's "GPU … 58.7%" sums the printed GPU rows; the counts are authoritative
+(:func:`interruption_shares` derives the shares from them)."""
+
+LLAMA3_CATEGORY_COUNTS = MappingProxyType({category: sum(rows.values()) for category, rows in LLAMA3_TABLE5.items()})
+"""Llama 3 Table 5 summed by category, derived from :data:`LLAMA3_TABLE5`: GPU 268, Dependency 56, Network 35,
+Unplanned Maintenance 32, Host 21, Unknown 7 (419 in all) [1]."""
+
+
+def interruption_shares(counts):
+    r"""Share of interruptions by cause, derived from the counts.
+
+    Parameters
+    ----------
+    counts : dict of str to float or array_like
+        Cause to number of interruptions, each >= 0, not all 0 (e.g.
+        :data:`LLAMA3_CATEGORY_COUNTS`). [1]
+
+    Returns
+    -------
+    interruption_shares : dict of str to float or ndarray
+        Cause to :math:`n_i / \sum_j n_j`, in the order given; the shares sum
+        to 1. [1]
+
+    Notes
+    -----
+    .. math:: s_i = \frac{n_i}{\sum_j n_j}
+
+    References
+    ----------
+    .. [1] Llama 3, arXiv:2407.21783, Table 5 (counts; its printed "Faulty
+       GPU 30.1%" is 148/419 = 35.3%, and the text's "GPU 58.7%" is 64.0% by
+       count).
+
+    Examples
+    --------
+    >>> shares = interruption_shares(LLAMA3_CATEGORY_COUNTS)
+    >>> round(shares["GPU"], 3), round(shares["Host"], 3)
+    (0.64, 0.05)
+    """
+    if not hasattr(counts, "items") or not counts:
+        raise ValueError(f"counts must name at least one cause, got {short_repr(counts)}")
+    values = {}
+    for name, value in counts.items():
+        require_nonnegative(**{str(name): value})
+        values[name] = np.asarray(value, dtype=float)
+    # cause by cause, in order, so a number and an array add up alike
+    total = sum(values.values(), np.zeros(()))
+    if not np.all(total > 0):
+        raise ValueError("counts must not all be 0: no interruption has no shares")
+    return {name: as_output(value / total) for name, value in values.items()}
+
+
+@broadcasting
+def downtime_from_availability(availability, period=year):
+    r"""Downtime over a period at a given availability (e.g. the annual downtime of a datacenter tier).
+
+    Parameters
+    ----------
+    availability : float or array_like
+        Share of the period up :math:`A`, in [0, 1]. [1]
+    period : float or array_like, default one year (365 days)
+        The period :math:`P`. [s]
+
+    Returns
+    -------
+    downtime_from_availability : float or ndarray
+        :math:`(1 - A) P`. [s]
+
+    Notes
+    -----
+    .. math:: D = (1 - A)\, P
+
+    :func:`availability_from_downtime` is its inverse.
+
+    References
+    ----------
+    .. [1] Uptime Institute legacy Tier availability (secondary transcription):
+       Tier I 99.671% = 28.8 h per year, Tier IV 99.995% = 26.3 min per year.
+
+    Examples
+    --------
+    >>> from drmath.units import hour, minute
+    >>> round(downtime_from_availability(0.99671) / hour, 1), round(downtime_from_availability(0.99995) / minute, 1)
+    (28.8, 26.3)
+    """
+    require_unit_interval(availability=availability)
+    require_positive(period=period)
+    return (1.0 - availability) * period
+
+
+@broadcasting
+def availability_from_downtime(downtime, period=year):
+    r"""Availability from the downtime over a period.
+
+    Parameters
+    ----------
+    downtime : float or array_like
+        Time down in the period :math:`D`, at most :math:`P`. [s]
+    period : float or array_like, default one year (365 days)
+        The period :math:`P`. [s]
+
+    Returns
+    -------
+    availability_from_downtime : float or ndarray
+        :math:`1 - D/P`, in [0, 1]. [1]
+
+    Notes
+    -----
+    .. math:: A = 1 - \frac{D}{P}
+
+    The inverse of :func:`downtime_from_availability`.
+
+    References
+    ----------
+    .. [1] Uptime Institute legacy Tier availability (secondary transcription):
+       Tier III 99.982% = 1.6 h per year.
+
+    Examples
+    --------
+    >>> from drmath.units import hour
+    >>> round(availability_from_downtime(1.6 * hour) * 100, 3)
+    99.982
+    """
+    require_nonnegative(downtime=downtime)
+    require_positive(period=period)
+    over = np.asarray(downtime > period)
+    if over.any():
+        first, limit = (float(np.broadcast_to(np.asarray(x, dtype=float), over.shape)[over].flat[0])
+                        for x in (downtime, period))
+        raise ValueError(f"downtime must be at most the period ({limit!r} s), got {first!r}")
+    return 1.0 - downtime / period

@@ -1,9 +1,13 @@
 r"""Moving checkpoints between tiers and sites: hop times, chains and keeping up.
 
 The tiers are host memory, local NVMe, the site's parallel filesystem, the
-site's object store and the remote site. Remote replication ships every k-th
-checkpoint; it keeps up only if one transfer fits inside its interval.
-Otherwise the backlog grows through the run and the site RPO has no bound.
+site's object store and the remote site. Remote replication is a pipeline of
+hops (the upload to the object store, the inter-site link, ...): a copy is
+off-site after every hop (its latency is :func:`chain_time`), and the pipeline
+carries one copy per :func:`pipeline_cycle`, the time of its slowest hop (its
+:func:`bottleneck_hop`). It keeps up when every hop is at most 100% busy; a
+hop that is not fixes at :func:`hop_bandwidth_needed`. Which copies go, and
+what the site then loses, is :func:`drmath.recovery.rpo_site_pipeline`.
 
 References
 ----------
@@ -29,8 +33,12 @@ from ._validate import (
     require_ratio,
 )
 
-__all__ = ["transfer_time", "chain_time", "replication_every", "replication_utilization",
-           "replication_keeps_up", "bandwidth_needed", "bytes_shipped"]
+__all__ = ["transfer_time", "chain_time", "pipeline_cycle", "bottleneck_hop", "pipeline_throughput",
+           "replication_every", "replication_utilization", "replication_keeps_up", "hop_bandwidth_needed",
+           "bandwidth_needed", "bytes_shipped", "HOPS"]
+
+HOPS = ("object-store upload", "cross-site link")
+"""The hops of remote replication, in order: :func:`bottleneck_hop` returns an index into it."""
 
 
 @broadcasting
@@ -116,15 +124,137 @@ def chain_time(hop_times, streamed=False):
     504.0
     """
     require_flag(streamed=streamed)
+    # hop by hop, in order, so a number and an array add up alike
+    return as_output(functools.reduce(np.maximum if streamed else np.add, _hops(hop_times)))
+
+
+def _hops(hop_times):
+    """The hop times as float arrays, each checked finite and >= 0 (at least one hop)."""
     if isinstance(hop_times, (str, bytes)) or not hasattr(hop_times, "__len__"):
         raise TypeError(f"hop_times must be a sequence of times, got {type(hop_times).__name__}")
     if len(hop_times) == 0:
         raise ValueError("hop_times must name at least one hop, got []")
     for i, t in enumerate(hop_times):
         require_nonnegative(**{f"hop_times[{i}]": t})
-    # hop by hop, in order, so a number and an array add up alike
-    return as_output(functools.reduce(np.maximum if streamed else np.add,
-                                      [np.asarray(t, dtype=float) for t in hop_times]))
+    return [np.asarray(t, dtype=float) for t in hop_times]
+
+
+def pipeline_cycle(hop_times):
+    r"""Time between copies that a pipeline of hops can sustain: its slowest hop's time.
+
+    Parameters
+    ----------
+    hop_times : sequence of float or array_like
+        Each hop's :func:`transfer_time` for one copy, in order. [s]
+
+    Returns
+    -------
+    pipeline_cycle : float or ndarray
+        :math:`T`; the pipeline's throughput is one copy per :math:`T`. [s]
+
+    Notes
+    -----
+    While copy :math:`n` crosses hop 2, copy :math:`n+1` can cross hop 1, so
+    the hops work at once and the slowest one paces the chain:
+
+    .. math:: T = \max_i t_i
+
+    Its latency, the time for one copy to cross every hop, is
+    :func:`chain_time` (the sum store-and-forward); a pipeline keeps up when
+    every hop is at most 100% busy, i.e. :math:`T \le k\tau`
+    (:func:`replication_keeps_up` of :math:`T`).
+
+    References
+    ----------
+    .. [1] H. D. Friedman, "Reduction methods for tandem queuing systems,"
+       Operations Research 13(1):121-131, 1965: a tandem of constant-time
+       stations passes jobs at the rate of its slowest station.
+
+    Examples
+    --------
+    A 283.5 s upload and a 504 s link: a copy every 504 s, each off-site
+    787.5 s after it starts:
+
+    >>> pipeline_cycle([283.5, 504.0]), chain_time([283.5, 504.0])
+    (504.0, 787.5)
+    """
+    return chain_time(hop_times, streamed=True)
+
+
+def bottleneck_hop(hop_times):
+    r"""Which hop paces the pipeline: the index of the slowest one.
+
+    Parameters
+    ----------
+    hop_times : sequence of float or array_like
+        Each hop's :func:`transfer_time` for one copy, in order. [s]
+
+    Returns
+    -------
+    bottleneck_hop : float or ndarray
+        :math:`b`, the 0-based index of the slowest hop; the first of equals. [1]
+
+    Notes
+    -----
+    .. math:: b = \operatorname{arg\,max}_i t_i, \qquad t_b = T
+
+    where :math:`T` is the :func:`pipeline_cycle`. Speeding up any other hop
+    does not raise the pipeline's throughput.
+
+    References
+    ----------
+    .. [1] Friedman 1965 (see :func:`pipeline_cycle`): the slowest station
+       sets a tandem's throughput.
+
+    Examples
+    --------
+    >>> bottleneck_hop([283.5, 504.0])
+    1.0
+    >>> bottleneck_hop([np.array([283.5, 600.0]), 504.0])
+    array([1., 0.])
+    """
+    hops = _hops(hop_times)
+    return as_output(np.argmax(np.stack(np.broadcast_arrays(*hops)), axis=0).astype(float))
+
+
+@broadcasting
+def pipeline_throughput(size, cycle, compression=1.0):
+    r"""Checkpoint bytes per second that a pipeline of hops carries when busy.
+
+    Parameters
+    ----------
+    size : float or array_like
+        Checkpoint size before compression :math:`S`. [B]
+    cycle : float or array_like
+        The :func:`pipeline_cycle` :math:`T`, the slowest hop's time per copy. [s]
+    compression : float or array_like, default 1.0
+        Compression ratio, >= 1 :math:`c`. [1]
+
+    Returns
+    -------
+    pipeline_throughput : float or ndarray
+        :math:`X`, in bytes sent (after compression) per second. [B/s]
+
+    Notes
+    -----
+    .. math:: X = \frac{S / c}{T}
+
+    References
+    ----------
+    .. [1] Friedman 1965 (see :func:`pipeline_cycle`): the slowest station
+       sets a tandem's throughput.
+
+    Examples
+    --------
+    A 5.67 TB checkpoint over a 504 s slowest hop:
+
+    >>> from drmath.units import GB
+    >>> round(pipeline_throughput(5.67e12, 504.0) / GB, 2)
+    11.25
+    """
+    require_positive(size=size, cycle=cycle)
+    require_ratio(compression=compression)
+    return size / compression / cycle
 
 
 @broadcasting
@@ -167,23 +297,30 @@ def replication_every(replication_interval, checkpoint_interval):
 
 @broadcasting
 def replication_utilization(replication_time, replication_interval):
-    r"""Share of the replication interval the link is busy.
+    r"""Share of the time between copies that a hop is busy.
 
     Parameters
     ----------
     replication_time : float or array_like
-        Time to ship one checkpoint off-site :math:`t_{rep}`. [s]
+        One hop's time per copy :math:`t_i` (its :func:`transfer_time`); for
+        the pipeline as a whole, its :func:`pipeline_cycle` :math:`T`, which
+        gives the bottleneck hop's utilisation. [s]
     replication_interval : float or array_like
         Effective time between off-site copies :math:`k\tau`. [s]
 
     Returns
     -------
     replication_utilization : float or ndarray
-        :math:`\rho`; above 1 the backlog grows without bound. [1]
+        :math:`\rho_i`; above 1 the hop cannot carry every copy: under
+        every-k its backlog grows without bound. [1]
 
     Notes
     -----
-    .. math:: \rho = \frac{t_{rep}}{k \tau}
+    .. math:: \rho_i = \frac{t_i}{k \tau}, \qquad \rho = \max_i \rho_i = \frac{T}{k\tau}
+
+    Copies reach the pipeline at least :math:`k\tau` apart (a checkpoint
+    takes :math:`\tau` of training), so :math:`\rho_i` is an upper bound on
+    the share of time hop :math:`i` is busy.
 
     References
     ----------
@@ -192,6 +329,10 @@ def replication_utilization(replication_time, replication_interval):
 
     Examples
     --------
+    The upload (283.5 s) and the link (504 s) of a copy every 10 min:
+
+    >>> replication_utilization(283.5, 600.0), replication_utilization(504.0, 600.0)
+    (0.4725, 0.84)
     >>> replication_utilization(504.0, 3600.0)
     0.14
     """
@@ -202,27 +343,33 @@ def replication_utilization(replication_time, replication_interval):
 
 @broadcasting
 def replication_keeps_up(replication_time, replication_interval):
-    r"""Whether each off-site copy finishes before the next one is due.
+    r"""Whether a hop (or a pipeline, given its cycle) carries every copy in time.
 
     Parameters
     ----------
     replication_time : float or array_like
-        Time to ship one checkpoint off-site :math:`t_{rep}`. [s]
+        One hop's time per copy :math:`t_i`; for the pipeline, its
+        :func:`pipeline_cycle` :math:`T` (every hop keeps up). [s]
     replication_interval : float or array_like
         Effective time between off-site copies :math:`k\tau`. [s]
 
     Returns
     -------
     replication_keeps_up : bool or ndarray
-        :math:`t_{rep} \le k\tau`. [1]
+        :math:`t_i \le k\tau`. [1]
 
     Notes
     -----
-    .. math:: t_{rep} \le k \tau
+    .. math:: t_i \le k \tau, \qquad \text{the pipeline: } T = \max_i t_i \le k\tau
+
+    A pipeline keeps up when every hop does: its latency (:func:`chain_time`)
+    may exceed :math:`k\tau`, as copies overlap on different hops.
 
     References
     ----------
-    .. [1] AWS DR whitepaper: replication lag bounds the RPO.
+    .. [1] Kleinrock, *Queueing Systems, Vol. 1*, 1975: a queue is stable while
+       its utilisation is at most 1; Friedman 1965 (see :func:`pipeline_cycle`)
+       for a tandem of stations.
 
     Examples
     --------
@@ -232,8 +379,80 @@ def replication_keeps_up(replication_time, replication_interval):
     (0.14, True)
     >>> replication_utilization(504.0, 300.0), replication_keeps_up(504.0, 300.0)
     (1.68, False)
+
+    A 283.5 s upload then a 504 s link, every 10 min: 787.5 s in all, yet
+    each hop fits:
+
+    >>> replication_keeps_up(pipeline_cycle([283.5, 504.0]), 600.0)
+    True
     """
     return replication_utilization(replication_time, replication_interval) <= 1.0
+
+
+@broadcasting
+def hop_bandwidth_needed(size, replication_interval, efficiency=1.0, latency=0.0, compression=1.0):
+    r"""Line rate at which one hop just carries a copy every interval.
+
+    Parameters
+    ----------
+    size : float or array_like
+        Checkpoint size before compression :math:`S`. [B]
+    replication_interval : float or array_like
+        Effective time between off-site copies :math:`k\tau`. [s]
+    efficiency : float or array_like, default 1.0
+        Share of the hop's line rate achieved, in (0, 1] :math:`\eta`. [1]
+    latency : float or array_like, default 0.0
+        The hop's fixed cost per transfer :math:`\ell`. [s]
+    compression : float or array_like, default 1.0
+        Compression ratio, >= 1 :math:`c`. [1]
+
+    Returns
+    -------
+    hop_bandwidth_needed : float or ndarray
+        :math:`B^*`; ``inf`` where the latency alone fills the interval. [B/s]
+
+    Notes
+    -----
+    A pipeline keeps up when every hop does (:func:`replication_keeps_up` of
+    the :func:`pipeline_cycle`), whether the hops stream or store and forward.
+    Setting the hop's :func:`transfer_time` equal to the interval and solving
+    for its line rate :math:`B`:
+
+    .. math::
+
+       B^* = \frac{S / c}{\eta \, (k\tau - \ell)}, \qquad
+       B^* = \infty \text{ where } k\tau \le \ell
+
+    Applied to the :func:`bottleneck_hop`, it is the line rate that fixes
+    the bottleneck; applied to every hop, the line rates at which each fits.
+
+    References
+    ----------
+    .. [1] Derived here: :func:`transfer_time` set equal to the interval
+       :math:`k\tau` and solved for the line rate; each station of a tandem
+       must be stable (utilisation at most 1; Kleinrock, *Queueing Systems,
+       Vol. 1*, Wiley, 1975; Friedman 1965).
+
+    Examples
+    --------
+    A 5.67 TB checkpoint every 10 min over a link 90% efficient with 50 ms
+    latency, and into an object store:
+
+    >>> from drmath.units import GB_per_s
+    >>> round(hop_bandwidth_needed(5.67e12, 600.0, 0.9, 0.05) / GB_per_s, 2)
+    10.5
+    >>> round(hop_bandwidth_needed(5.67e12, 600.0) / GB_per_s, 2)
+    9.45
+    >>> hop_bandwidth_needed(5.67e12, 600.0, latency=600.0)
+    inf
+    """
+    require_positive(size=size, replication_interval=replication_interval)
+    require_fraction(efficiency=efficiency)
+    require_nonnegative(latency=latency)
+    require_ratio(compression=compression)
+    budget = replication_interval - latency
+    # size / budget first: two positive numbers never divide to NaN, however small
+    return np.where(budget > 0, size / budget / efficiency / compression, np.inf)
 
 
 @broadcasting
@@ -265,8 +484,10 @@ def bandwidth_needed(size, interval, efficiency, latency, upload_time, compressi
 
     Notes
     -----
-    Replication keeps up while one copy's chain time fits in its interval
-    (:func:`replication_keeps_up`). Store-and-forward, the chain time is
+    This is the rate for one copy in flight at a time: the whole chain must
+    fit in the interval. A pipeline, whose hops carry different copies at
+    once, needs only each hop to fit: :func:`hop_bandwidth_needed`, never
+    more than this. Store-and-forward, the chain time is
     :math:`t_{os} + \ell + \frac{S/c}{B \eta}` (:func:`chain_time` of
     :func:`transfer_time` hops); solved for the line rate :math:`B` at equality:
 
@@ -310,19 +531,22 @@ def bandwidth_needed(size, interval, efficiency, latency, upload_time, compressi
 
 
 @broadcasting
-def bytes_shipped(run_time, replication_interval, size, compression=1.0):
-    r"""Bytes sent off-site over the run.
+def bytes_shipped(run_time, replication_interval, size, compression=1.0, cycle=0.0):
+    r"""Bytes sent off-site over the run, capped by what the slowest hop can carry.
 
     Parameters
     ----------
     run_time : float or array_like
-        Wall-clock time of the run :math:`T`; may be ``inf``. [s]
+        Wall-clock time of the run :math:`T_{run}`; may be ``inf``. [s]
     replication_interval : float or array_like
         Effective time between off-site copies :math:`k\tau`. [s]
     size : float or array_like
         Checkpoint size before compression :math:`S`. [B]
     compression : float or array_like, default 1.0
         Compression ratio, >= 1 :math:`c`. [1]
+    cycle : float or array_like, default 0.0
+        The :func:`pipeline_cycle` :math:`T`, the slowest hop's time per copy;
+        0 for no cap. [s]
 
     Returns
     -------
@@ -331,17 +555,22 @@ def bytes_shipped(run_time, replication_interval, size, compression=1.0):
 
     Notes
     -----
-    One compressed checkpoint leaves every :math:`k\tau`:
+    One compressed checkpoint leaves every :math:`k\tau`, but no hop passes
+    more than one copy per :math:`T` (a hop that falls behind either skips
+    copies or holds a backlog that never leaves):
 
-    .. math:: V = \frac{T}{k\tau} \cdot \frac{S}{c}
+    .. math:: V = \frac{T_{run}}{\max(k\tau, T)} \cdot \frac{S}{c}
 
-    :math:`T / k\tau` is not rounded: the mean volume of a run whose last copy
-    may fall anywhere in its interval.
+    :math:`T_{run} / \max(k\tau, T)` is not rounded: the mean volume of a run
+    whose last copy may fall anywhere in its interval. With the cap, no hop
+    carries more than its line rate times the run.
 
     References
     ----------
-    .. [1] Derived here: copies per run times bytes per copy. Egress is priced
-       per byte sent (AWS Direct Connect pricing, data transfer out).
+    .. [1] Derived here: copies per run times bytes per copy; a hop of time
+       :math:`T` per copy completes at most :math:`T_{run}/T` copies in the
+       run. Egress is priced per byte sent (AWS Direct Connect pricing, data
+       transfer out).
 
     Examples
     --------
@@ -350,8 +579,15 @@ def bytes_shipped(run_time, replication_interval, size, compression=1.0):
     >>> from drmath.units import PB, day
     >>> round(bytes_shipped(90 * day, 3600.0, 5.67e12) / PB, 2)
     12.25
+
+    Over a 1 Gbit/s link, 90% efficient, one copy takes 50,400 s, so at most
+    about 0.9 PB leaves in 90 days:
+
+    >>> round(bytes_shipped(90 * day, 3600.0, 5.67e12, cycle=50_400.0) / PB, 3)
+    0.875
     """
     require_nonnegative_or_inf(run_time=run_time)
     require_positive(replication_interval=replication_interval, size=size)
     require_ratio(compression=compression)
-    return run_time / replication_interval * size / compression
+    require_nonnegative(cycle=cycle)
+    return run_time / np.maximum(replication_interval, cycle) * size / compression

@@ -33,12 +33,19 @@ closed form ignores that second-order effect.
 *Site events.* The first site event is drawn at rate ``failures.site_event_rate``
 (a later one would strike the standby, which has no standby of its own; its
 probability is the square of an already small number and it is ignored).
-Replication launches a copy of the newest durable checkpoint every
-:math:`R` = ``plan.replication_interval``; copy :math:`n` lands off-site at
-:math:`e_n = R + (n-1)\max(R, t_{rep}) + t_{rep}`, so a link that cannot keep
-up builds a backlog, as in :func:`drmath.recovery.rpo_site`. The site event
-loses all progress since the newest landed copy (the realised site RPO, in
-seconds of training), then the run waits the realised site RTO (gamma, mean
+Replication follows the launch rule of :func:`drmath.recovery.rpo_site_pipeline`,
+the one its worst and expected site RPO are derived from: every k-th
+checkpoint (k = ``plan.replication_every``) enters the pipeline when it is
+durable; the pipeline is one server of service time :math:`T`, its slowest
+hop, followed by a delay :math:`L - T` (:math:`L` = ``plan.replication_time``),
+so a copy that enters at :math:`s` is off-site at :math:`s + L`. Under
+``"every-k"`` copies enter first in, first out, and a pipeline that cannot
+keep up builds a backlog; under ``"newest"`` a free pipeline takes the newest
+durable copy and skips older ones. A local interruption never rolls back past
+a durable checkpoint, so shipped checkpoints arrive in order of progress, at
+least :math:`k\tau` apart. The site event loses all progress since the newest
+copy off-site (the realised site RPO, in seconds of training), then the run
+waits the realised site RTO (gamma, mean
 ``plan.rto_site``, coefficient of variation ``site_rto_cv``) and finishes on
 the standby: :math:`G_s` GPUs at speed :math:`G_s/G`, failing at
 :math:`G_s\lambda`, with the same cadence and restart overhead.
@@ -48,7 +55,9 @@ each step draws one gap and one restart for every trial and settles the
 segment with modulo arithmetic over checkpoint cycles (durable progress
 :math:`\tau \lfloor (x + \delta - W)/(\tau + \delta) \rfloor`), so the cost is
 about 40 array operations per interruption of the longest trial, whatever the
-number of checkpoints. Memory is a few arrays of length ``trials``.
+number of checkpoints. The pipeline's starts within a segment also follow in
+closed form (its shipped checkpoints are durable at :math:`a_0 + jk(\tau +
+\delta)`), about 20 more. Memory is a few arrays of length ``trials``.
 
 References
 ----------
@@ -68,12 +77,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import replication
+from ._validate import short_repr
 from .plan import Plan
 from .plan import plan as _plan
 from .scenario import Scenario
 from .units import hour
 
-__all__ = ["SimulationResult", "simulate_run", "ettr_sweep", "TRIAL_ARRAYS", "TRIAL_UNITS"]
+__all__ = ["SimulationResult", "simulate_run", "ettr_sweep", "TRIAL_ARRAYS", "TRIAL_UNITS", "POLICIES"]
 
 TRIAL_ARRAYS = ("ettr", "completion_time", "lost_gpu_hours", "interruptions", "site_rpo", "site_rto")
 """Per-trial arrays of :class:`SimulationResult` that :meth:`SimulationResult.percentiles` reads."""
@@ -81,6 +92,9 @@ TRIAL_ARRAYS = ("ettr", "completion_time", "lost_gpu_hours", "interruptions", "s
 TRIAL_UNITS = {"ettr": "[1]", "completion_time": "[s]", "lost_gpu_hours": "[GPU·h]", "interruptions": "[1]",
                "site_event": "[bool]", "site_time": "[s]", "site_rpo": "[s]", "site_rto": "[s]"}
 """The columns of :meth:`SimulationResult.to_frame`, in order, with their units."""
+
+POLICIES = ("every-k", "newest")
+"""Replication policies :func:`simulate_run` accepts (see :func:`drmath.recovery.rpo_site_pipeline`)."""
 
 
 def _require_number(name, value, low, high, low_open=False, integer=False):
@@ -106,12 +120,92 @@ def _gamma(rng, mean, cv, size):
     return rng.standard_gamma(shape, size, dtype=np.float32) * (mean / shape)
 
 
+class _Pipeline:
+    """The off-site copies of every trial under the launch rule of :func:`drmath.recovery.rpo_site_pipeline`.
+
+    Checkpoint n·kτ enters the pipeline when durable; the pipeline is one server of
+    service time ``cycle`` (its slowest hop) then a delay ``latency - cycle``, so a
+    copy that enters at s is off-site at s + latency. ``newest``: a free server takes
+    the newest waiting copy, skipping older ones; else first in, first out.
+
+    Each failure-free segment's shipped checkpoints are durable at a0 + j·P
+    (P = k(τ+δ)), j = 0..J-1, so the server's starts follow in closed form and a
+    segment costs a few array operations, whatever its number of copies. The one
+    query is known in advance (the site event at t_e: the newest copy that entered by
+    t_e - latency), so ``best`` keeps its answer as the segments go by.
+    """
+
+    def __init__(self, site_time, k, tau, delta, cycle, latency, newest):
+        n = site_time.size
+        self.k, self.tau, self.period = k, tau, k * (tau + delta)
+        self.cycle, self.newest = cycle, newest
+        self.query = site_time - latency          # a copy off-site by t_e entered by then
+        self.free = np.full(n, -np.inf)           # when the server can next take a copy
+        self.best = np.zeros(n)                   # progress of the newest copy off-site by t_e
+        self.waiting = np.zeros(n, dtype=bool)    # newest only: a copy awaits the server
+        self.waiting_progress = np.zeros(n)
+
+    def segment(self, mask, start, saved, end, delta, write):
+        """The shipped checkpoints durable from ``start`` (progress ``saved``) until ``end``."""
+        k, tau, P, T, u = self.k, self.tau, self.period, self.cycle, self.query
+        done = np.rint(saved / tau)                               # checkpoints before this segment
+        first = k - np.mod(done, k)                               # its first shipped checkpoint, 1..k
+        a0 = start + first * (tau + delta) - delta + write        # ... durable then
+        p0 = (done + first) * tau
+        J = np.where(mask & (a0 <= end), np.floor((end - a0) / P) + 1.0, 0.0)
+        has = J > 0
+        if not has.any():
+            return
+        last = p0 + (J - 1.0) * k * tau                           # progress of the segment's newest copy
+        if not self.newest:                                       # first in, first out: start j at
+            s0 = np.maximum(a0, self.free)                        # max(a0 + jP, s0 + jT), j < J
+            started = np.floor(np.minimum((u - a0) / P, (u - s0) / T)) + 1.0
+            started = np.clip(started, 0.0, J)
+            self.best = np.where(has & (started > 0), np.maximum(self.best, p0 + (started - 1.0) * k * tau),
+                                 self.best)
+            self.free = np.where(has, np.maximum(a0 + (J - 1.0) * P, s0 + (J - 1.0) * T) + T, self.free)
+            return
+        # a copy left waiting by the last segment enters if the server frees before a0, else it is stale
+        late_start = has & self.waiting & (self.free < a0)
+        self.best = np.where(late_start & (self.free <= u), np.maximum(self.best, self.waiting_progress), self.best)
+        self.free = np.where(late_start, self.free + T, self.free)
+        self.waiting &= ~has
+        s0 = np.maximum(a0, self.free)
+        go = has & (s0 <= end)            # starts after `end` may take a later segment's copy: they wait
+        if T < P:                     # each copy waits at most for the one before: start j at
+            n = np.minimum(J, np.floor((end - s0) / T) + 1.0)          # max(a0 + jP, s0 + jT)
+            j = np.minimum(np.minimum(n - 1.0, np.floor((u - a0) / P)), np.floor((u - s0) / T))
+            self.best = np.where(go & (j >= 0), np.maximum(self.best, p0 + j * k * tau), self.best)
+            self.free = np.where(go, np.maximum(a0 + (n - 1.0) * P, s0 + (n - 1.0) * T) + T, self.free)
+            left = go & (n < J)
+        else:                         # busy: start r at s0 + rT takes the newest copy then
+            R = np.maximum(0.0, np.ceil((a0 + (J - 1.0) * P - s0) / T))  # the one taking the newest
+            r = np.minimum(R, np.floor((end - s0) / T))
+            ru = np.minimum(r, np.floor((u - s0) / T))
+            j = np.minimum(J - 1.0, np.floor((s0 + ru * T - a0) / P))
+            self.best = np.where(go & (ru >= 0), np.maximum(self.best, p0 + j * k * tau), self.best)
+            self.free = np.where(go, s0 + (r + 1.0) * T, self.free)
+            left = go & (r < R)
+        wait = (has & ~go) | left
+        self.waiting |= wait
+        self.waiting_progress = np.where(wait, last, self.waiting_progress)
+
+    def offsite(self, which):
+        """Progress off-site at the site event of trials ``which`` (all their segments seen)."""
+        if self.newest:  # a copy still waiting enters when the server frees, if no newer one came
+            late = self.waiting[which] & (self.free[which] <= self.query[which])
+            return np.where(late, np.maximum(self.best[which], self.waiting_progress[which]), self.best[which])
+        return self.best[which]
+
+
 def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, failure_shape,
-              site_time=None, snap_time=None, record=False, progress=None, max_steps=None):
+              site_time=None, pipeline=None, record=False, progress=None, max_steps=None):
     """Advance every trial through its inter-failure segments (see the module notes).
 
     ``work`` is per-trial compute time at this cluster's own speed [s]. Returns a
-    dict of per-trial arrays (and flat event arrays when ``record``).
+    dict of per-trial arrays (and flat event arrays when ``record``). A
+    ``pipeline`` (:class:`_Pipeline`) follows the off-site copies up to each
+    trial's ``site_time``.
     """
     n = work.size
     c = tau + delta
@@ -125,7 +219,6 @@ def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, fail
     outage_start = np.full(n, np.nan)    # wall time of the failure that began the current outage
     hit = np.zeros(n, dtype=bool)
     hit_progress = np.zeros(n)
-    snap_progress = np.zeros(n)
     events_rpo, events_rto, trial_rpo, trial_rto = [], [], [], []
     if failure_shape == 1.0:
         def gaps():
@@ -152,12 +245,8 @@ def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, fail
         trains = x > 0
         completes = active & trains & (x >= need)
         stop = np.where(completes, start + need, t + g)
-        if snap_time is not None:
-            s_in = active & (snap_time >= t) & (snap_time < stop)
-            if s_in.any():
-                y = snap_time[s_in] - start[s_in]
-                j = np.maximum(np.floor((y + delta - write) / c), 0.0)
-                snap_progress[s_in] = saved[s_in] + np.where(y > 0, j * tau, 0.0)
+        if pipeline is not None:
+            pipeline.segment(active & trains, start, saved, np.minimum(stop, site_time), delta, write)
         if site_time is not None:
             h = active & (site_time < stop)
             if h.any():
@@ -195,7 +284,7 @@ def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, fail
         if progress is not None and step % 16 == 0:
             progress(float(np.mean(np.where(active, saved / work, 1.0))))
     out = dict(done=done, count=count, lost=lost, restarting=restarting, hit=hit,
-               hit_progress=hit_progress, snap_progress=snap_progress, steps=step)
+               hit_progress=hit_progress, steps=step)
     if record:
         def cat(parts, dtype=float):
             return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
@@ -209,7 +298,7 @@ class SimulationResult:
     """Per-trial outcomes of :func:`simulate_run`, with the plan it was drawn from.
 
     Per-trial arrays (length ``trials``): ``ettr`` [1], ``completion_time`` [s],
-    ``lost_gpu_hours`` [GPU·h], ``interruptions`` [1], ``site_event`` [1]
+    ``lost_gpu_hours`` [GPU·h], ``interruptions`` [1], ``site_event``
     (bool), and for trials hit by a site event ``site_time`` [s] (when it
     struck), ``site_rpo`` [s] (training lost
     since the newest landed off-site copy) and ``site_rto`` [s] (site event to
@@ -255,15 +344,15 @@ class SimulationResult:
         Parameters
         ----------
         name : str
-            One of :data:`TRIAL_ARRAYS`. [1]
+            One of :data:`TRIAL_ARRAYS`.
         q : sequence of float, default (1, 5, 50, 95, 99)
-            Percentiles, each in [0, 100]. [1]
+            Percentiles, each in [0, 100].
 
         Returns
         -------
         percentiles : dict of float to float
             Percentile to value, in the array's unit; NaN when no trial has a
-            value (e.g. no site event). [1]
+            value (e.g. no site event).
         """
         if name not in TRIAL_ARRAYS:
             raise ValueError(f"name must be one of {', '.join(TRIAL_ARRAYS)}, got {name!r}")
@@ -326,7 +415,7 @@ class SimulationResult:
             ``lost_gpu_hours`` [GPU·h], ``interruptions`` [1], ``site_event``
             (bool), and ``site_time``, ``site_rpo``, ``site_rto`` [s], which
             are NaN for runs without a site event. ``frame.attrs["units"]``
-            repeats the units. [1]
+            repeats the units.
 
         Examples
         --------
@@ -336,9 +425,9 @@ class SimulationResult:
         >>> hit.head(3).round(3)  # doctest: +NORMALIZE_WHITESPACE
                 ettr  interruptions  site_rpo
         trial
-        59     0.962            366  3702.880
-        264    0.966            316   729.601
-        316    0.961            374  1178.548
+        59     0.965            327  2178.164
+        264    0.964            336  1383.050
+        316    0.962            360  3356.712
         """
         import pandas as pd
 
@@ -353,7 +442,7 @@ class SimulationResult:
         Parameters
         ----------
         q : sequence of float, default (5, 50, 95)
-            Percentiles, each in [0, 100], as in :meth:`percentiles`. [1]
+            Percentiles, each in [0, 100], as in :meth:`percentiles`.
 
         Returns
         -------
@@ -362,7 +451,7 @@ class SimulationResult:
             columns ``unit``, ``count`` (runs with a value: all of them, or
             for the site quantities those a site event hit), ``mean``, and
             one column ``p<q>`` per percentile, each in the row's unit and
-            over the runs with a value. [1]
+            over the runs with a value.
 
         Examples
         --------
@@ -372,7 +461,7 @@ class SimulationResult:
                        count     mean       p5      p95
         quantity
         ettr            1000    0.964    0.961    0.967
-        interruptions   1000  342.157  312.000  373.050
+        interruptions   1000  342.214  312.000  373.000
         """
         for p in q:
             _require_number("q", p, 0, 100)
@@ -410,7 +499,7 @@ class SimulationResult:
 
 
 def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, restart_cv=0.5,
-                 site_rto_cv=0.5, record_events=False, progress=None):
+                 site_rto_cv=0.5, record_events=False, progress=None, replication_policy=None):
     r"""Monte Carlo of the whole run: many draws of its failures, checkpoints and restarts.
 
     Parameters
@@ -418,12 +507,12 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
     scenario : Scenario, optional
         The inputs; the seed case when omitted. Cadence, stall, persist time,
         restart overhead, replication and site RTO come from its
-        :func:`drmath.plan`. [1]
+        :func:`drmath.plan`.
     trials : int, default 10000
         Independent runs to draw, in [1, 10,000,000]. [1]
     seed : int, default 0
         Seed of :func:`numpy.random.default_rng`; the same seed gives the
-        same result. [1]
+        same result.
     failure_shape : float, default 1.0
         Weibull shape :math:`k` of the gaps between interruptions, in
         (0, 10]; 1 is the Poisson process of the closed form, :math:`k < 1`
@@ -436,15 +525,20 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
         ``plan.rto_site``), in [0, 10]. [1]
     record_events : bool, default False
         Also keep the realised local RPO and RTO of every interruption
-        (memory grows with the number of interruptions). [1]
+        (memory grows with the number of interruptions).
     progress : callable, optional
         Called now and then with the share of the work done, in [0, 1], for a
-        progress bar. [1]
+        progress bar.
+    replication_policy : {"every-k", "newest"}, optional
+        Which copies go off-site (see
+        :func:`drmath.recovery.rpo_site_pipeline`): every k-th checkpoint,
+        first in, first out, or the newest only. Default: the scenario's
+        ``replication.policy`` where it has one, else ``"every-k"``.
 
     Returns
     -------
     result : SimulationResult
-        Per-trial arrays and percentiles; see :class:`SimulationResult`. [1]
+        Per-trial arrays and percentiles; see :class:`SimulationResult`.
 
     Raises
     ------
@@ -459,9 +553,11 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
     .. math:: \mathrm{ETTR} = C / T_{done},
 
     which for :math:`\delta, u_0 \ll M` and no site event approaches the
-    closed form of Kokolis et al.
+    closed form of Kokolis et al. [1]_
 
     .. math:: E[\mathrm{ETTR}] \approx \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}.
+
+    Failures keep arriving during restarts, as in Daly's model [2]_.
 
     Lost GPU-hours count GPU time that produced no kept progress: work
     redone after an interruption or a site event, and restarts, each on the
@@ -479,9 +575,9 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
     >>> s = Scenario().with_changes({"training.window": 14 * 86400.0})
     >>> r = simulate_run(s, trials=500, seed=1)
     >>> round(float(r.ettr.mean()), 4), round(plan(s).ettr, 4)   # simulated mean, closed form
-    (0.9647, 0.9642)
+    (0.9647, 0.9645)
     >>> [round(x, 4) for x in r.ettr_interval(0.99)]             # 99% of the runs
-    [0.9531, 0.9753]
+    [0.9532, 0.9753]
     """
     scenario = Scenario() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
@@ -491,11 +587,15 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
     failure_shape = _require_number("failure_shape", failure_shape, 0, 10, low_open=True)
     restart_cv = _require_number("restart_cv", restart_cv, 0, 10)
     site_rto_cv = _require_number("site_rto_cv", site_rto_cv, 0, 10)
+    if replication_policy is None:
+        replication_policy = scenario.replication.policy
+    if not isinstance(replication_policy, str) or replication_policy not in POLICIES:
+        raise ValueError(f"replication_policy must be one of {', '.join(map(repr, POLICIES))}, "
+                         f"got {short_repr(replication_policy)}")
     clock = time.perf_counter()
     p = _plan(scenario)
     rng = np.random.default_rng(seed)
     G = float(scenario.training.gpus)
-    lam = scenario.failures.gpu_failure_rate
     tau, delta, write = p.checkpoint_interval, p.checkpoint_stall, p.checkpoint_write_time
     u0 = p.restart_overhead
     work = p.compute_time
@@ -504,19 +604,19 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
             f"scenario has no work to simulate: plan().compute_time = {work!r} because the closed-form "
             f"ETTR is {p.ettr:.3g} (MTBF {p.mtbf:.3g} s against restart {u0:.3g} s); set training.tokens "
             f"so the work does not depend on ETTR")
-    # a guard against runs that never finish: 50x the expected interruptions at ETTR -> 2%
-    max_steps = int(50 * work / p.mtbf) + 10_000
+    # a guard against runs that never finish: 50x the interruptions the exact ETTR expects
+    max_steps = int(50 * work / max(p.ettr, 1e-6) / p.mtbf) + 10_000
     common = dict(tau=tau, delta=delta, write=write, restart_mean=u0, restart_cv=restart_cv,
                   failure_shape=failure_shape, record=record_events, max_steps=max_steps)
 
     site_rate = scenario.failures.site_event_rate
     site_time = rng.exponential(1.0 / site_rate, trials) if site_rate > 0 else None
-    snap_time = None
+    pipeline = None
     if site_time is not None:
-        R, t_rep = p.replication_interval, p.replication_time
-        landed = np.floor((site_time - R - t_rep) / max(R, t_rep)) + 1.0   # copies landed by the event
-        snap_time = np.where(landed >= 1, landed * R, -np.inf)
-    primary = _segments(rng, np.full(trials, work), G * lam, site_time=site_time, snap_time=snap_time,
+        cycle = replication.pipeline_cycle([p.object_store_time, p.link_time])
+        pipeline = _Pipeline(site_time, p.replication_every, tau, delta, cycle, p.replication_time,
+                             replication_policy == "newest")
+    primary = _segments(rng, np.full(trials, work), 1.0 / p.mtbf, site_time=site_time, pipeline=pipeline,
                         progress=None if progress is None else (lambda f: progress(0.95 * f)), **common)
     completion = primary["done"]
     lost_gpu_seconds = G * (primary["lost"] + primary["restarting"])
@@ -531,11 +631,12 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
     if hit.any():
         which = np.flatnonzero(hit)
         fraction = p.standby_gpus / G
-        offsite = primary["snap_progress"][which]
+        offsite = pipeline.offsite(which)
         struck[which] = site_time[which]
         site_rpo[which] = primary["hit_progress"][which] - offsite
         site_rto[which] = _gamma(rng, p.rto_site, site_rto_cv, which.size)
-        standby = _segments(rng, (work - offsite) / fraction, p.standby_gpus * lam, **common)
+        per_gpu_rate = 1.0 / (G * p.mtbf)  # the standby's GPUs fail as the primary's do
+        standby = _segments(rng, (work - offsite) / fraction, p.standby_gpus * per_gpu_rate, **common)
         completion[which] = site_time[which] + site_rto[which] + standby["done"]
         lost_gpu_seconds[which] += G * site_rpo[which] + p.standby_gpus * (standby["lost"] + standby["restarting"])
         interruptions[which] += standby["count"]
@@ -553,9 +654,11 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
 
 
 def ettr_sweep(scenario, path, values, trials=1_000, seed=0, confidence=0.99, **options):
-    r"""Closed-form ETTR against the simulated one along one scenario input.
+    r"""The plan's ETTR (exact) and the first-order form [1]_ against the simulated one along one input.
 
-    Shows where the first-order closed form drifts: as :math:`u_0` or
+    The exact form (:func:`drmath.reliability.ettr_exact`, the plan's
+    ``ettr``) follows the simulator everywhere; the sweep shows where the
+    first-order form drifts: as :math:`u_0` or
     :math:`\tau` approach :math:`M`, its linear loss term
     :math:`(u_0 + \tau/2)/M` charges every interruption a full restart and
     half an interval, though the next interruption often cuts both short,
@@ -564,28 +667,29 @@ def ettr_sweep(scenario, path, values, trials=1_000, seed=0, confidence=0.99, **
     Parameters
     ----------
     scenario : Scenario
-        The base inputs. [1]
+        The base inputs.
     path : str
         The numeric input to vary, ``section.field``, e.g.
-        ``"failures.gpu_failure_rate"``. [1]
+        ``"failures.gpu_failure_rate"``.
     values : array_like
-        Its values, each valid for that field. [1]
+        Its values, each valid for that field.
     trials : int, default 1000
         Trials per value. [1]
     seed : int, default 0
-        Seed; value ``i`` uses ``seed + i``. [1]
+        Seed; value ``i`` uses ``seed + i``.
     confidence : float, default 0.99
         Coverage of the per-trial band returned, in (0, 1). [1]
     **options
-        Passed to :func:`simulate_run` (e.g. ``restart_cv``). [1]
+        Passed to :func:`simulate_run` (e.g. ``restart_cv``).
 
     Returns
     -------
     sweep : dict of str to ndarray
         ``values`` [field's unit], ``mtbf`` [s], ``restart_overhead`` [s],
-        ``analytic`` [1] (``plan().ettr``),
-        ``mean`` [1], ``low`` and ``high`` [1] (the band), and ``drift`` [1]
-        (analytic over simulated mean, minus one). [1]
+        ``analytic`` [1] (``plan().ettr``), ``first_order`` [1]
+        (``plan().ettr_first_order``), ``mean`` [1], ``low`` and ``high`` [1]
+        (the band), and ``drift`` and ``first_order_drift`` [1] (each over the
+        simulated mean, minus one).
 
     Notes
     -----
@@ -602,8 +706,8 @@ def ettr_sweep(scenario, path, values, trials=1_000, seed=0, confidence=0.99, **
     ...                              "checkpoint.interval": 600.0})
     >>> rate = s.failures.gpu_failure_rate
     >>> out = ettr_sweep(s, "failures.gpu_failure_rate", [rate, 12 * rate], trials=300)
-    >>> out["mtbf"].round(), out["analytic"].round(3), out["mean"].round(3)
-    (array([22805.,  1900.]), array([0.959, 0.524]), array([0.962, 0.627]))
+    >>> out["mtbf"].round(), out["analytic"].round(3), out["first_order"].round(3), out["mean"].round(3)
+    (array([22805.,  1900.]), array([0.959, 0.617]), array([0.959, 0.524]), array([0.962, 0.627]))
     """
     if not isinstance(scenario, Scenario):
         raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
@@ -615,7 +719,9 @@ def ettr_sweep(scenario, path, values, trials=1_000, seed=0, confidence=0.99, **
         value = int(value) if float(value).is_integer() and path == "training.gpus" else float(value)
         r = simulate_run(scenario.with_changes({path: value}), trials, seed + i, **options)
         lo, hi = r.ettr_interval(confidence)
-        rows.append((r.plan.mtbf, r.plan.restart_overhead, r.plan.ettr, float(r.ettr.mean()), lo, hi))
-    mtbf, u0, analytic, mean, low, high = (np.array(col) for col in zip(*rows))
-    return {"values": values, "mtbf": mtbf, "restart_overhead": u0, "analytic": analytic, "mean": mean, "low": low,
-            "high": high, "drift": analytic / mean - 1.0}
+        rows.append((r.plan.mtbf, r.plan.restart_overhead, r.plan.ettr, r.plan.ettr_first_order,
+                     float(r.ettr.mean()), lo, hi))
+    mtbf, u0, analytic, first_order, mean, low, high = (np.array(col) for col in zip(*rows))
+    return {"values": values, "mtbf": mtbf, "restart_overhead": u0, "analytic": analytic, "first_order": first_order,
+            "mean": mean, "low": low, "high": high, "drift": analytic / mean - 1.0,
+            "first_order_drift": first_order / mean - 1.0}

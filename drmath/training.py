@@ -19,7 +19,8 @@ import numpy as np
 
 from ._validate import broadcasting, require_fraction, require_nonnegative, require_positive, require_unit_interval
 
-__all__ = ["training_flops", "time_to_train", "gpus_for_deadline", "tokens_in_window"]
+__all__ = ["training_flops", "time_to_train", "gpus_for_deadline", "tokens_in_window", "mfu_from_throughput",
+           "effective_flop_rate"]
 
 
 @broadcasting
@@ -219,3 +220,89 @@ def tokens_in_window(params, window, gpus, peak_flop_rate, mfu, ettr=1.0, flops_
     """
     require_positive(params=params, window=window, flops_per_param_token=flops_per_param_token)
     return _ratio(window * _throughput(gpus, peak_flop_rate, mfu, ettr), flops_per_param_token * params)
+
+
+@broadcasting
+def mfu_from_throughput(achieved_flop_rate, peak_flop_rate):
+    r"""Model FLOPs utilisation from the achieved throughput per GPU.
+
+    Parameters
+    ----------
+    achieved_flop_rate : float or array_like
+        Model FLOP per second one GPU achieves (e.g. "400 TFLOPs/GPU"), at
+        most the peak. [FLOP/s]
+    peak_flop_rate : float or array_like
+        Dense BF16 peak per GPU :math:`P`. [FLOP/s]
+
+    Returns
+    -------
+    mfu : float or ndarray
+        :math:`\mathrm{MFU}`, in (0, 1]. [1]
+
+    Notes
+    -----
+    .. math:: \mathrm{MFU} = \frac{F_{achieved}}{P}
+
+    Papers print MFU and TFLOP/s side by side, each rounded; the peak they
+    divide by is not always the spec sheet's (Llama 3 prints 41% beside
+    400 TFLOPs, where 400/989.4 = 40.4%).
+
+    References
+    ----------
+    .. [1] Llama 3, arXiv:2407.21783, Table 4: 430, 400 and 380 TFLOPs/GPU at
+       43%, 41% and 38% BF16 MFU on H100.
+    .. [2] Narayanan et al. 2021, arXiv:2104.04473, Sec. 5.1.
+
+    Examples
+    --------
+    >>> round(mfu_from_throughput(430e12, 989.4e12), 3)
+    0.435
+    """
+    require_positive(achieved_flop_rate=achieved_flop_rate, peak_flop_rate=peak_flop_rate)
+    over = np.asarray(achieved_flop_rate > peak_flop_rate)
+    if over.any():
+        first = float(np.broadcast_to(np.asarray(achieved_flop_rate, dtype=float), over.shape)[over].flat[0])
+        peak = float(np.broadcast_to(np.asarray(peak_flop_rate, dtype=float), over.shape)[over].flat[0])
+        raise ValueError(f"achieved_flop_rate must be at most peak_flop_rate ({peak!r}), got {first!r}")
+    return achieved_flop_rate / peak_flop_rate
+
+
+@broadcasting
+def effective_flop_rate(training_flops, gpu_time):
+    r"""Effective throughput per GPU over everything the GPU-hours paid for.
+
+    Parameters
+    ----------
+    training_flops : float or array_like
+        Model FLOPs of the run :math:`C`, e.g. from :func:`training_flops`. [FLOP]
+    gpu_time : float or array_like
+        GPU time held, GPUs times wall-clock time (GPU-hours times 3,600).
+        [s]
+
+    Returns
+    -------
+    effective_flop_rate : float or ndarray
+        :math:`C / H`: model FLOP per GPU-second, failures, restarts and
+        stalls included; over the peak it is the all-in MFU (goodput
+        :math:`\approx \mathrm{MFU} \times \mathrm{ETTR}`). [FLOP/s]
+
+    Notes
+    -----
+    .. math:: F_{eff} = \frac{C}{H}, \qquad H = G \, T
+
+    References
+    ----------
+    .. [1] Llama 3.1 model card: 405B "30.84M" GPU hours; Llama 3,
+       arXiv:2407.21783, Sec. 1: "3.8 × 10^25 FLOPs".
+
+    Examples
+    --------
+    Llama 3.1 405B: 3.8e25 FLOPs over 30.84M H100-hours, in TFLOP/s per GPU:
+
+    >>> from drmath.units import hour
+    >>> round(effective_flop_rate(3.8e25, 30.84e6 * hour) / 1e12)
+    342
+    """
+    require_nonnegative(training_flops=training_flops)
+    require_positive(gpu_time=gpu_time)
+    return training_flops / gpu_time

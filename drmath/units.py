@@ -153,6 +153,12 @@ def _usd(value, digits):
     return money(value, digits)
 
 
+def _hop(index):
+    from .replication import HOPS  # the hops' names live with the hops
+
+    return HOPS[int(index)]
+
+
 KINDS = {
     "duration": _duration,
     "bytes": lambda v, d: _scaled(v, [(PB, "PB"), (TB, "TB"), (GB, "GB"), (MB, "MB"), (kB, "kB"), (1, "B")], d),
@@ -168,6 +174,7 @@ KINDS = {
     "rate": lambda v, d: f"{_fmt(v * year, d)} /year",
     "gpu_hours": lambda v, d: f"{_fmt(v / 1e6, d)}M GPU·h" if v >= 1e6 else f"{_fmt(v, d)} GPU·h",
     "flag": lambda v, d: "yes" if v else "no",
+    "hop": lambda v, d: _hop(v),
     "plain": lambda v, d: _fmt(v, d),
 }
 """Formatters by kind of quantity, each ``f(si_value, digits) -> str``."""

@@ -69,12 +69,79 @@ def test_lost_time_saved():
     assert math.isinf(cost.break_even_delay_cost(1.0, cost.lost_time_saved(math.inf, math.inf), 0.1, 0.0))
 
 
+def test_either_site_interrupts_a_multi_site_run():
+    rate, run = 0.0667 / (365 * day), 90 * day
+    one = cost.site_event_probability(rate, run)
+    two = cost.site_event_probability(rate, run, sites=2)
+    assert two == pytest.approx(1 - math.exp(-2 * rate * run))
+    assert two == pytest.approx(1 - (1 - one) ** 2)  # not every site survives
+    assert one < two < 2 * one
+    assert cost.site_event_probability(rate, run, sites=1) == one
+    np.testing.assert_allclose(cost.site_event_probability(1 / day, day, np.array([1.0, 3.0])),
+                               [1 - math.exp(-1), 1 - math.exp(-3)])
+
+
+def test_cross_site_bandwidth():
+    # two sites: each sends N b_g per step (reduce-scatter + all-gather of the half it does not own)
+    assert cost.cross_site_bandwidth(1e9, 1.0) == pytest.approx(2e9)  # 1e9 x 2 B in 1 s
+    assert cost.cross_site_bandwidth(1e9, 1.0, bytes_per_gradient=4) == pytest.approx(4e9)  # fp32: twice
+    assert cost.cross_site_bandwidth(1e9, 2.0) == pytest.approx(1e9)  # a longer step halves it
+    assert cost.cross_site_bandwidth(1e9, 1.0, sites=1) == 0.0  # one site exchanges nothing across sites
+    assert cost.cross_site_bandwidth(1e9, 1.0, sites=4) == pytest.approx(1.5 * 2e9)  # 2(p-1)/p = 1.5
+    # the seed case: 405B in bf16, a 16M-token step on 8,000 H100 at 40% MFU
+    from drmath import presets, training
+    from drmath.units import Gbit_per_s
+
+    step = training.time_to_train(405e9, presets.GLOBAL_BATCHES["llama3-405b"].tokens, 8_000, 989.4e12, 0.4)
+    assert step == pytest.approx(12.88, rel=1e-3)
+    assert cost.cross_site_bandwidth(405e9, step) / Gbit_per_s == pytest.approx(503, rel=2e-3)
+
+
+def test_link_cost_scales_with_bandwidth():
+    from drmath import presets
+
+    rate = presets.LINKS["dx-400g"].bandwidth_hour_price
+    assert cost.link_cost(presets.LINKS["dx-400g"].bandwidth, hour, rate) == pytest.approx(85.0)
+    assert cost.link_cost(2e9, 10 * hour, 1e-9) == pytest.approx(20.0)
+    assert cost.link_cost(4e9, 10 * hour, 1e-9) == pytest.approx(2 * cost.link_cost(2e9, 10 * hour, 1e-9))
+    assert cost.link_cost(0.0, math.inf, 1e-9) == 0.0
+    assert math.isinf(cost.link_cost(1.0, math.inf, 1e-9))
+    # every Direct Connect port costs within 6% of the same price per bandwidth
+    prices = [link.bandwidth_hour_price for link in presets.LINKS.values()]
+    assert max(prices) / min(prices) < 1.06
+
+
+def test_multi_site_slip_uses_the_rebuild_of_the_other_tiers():
+    from drmath import presets, recovery
+
+    tier = presets.DR_TIERS["multi-site"]
+    assert tier.rebuild_time == presets.DR_TIERS["cold"].readiness == presets.SITE_REBUILD_TIME
+    half = 45 * day
+    # half speed until the lost half is rebuilt in 3 weeks: 21 days at half speed lose 10.5 days
+    assert recovery.resume_slip(half, tier.standby_fraction, tier.rebuild_time) == pytest.approx(10.5 * day)
+    # never rebuilt (the old assumption): the whole remaining half at half speed, 45 days late
+    assert recovery.resume_slip(half, tier.standby_fraction) == pytest.approx(45 * day)
+    # a run that ends before the rebuild finishes on the survivor
+    assert recovery.resume_slip(5 * day, 0.5, 21 * day) == pytest.approx(5 * day)
+    # the two regimes meet where T_rem = f R
+    assert recovery.resume_slip(10.5 * day, 0.5, 21 * day) == pytest.approx(10.5 * day)
+    # full-size standbys never slip, rebuilt or not
+    assert recovery.resume_slip(math.inf, 1.0, math.inf) == 0.0
+    np.testing.assert_allclose(recovery.resume_slip(np.array([1.0, 100.0]) * day, 0.25, 8 * day), [3 * day, 6 * day])
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: cost.standby_cost(10, 10.0, 1.0, 1.5), r"reserved_share must be in \[0, 1\], got 1.5"),
     (lambda: cost.run_cost(10, -1.0, 1.0), r"duration must be >= 0 \(inf allowed\), got -1.0"),
     (lambda: cost.expected_disaster_loss(0.1, float("nan"), 1.0, 1.0), "lost_time must be >= 0"),
     (lambda: cost.fleet_cost_rate(-1, 1.0), "gpus must be finite and >= 0, got -1.0"),
     (lambda: cost.lost_time_saved(1.0, -2.0), r"lost_time must be >= 0 \(inf allowed\), got -2.0"),
+    (lambda: cost.site_event_probability(1e-9, 10.0, sites=0.5), "sites must be >= 1, got 0.5"),
+    (lambda: cost.cross_site_bandwidth(405e9, 0.0), "step_time must be finite and > 0, got 0.0"),
+    (lambda: cost.cross_site_bandwidth(405e9, 10.0, sites=0), "sites must be >= 1, got 0.0"),
+    (lambda: cost.cross_site_bandwidth(4e11, 9.0, bytes_per_gradient=-2), "bytes_per_gradient must be finite and > 0"),
+    (lambda: cost.link_cost(-1.0, 10.0, 1e-9), "bandwidth must be finite and >= 0, got -1.0"),
+    (lambda: cost.link_cost(1.0, float("nan"), 1e-9), r"duration must be >= 0 \(inf allowed\), got nan"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):

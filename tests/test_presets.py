@@ -59,3 +59,50 @@ def test_tiers_get_faster_and_dearer():
     assert readiness == sorted(readiness, reverse=True)
     assert share == sorted(share)
     assert all(0 <= t.reserved_share <= 1 and 0 < t.standby_fraction <= 1 for t in presets.DR_TIERS.values())
+
+
+def test_accelerators_carry_their_hbm():
+    # stas00/ml-engineering accelerator table (domain ref §6): 80, 141 and 180 GB, decimal as printed
+    hbm = {name: a.hbm for name, a in presets.ACCELERATORS.items()}
+    assert hbm == {"h100-sxm": 80e9, "h200-sxm": 141e9, "b200-sxm": 180e9}
+    assert all("HBM" in a.source for a in presets.ACCELERATORS.values())
+
+
+def test_every_tier_shares_one_rebuild_assumption():
+    assert {t.rebuild_time for t in presets.DR_TIERS.values()} == {presets.SITE_REBUILD_TIME}
+    assert presets.DR_TIERS["cold"].readiness == presets.SITE_REBUILD_TIME == 21 * 86_400
+    assert {name: t.sites for name, t in presets.DR_TIERS.items() if t.sites != 1} == {"multi-site": 2}
+
+
+def test_multi_site_states_every_assumption():
+    tier = presets.DR_TIERS["multi-site"]
+    text = tier.assumptions
+    for needle in ("either site", "1 - exp(-2", "rebuilt", "3 weeks", "all-reduces the gradients", "ZeRO",
+                   "priced per bandwidth", "98.95-99.41%"):
+        assert needle in text, needle
+    assert "ZeRO" in tier.source and "OFC" in tier.source
+
+
+def test_link_price_per_bandwidth():
+    from drmath.units import Gbit_per_s
+
+    # $85/h over 400 Gbit/s = $0.2125 per Gbit/s-hour; $22.50 over 100 = $0.225
+    assert presets.LINKS["dx-400g"].bandwidth_hour_price * Gbit_per_s == pytest.approx(0.2125)
+    assert presets.LINKS["dx-100g"].bandwidth_hour_price * Gbit_per_s == pytest.approx(0.225)
+
+
+def test_provisioned_storage_rates():
+    from drmath.units import MB_per_s
+
+    per_tib = {name: s.per_tib / MB_per_s for name, s in presets.PROVISIONED_STORAGE.items()}
+    assert [per_tib[f"fsx-lustre-persistent2-{r}"] for r in (125, 250, 500, 1000)] == [125, 250, 500, 1000]
+    assert [per_tib[f"fsx-lustre-persistent1-{r}"] for r in (50, 100, 200)] == [50, 100, 200]
+    assert per_tib["fsx-lustre-persistent1-hdd-12"] == pytest.approx(12)
+    assert per_tib["gcp-managed-lustre-dynamic"] == pytest.approx(25)
+    assert presets.REGISTRIES["provisioned_storage"] is presets.PROVISIONED_STORAGE
+
+
+def test_llama3_global_batch():
+    # Table 4: 8,192 tokens x 32 sequences per DP group x 64 DP groups, printed "16M"
+    assert presets.GLOBAL_BATCHES["llama3-405b"].tokens == 16 * 2**20
+    assert [b.value for b in presets.BYTES_PER_GRADIENT.values()] == [2.0, 4.0]

@@ -80,3 +80,19 @@ def test_no_work_needs_nothing_even_with_no_progress(func):
     assert func(**args, tokens=1.0) == np.inf
     np.testing.assert_array_equal(func(**{**args, "ettr": np.array([0.0, 1.0, 0.0])}, tokens=np.array([0.0, 6.0, 1.0])),
                                   [0.0, 36.0, np.inf])  # 6·1·6 FLOP at 1 FLOP/s: 36 s, or 36 GPUs for 1 s
+
+
+def test_mfu_from_throughput():
+    assert training.mfu_from_throughput(400e12, 1000e12) == pytest.approx(0.4)
+    np.testing.assert_allclose(training.mfu_from_throughput(np.array([1.0, 2.0]), 4.0), [0.25, 0.5])
+    assert training.mfu_from_throughput(1.0, 1.0) == 1.0
+    with pytest.raises(ValueError, match=r"achieved_flop_rate must be at most peak_flop_rate \(1.5\), got 2.0"):
+        training.mfu_from_throughput(np.array([1.0, 2.0]), 1.5)
+
+
+def test_effective_flop_rate():
+    # 3.6e21 FLOP over 1,000 GPU-hours = 3.6e6 GPU-s: 1e15 FLOP/s per GPU
+    assert training.effective_flop_rate(3.6e21, 1000 * 3600.0) == pytest.approx(1e15)
+    assert training.effective_flop_rate(0.0, 1.0) == 0.0
+    with pytest.raises(ValueError, match="gpu_time must be finite and > 0, got 0.0"):
+        training.effective_flop_rate(1.0, 0.0)
