@@ -68,9 +68,8 @@ def render_table(p):
         lines.append(f"\n{group}")
         for name in names:
             lines.append(f"  {QUANTITIES[name].title:<42} {p.format(name):>14}   {_plain_formula(p, name)}")
-    if not p.replication_keeps_up:
-        text = p.explain("rpo_site").split("**Replication does not keep up**")[-1]
-        lines.append("\n! Replication does not keep up" + text.strip().replace("\n", " "))
+    for text in p.warnings().values():  # what is wrong with the design, and the input that fixes it
+        lines.append("\n! " + text.replace("**", "").replace("\n", " "))
     s = p.scenario
     head = (f"drmath plan: {s.training.gpus:,} GPUs, {p.format('time_to_train')}, "
             f"{s.training.params / 1e9:g}B params, tier {s.failover.tier}")

@@ -55,6 +55,7 @@ from . import _resources, presets, quantities, scenario_io, viz
 from .formatting import every, line_rate, short_duration
 from .plan import plan
 from .quantities import card_detail, card_title
+from .report import markdown_html
 from .scenario import FIELDS, Scenario
 from .units import Gbit_per_s, day, hour, minute
 
@@ -158,8 +159,8 @@ def _with_current(options, current, label):
     values = [v for _, v in options]
     if current in values:
         return options
-    numeric = [(l, v) for l, v in options if v != AUTO]
-    auto = [(l, v) for l, v in options if v == AUTO]
+    numeric = [(text, v) for text, v in options if v != AUTO]
+    auto = [(text, v) for text, v in options if v == AUTO]
     numeric.append((label(current), current))
     numeric.sort(key=lambda o: o[1])
     return auto + numeric
@@ -315,6 +316,7 @@ class Dashboard:
         self.scenario_view = self._html("", layout=W.Layout(display="none")).add_class("drmath-scenario-holder")
         self.replication_note = self._html("").add_class("drmath-note")
         self.notice = self._html("", layout=full).add_class("drmath-notice")
+        self.warnings = self._html("", layout=full).add_class("drmath-warnings")  # what is wrong with the design
         self.share = ShareLink()
         self._scenario_files = scenario_io.shipped_scenarios()
         self.picker = W.Dropdown(options=[("open a scenario…", "")] + [(n, n) for n in self._scenario_files],
@@ -375,7 +377,7 @@ class Dashboard:
                                                          align_items="flex-start"))
         files = W.HBox([self.picker, self.save_link, self.share],
                        layout=W.Layout(width="100%", align_items="center", grid_gap="10px"))
-        return W.VBox([self._html(_STYLE), header, files, self.notice, cards, maths, self.error, body,
+        return W.VBox([self._html(_STYLE), header, files, self.notice, cards, self.warnings, maths, self.error, body,
                        self.scenario_view],
                       layout=W.Layout(width="100%", grid_gap="10px")).add_class("drmath-app")
 
@@ -545,6 +547,8 @@ class Dashboard:
                 with view.hold_sync():
                     view.revision += 1
                     view.figure = spec
+        self.warnings.value = "".join(f'<div class="drmath-warning drmath-warning-{name}">{markdown_html(text)}</div>'
+                                      for name, text in p.warnings().items())
         self.replication_note.value = (
             f"→ {every(p.replication_every)}: an off-site copy every {p.format('replication_interval')}, "
             f"taking {p.format('replication_time')}")

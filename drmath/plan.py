@@ -46,14 +46,23 @@ def checkpoint_step(v, out):
                                              v["checkpoint.per_writer_bandwidth"])
     stall = checkpoint.checkpoint_stall(write, shard, v["checkpoint.host_copy_bandwidth"],
                                         v["checkpoint.mode"] == "async")
+    load = checkpoint.checkpoint_load_time(size, v["checkpoint.read_bandwidth"], v["training.gpus"],
+                                           v["checkpoint.per_writer_bandwidth"])
+    state = checkpoint.checkpoint_bytes(v["training.params"], v["training.state_bytes_per_param"])
     return dict(checkpoint_size=size, shard_size=shard, checkpoint_write_time=write, checkpoint_stall=stall,
-                checkpoint_load_time=checkpoint.checkpoint_load_time(size, v["checkpoint.read_bandwidth"]),
-                checkpoint_interval_floor=checkpoint.checkpoint_interval_floor(write, stall))
+                checkpoint_load_time=load, checkpoint_interval_floor=checkpoint.checkpoint_interval_floor(write, stall),
+                state_per_gpu=checkpoint.shard_bytes(state, v["training.gpus"]),
+                state_fits_hbm=checkpoint.state_fits_hbm(state, v["training.gpus"], v["training.hbm_per_gpu"]),
+                min_gpus_for_state=checkpoint.min_gpus_for_state(state, v["training.hbm_per_gpu"]))
 
 
 def cadence_step(v, out):
     """Failures, the local recovery, the checkpoint interval and ETTR."""
-    mtbf = reliability.cluster_mtbf(v["training.gpus"], v["failures.gpu_failure_rate"])
+    measured = v["failures.measured_mtbf"]
+    if measured is None:
+        mtbf = reliability.cluster_mtbf(v["training.gpus"], v["failures.gpu_failure_rate"])
+    else:
+        mtbf = measured
     phases = recovery.local_rto_phases(v["failures.detection_time"], v["failures.reschedule_time"],
                                        v["failures.launch_time"], out["checkpoint_load_time"],
                                        v["failures.validation_time"])
@@ -63,12 +72,16 @@ def cadence_step(v, out):
     optimal = np.maximum(daly, floor)
     chosen = optimal if v["checkpoint.interval"] is None else v["checkpoint.interval"]
     tau = np.maximum(chosen, floor)
+    share = checkpoint.checkpoint_bandwidth_share(out["checkpoint_size"], tau, v["checkpoint.write_bandwidth"])
+    ettr = reliability.ettr_exact(tau, stall, out["checkpoint_write_time"], u0, mtbf)
     return dict(mtbf=mtbf, rto_local_phases=phases, rto_local=u0, restart_overhead=u0,
                 young_interval=reliability.young_interval(stall, mtbf), daly_interval=daly, optimal_interval=optimal,
                 checkpoint_interval=tau, checkpoint_interval_floored=chosen < floor,
-                checkpoint_bandwidth_share=checkpoint.checkpoint_bandwidth_share(out["checkpoint_size"], tau,
-                                                                                 v["checkpoint.write_bandwidth"]),
-                ettr=reliability.ettr(tau, stall, u0, mtbf))
+                checkpoint_bandwidth_share=share, checkpoint_storage_saturated=checkpoint.storage_saturated(share),
+                ettr=ettr, ettr_first_order=reliability.ettr(tau, stall, u0, mtbf),
+                ettr_ceiling=reliability.ettr_ceiling(u0, mtbf),
+                goodput_collapsed=reliability.goodput_collapsed(ettr, u0, mtbf),
+                availability_interval=reliability.availability_interval(stall, u0, mtbf))
 
 
 def training_step(v, out):
@@ -87,46 +100,56 @@ def training_step(v, out):
                 compute_time=training.time_to_train(params, tokens, *cluster, 1.0, k),
                 time_to_train=run, tokens=tokens, gpu_hours=cost.gpu_hours(v["training.gpus"], run),
                 run_cost=cost.run_cost(v["training.gpus"], run, v["cost.gpu_hour_price"]),
-                expected_interruptions=reliability.expected_interruptions(run, out["mtbf"]))
+                expected_interruptions=reliability.expected_interruptions(run, out["mtbf"]),
+                step_time=training.time_to_train(params, v["training.batch_tokens"], *cluster, 1.0, k))
 
 
 def replication_step(v, out):
     """Every k-th checkpoint off-site: the hops, whether it keeps up, and the RPOs."""
     size, tau, write = out["checkpoint_size"], out["checkpoint_interval"], out["checkpoint_write_time"]
-    compression, streamed = v["replication.compression"], v["replication.streamed"]
+    compression, efficiency = v["replication.compression"], v["replication.efficiency"]
+    latency = v["replication.latency"]
     k = replication.replication_every(v["replication.interval"], tau)
     interval = k * tau
     upload = replication.transfer_time(size, v["replication.object_store_bandwidth"], compression=compression)
-    link = replication.transfer_time(size, v["replication.link_bandwidth"], v["replication.efficiency"],
-                                     v["replication.latency"], compression)
-    t_rep = replication.chain_time([upload, link], streamed)
-    keeps_up = replication.replication_keeps_up(t_rep, interval)
-    needed = replication.bandwidth_needed(size, interval, v["replication.efficiency"], v["replication.latency"],
-                                          upload, compression, streamed)
-    shipped = replication.bytes_shipped(out["time_to_train"], interval, size, compression)
+    link = replication.transfer_time(size, v["replication.link_bandwidth"], efficiency, latency, compression)
+    hops = [upload, link]  # in the order of replication.HOPS
+    t_rep = replication.chain_time(hops, v["replication.streamed"])  # a copy is off-site after every hop
+    cycle = replication.pipeline_cycle(hops)  # one copy per slowest hop
+    upload_keeps_up = replication.replication_keeps_up(upload, interval)
+    rpo_site = functools.partial(recovery.rpo_site_pipeline, interval, write, t_rep, cycle,
+                                 v["replication.policy"] == "newest")
     return dict(replication_every=k, replication_interval=interval, object_store_time=upload, link_time=link,
-                bytes_shipped=shipped,
-                replication_time=t_rep, replication_utilization=replication.replication_utilization(t_rep, interval),
-                replication_keeps_up=keeps_up, replication_bandwidth_needed=needed,
+                object_store_utilization=replication.replication_utilization(upload, interval),
+                link_utilization=replication.replication_utilization(link, interval),
+                replication_time=t_rep, replication_cycle=cycle,
+                replication_bottleneck=replication.bottleneck_hop(hops),
+                replication_utilization=replication.replication_utilization(cycle, interval),
+                replication_keeps_up=replication.replication_keeps_up(cycle, interval),
+                object_store_bandwidth_needed=replication.hop_bandwidth_needed(size, interval, compression=compression),
+                replication_bandwidth_needed=np.where(upload_keeps_up, replication.hop_bandwidth_needed(
+                    size, interval, efficiency, latency, compression), np.inf),
+                bytes_shipped=replication.bytes_shipped(out["time_to_train"], interval, size, compression, cycle),
                 rpo_local=recovery.rpo_local(tau, write),
                 rpo_local_expected=recovery.rpo_local(tau, write, expected=True),
-                rpo_site=recovery.rpo_site(interval, write, t_rep, keeps_up),
-                rpo_site_expected=recovery.rpo_site(interval, write, t_rep, keeps_up, expected=True))
+                rpo_site=rpo_site(expected=False), rpo_site_expected=rpo_site(expected=True))
 
 
 def failover_step(v, out):
     """The site failover of the scenario's DR tier: its phases, standby and schedule slip."""
     tier = presets.DR_TIERS[v["failover.tier"]]
     fraction = tier.standby_fraction if v["failover.standby_fraction"] is None else v["failover.standby_fraction"]
-    staging = 0.0 if tier.lands_on_standby else replication.transfer_time(out["checkpoint_size"],
-                                                                          v["failover.staging_bandwidth"])
+    size = out["checkpoint_size"]
+    staging = 0.0 if tier.lands_on_standby else replication.transfer_time(size, v["failover.staging_bandwidth"])
+    standby_load = checkpoint.checkpoint_load_time(size, v["checkpoint.read_bandwidth"], fraction * v["training.gpus"],
+                                                   v["checkpoint.per_writer_bandwidth"])  # the standby's own GPUs
     phases = recovery.site_rto_phases(v["failover.detection_time"],
                                       0.0 if tier.automatic else v["failover.decision_time"], tier.readiness, staging,
-                                      v["failures.launch_time"], out["checkpoint_load_time"],
-                                      v["failures.validation_time"])
+                                      v["failures.launch_time"], standby_load, v["failures.validation_time"])
     return dict(rto_site_phases=phases, rto_site=recovery.rto(phases), standby_fraction=fraction,
                 standby_gpus=fraction * v["training.gpus"],
-                schedule_slip=recovery.resume_slip(recovery.expected_remaining_run(out["time_to_train"]), fraction))
+                schedule_slip=recovery.resume_slip(recovery.expected_remaining_run(out["time_to_train"]), fraction,
+                                                   tier.rebuild_time))
 
 
 def cost_step(v, out):
@@ -136,14 +159,18 @@ def cost_step(v, out):
     retained = v["replication.retained"] * size / compression
     replication_cost = cost.replication_cost(out["bytes_shipped"], v["cost.egress_price"], retained,
                                              v["cost.storage_month_price"], run, v["cost.link_hour_price"])
-    probability = cost.site_event_probability(v["failures.site_event_rate"], run)
+    probability = cost.site_event_probability(v["failures.site_event_rate"], run, tier.sites)
+    cross_site = cost.cross_site_bandwidth(v["training.params"], out["step_time"], tier.sites,
+                                           v["failover.gradient_bytes"])  # 0 for one site
+    cross_site_cost = cost.link_cost(cross_site, run, v["cost.link_bandwidth_hour_price"])
     fleet = cost.fleet_cost_rate(v["training.gpus"], v["cost.gpu_hour_price"])
     standby = cost.standby_cost(out["standby_gpus"], run, v["cost.gpu_hour_price"], tier.reserved_share)
     lost = out["rpo_site_expected"] + out["rto_site"] + out["schedule_slip"]
     loss = cost.expected_disaster_loss(probability, lost, fleet, v["cost.delay_cost"])
     return dict(fleet_cost_rate=fleet, standby_cost=standby, replication_cost=replication_cost,
+                cross_site_bandwidth=cross_site, cross_site_cost=cross_site_cost,
                 site_event_probability=probability, expected_disaster_loss=loss,
-                total_dr_cost=standby + replication_cost + loss, _lost_time=lost)
+                total_dr_cost=standby + replication_cost + cross_site_cost + loss, _lost_time=lost)
 
 
 STEPS = (("checkpoint", checkpoint_step), ("cadence", cadence_step), ("training", training_step),
@@ -173,7 +200,8 @@ def _compare_tiers(v, out):
     cold = every["cold"]
     return {"tier_total_costs": {name: t["total_dr_cost"] for name, t in every.items()},
             "break_even_delay_costs": {
-                name: cost.break_even_delay_cost(t["standby_cost"] - cold["standby_cost"],
+                name: cost.break_even_delay_cost(t["standby_cost"] + t["cross_site_cost"]
+                                                 - cold["standby_cost"] - cold["cross_site_cost"],
                                                  cost.lost_time_saved(cold["_lost_time"], t["_lost_time"]),
                                                  t["site_event_probability"], t["fleet_cost_rate"])
                 for name, t in every.items()}}
@@ -234,6 +262,22 @@ class _PlanMethods:
             raise ValueError("explain() needs at least one quantity, e.g. explain('rpo_site')")
         return Explanation("\n".join(_explain(self, name) for name in names))
 
+    def warnings(self):
+        """What is wrong with this design, in words: each registered warning that holds, by quantity.
+
+        Returns
+        -------
+        warnings : dict of str to Explanation
+            Markdown naming the problem and the input that fixes it; empty when nothing is wrong.
+
+        Examples
+        --------
+        >>> list(plan(Scenario().with_changes({"training.gpus": 8})).warnings())
+        ['state_fits_hbm']
+        """
+        return {q.name: Explanation(_fill(self, q.note, False).strip())
+                for q in QUANTITIES.values() if q.warn is not None and q.warn(self)}
+
     def format(self, name, digits=3):
         """The human reading of one quantity, e.g. ``"6.31 h"``."""
         if name not in PLAN_FIELDS:
@@ -270,7 +314,7 @@ class _PlanMethods:
         >>> plan().to_series().loc[["checkpoint_size", "ettr", "replication_keeps_up"]]
         quantity
         checkpoint_size         5670000000000.0
-        ettr                           0.964156
+        ettr                           0.964534
         replication_keeps_up               True
         Name: value, dtype: object
         """

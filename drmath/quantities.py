@@ -35,7 +35,7 @@ Text = str | Callable | None  # TeX or Markdown, or a function of the plan that 
 
 UNITS = {"duration": "[s]", "bytes": "[B]", "bandwidth": "[B/s]", "flop": "[FLOP]", "flop_rate": "[FLOP/s]",
          "usd": "[USD]", "usd_rate": "[USD/s]", "fraction": "[1]", "count": "[1]", "rate": "[1/s]",
-         "gpu_hours": "[GPU h]", "flag": "[1]", "plain": "[1]"}
+         "gpu_hours": "[GPU h]", "flag": "[1]", "plain": "[1]", "hop": "[1]"}
 """The SI unit of each kind of quantity (the kinds of :data:`drmath.units.KINDS`)."""
 
 
@@ -64,6 +64,7 @@ class Quantity:
     detail: Callable | None = None  # the card's sub-line, a function of the plan
     compare: bool = False  # shown when plans are compared side by side
     table: bool = False  # a value per DR tier rather than one number
+    warn: Callable | None = None  # when it returns True for a plan, the note is a warning every view shows
 
     @property
     def unit(self):
@@ -123,11 +124,38 @@ _BEHIND = r"\infty \quad (t_{rep} = <replication_time> > k\tau = <replication_in
 
 
 def _behind_note(p):
-    return ("**Replication does not keep up**: one copy takes <replication_time> but a new one is due every "
-            "<replication_interval> (<replication_utilization> utilisation), so the backlog grows through the run "
-            "and the site RPO has no bound. To fix it, raise the link to at least <replication_bandwidth_needed> "
-            "(replication.link_bandwidth), or ship less often: a replication interval of at least "
-            "<replication_time> (replication.interval).")
+    upload = p.replication_bottleneck == 0
+    fix = ("raise the object store's upload rate to at least <object_store_bandwidth_needed> "
+           "(replication.object_store_bandwidth)" if upload else
+           "raise the link to at least <replication_bandwidth_needed> (replication.link_bandwidth)")
+    return ("**Replication does not keep up**: its slowest hop, the <replication_bottleneck>, takes "
+            "<replication_cycle> per copy but a new one is due every <replication_interval> "
+            "(<replication_utilization> busy), so the backlog grows through the run and the site RPO has no bound. "
+            f"To fix it, {fix}, or ship less often: a replication interval of at least <replication_cycle> "
+            "(replication.interval), or ship the newest copy only (replication.policy = newest), which skips "
+            "stale copies and bounds the RPO.")
+
+
+def _unbounded(p):
+    return not p.replication_keeps_up and p.scenario.replication.policy == "every-k"
+
+
+def _rpo_site_formula(p, expected):
+    head = r"E[\mathrm{loss}_{site}] = " if expected else r"\mathrm{RPO}_{site} = "
+    terms = r"k\tau/2 + W + t_{rep}" if expected else r"k\tau + W + t_{rep}"
+    if p.scenario.replication.policy == "newest":
+        return head + terms + (r" + [T > k\tau]\,T/2" if expected else r" + [T > k\tau]\,T")
+    return head + terms + (r"\ \text{only if}\ T \le k\tau" if _unbounded(p) else "")
+
+
+def _rpo_site_substitution(p, expected):
+    if _unbounded(p):
+        return r"\infty \quad (T = <replication_cycle> > k\tau = <replication_interval>)"
+    interval = "<replication_interval>/2" if expected else "<replication_interval>"
+    text = f"{interval} + <checkpoint_write_time> + <replication_time>"
+    if not p.replication_keeps_up:  # newest-only: a copy may wait up to one cycle for the slowest hop
+        text += " + <replication_cycle>/2" if expected else " + <replication_cycle>"
+    return text
 
 
 def _interval_note(p):
@@ -179,6 +207,11 @@ _ALL = (
              if _window_driven(p) else None,
              lambda p: "Narayanan et al. 2021, eq. (4), solved for D." if _window_driven(p)
              else "Set as an input (training.tokens); it drives the run.", compare=True),
+    Quantity("step_time", "duration", "Time of one optimizer step", "run",
+             r"t_{step} = \frac{k\,N\,B_{tok}}{G\,P\,\mathrm{MFU}}",
+             r"\frac{<training.flops_per_param_token|g> \times <training.params> \times <training.batch_tokens>}"
+             r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu>}",
+             "One global batch (training.batch_tokens) per step, at the cluster's sustained rate."),
     Quantity("gpu_hours", "gpu_hours", "GPU-hours", "run", r"H = G\,T / 3600",
              r"<training.gpus> \times <time_to_train>"),
     Quantity("run_cost", "usd", "Run cost", "run", r"C_{run} = p\,H", r"<cost.gpu_hour_price> \times <gpu_hours>",
@@ -194,19 +227,41 @@ _ALL = (
              r"\frac{<checkpoint_size>}{\min(<checkpoint.write_bandwidth>,\; <training.gpus> \times "
              r"<checkpoint.per_writer_bandwidth>)}", "A checkpoint is not durable until this persist ends."),
     Quantity("checkpoint_stall", "duration", "Checkpoint stall", "checkpoints",
-             lambda p: r"\delta = s / b_h" if _asynchronous(p) else r"\delta = W",
-             lambda p: r"<shard_size> / <checkpoint.host_copy_bandwidth>" if _asynchronous(p)
-             else "<checkpoint_write_time>",
-             lambda p: "Asynchronous: training stalls only for the copy to host memory; the persist runs behind it."
+             lambda p: r"\delta = \min(s / b_h,\; W)" if _asynchronous(p) else r"\delta = W",
+             lambda p: r"\min(<shard_size> / <checkpoint.host_copy_bandwidth>,\; <checkpoint_write_time>)"
+             if _asynchronous(p) else "<checkpoint_write_time>",
+             lambda p: "Asynchronous: training stalls only for the copy to host memory; the persist runs behind it. "
+             "Never longer than a synchronous write: a trainer would write synchronously rather than wait longer."
              if _asynchronous(p) else "Synchronous: training waits for the whole persist."),
-    Quantity("checkpoint_load_time", "duration", "Checkpoint load time", "checkpoints", r"L = S / B_r",
-             r"<checkpoint_size> / <checkpoint.read_bandwidth>"),
+    Quantity("checkpoint_load_time", "duration", "Checkpoint load time", "checkpoints",
+             r"L = \frac{S}{\min(B_r,\; G\,b_w)}",
+             r"\frac{<checkpoint_size>}{\min(<checkpoint.read_bandwidth>,\; <training.gpus> \times "
+             r"<checkpoint.per_writer_bandwidth>)}",
+             "Loading goes through the same front-end NIC and storage limits as writing."),
     Quantity("checkpoint_interval_floor", "duration", "Interval floor", "checkpoints", r"\tau_{min} = \max(W, \delta)",
              r"\max(<checkpoint_write_time>, <checkpoint_stall>)",
              "A checkpoint cannot start before the previous one is durable."),
     Quantity("checkpoint_bandwidth_share", "fraction", "Filesystem bandwidth used by checkpoints", "checkpoints",
              r"u_{fs} = \frac{S/\tau}{B_w}", r"\frac{<checkpoint_size> / <checkpoint_interval>}"
              r"{<checkpoint.write_bandwidth>}", "The rest of the filesystem's bandwidth is left for data loading."),
+    Quantity("checkpoint_storage_saturated", "flag", "Checkpoints saturate the filesystem", "checkpoints",
+             r"u_{fs} \ge 1", r"<checkpoint_bandwidth_share> \ge 100\%",
+             lambda p: "**Checkpoints take all of the filesystem's write bandwidth**: nothing is left for data "
+             "loading. Checkpoint less often (checkpoint.interval) or add bandwidth (checkpoint.write_bandwidth)."
+             if p.checkpoint_storage_saturated else "", warn=lambda p: p.checkpoint_storage_saturated),
+    Quantity("state_per_gpu", "bytes", "Training state per GPU", "checkpoints", r"s_{st} = N\,b_{st} / G",
+             r"<training.params> \times <training.state_bytes_per_param|bytes> / <training.gpus>",
+             "ZeRO §3.1: bf16 weights 2 + bf16 gradients 2 + fp32 master, Adam m and v 12 bytes per parameter, "
+             "fully sharded; activations not counted."),
+    Quantity("state_fits_hbm", "flag", "Training state fits in HBM", "checkpoints", r"s_{st} \le H",
+             r"<state_per_gpu> \le <training.hbm_per_gpu>",
+             lambda p: "" if p.state_fits_hbm else
+             "**The training state does not fit** in the GPUs' memory at this GPU count: at least "
+             "<min_gpus_for_state> GPUs are needed (training.gpus), before activations.",
+             warn=lambda p: not p.state_fits_hbm),
+    Quantity("min_gpus_for_state", "count", "Fewest GPUs that hold the training state", "checkpoints",
+             r"G_{min} = \lceil N\,b_{st} / H \rceil",
+             r"\lceil <training.params> \times <training.state_bytes_per_param|bytes> / <training.hbm_per_gpu> \rceil"),
     # 3. failures and cadence
     Quantity("mtbf", "duration", "Cluster MTBF", "cadence", r"M = \frac{1}{G\,\lambda}",
              r"\frac{1}{<training.gpus> \times <failures.gpu_failure_rate>}",
@@ -229,12 +284,42 @@ _ALL = (
              else r"\max(<checkpoint.interval>, <checkpoint_interval_floor>)", _interval_note, compare=True),
     Quantity("restart_overhead", "duration", "Restart overhead u0", "cadence", r"u_0 = \mathrm{RTO}_{local}",
              None, "The restart overhead of ETTR is the local recovery time, checkpoint load included."),
-    Quantity("ettr", "fraction", "ETTR", "cadence", r"\mathrm{ETTR} = \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}",
-             r"\frac{1 - (<restart_overhead> + <checkpoint_interval>/2) / <mtbf>}"
-             r"{1 + <checkpoint_stall> / <checkpoint_interval>}",
-             "Kokolis et al. 2024, E[ETTR]; valid for δ, u₀ ≪ M.",
+    Quantity("ettr", "fraction", "ETTR", "cadence",
+             r"\mathrm{ETTR} = \frac{\tau\, e^{-(u_0 + W - \delta)/M}}{M\left(e^{(\tau + \delta)/M} - 1\right)}",
+             r"\frac{<checkpoint_interval>\, e^{-(<restart_overhead> + <checkpoint_write_time> - <checkpoint_stall>)"
+             r"/<mtbf>}}{<mtbf> \left(e^{(<checkpoint_interval> + <checkpoint_stall>)/<mtbf>} - 1\right)}",
+             lambda p: "Exact in expectation for exponential failures (renewal-reward; Daly 2006's complete model "
+             "with the persist time W in the rework and failed restarts begun again), as drmath's simulator runs "
+             "the run. The first-order form (Kokolis et al. 2024) gives <ettr_first_order> here."
+             + (" **Goodput has collapsed**: the restart (<restart_overhead>) is not small against the MTBF "
+                "(<mtbf>), so no checkpoint cadence keeps more than <ettr_ceiling>; the tokens and times derived "
+                "from it are fragile. Shorten the local recovery (failures.*) or use fewer, more reliable GPUs."
+                if p.goodput_collapsed else ""),
              short="ETTR", card=5, compare=True,
              detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}"),
+    Quantity("ettr_first_order", "fraction", "ETTR, first-order approximation", "cadence",
+             r"\mathrm{ETTR}_1 = \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}",
+             r"\frac{1 - (<restart_overhead> + <checkpoint_interval>/2) / <mtbf>}"
+             r"{1 + <checkpoint_stall> / <checkpoint_interval>}",
+             "Kokolis et al. 2024, E[ETTR]: a teaching approximation, valid only for δ, u₀, τ ≪ M. It leaves the "
+             "persist time W out of the rework (too optimistic when W is long) and drifts low, down to 0, once "
+             "u₀ or τ is not small against M (at 100k GPUs it understates goodput by a quarter)."),
+    Quantity("ettr_ceiling", "fraction", "ETTR ceiling (instant checkpoints)", "cadence", r"e^{-u_0/M}",
+             r"e^{-<restart_overhead> / <mtbf>}",
+             "The most any checkpoint cadence can keep: the share of time not spent restarting."),
+    Quantity("goodput_collapsed", "flag", "Goodput has collapsed", "cadence",
+             r"u_0 \ge M \ \text{or}\ \mathrm{ETTR} < 1/e",
+             r"<restart_overhead> \ge <mtbf> \ \text{or}\ <ettr> < 36.8\%",
+             lambda p: "**Goodput has collapsed**: restarts are not small against the MTBF, so the run barely "
+             "progresses (ETTR <ettr>, at most <ettr_ceiling> at any cadence); the tokens and times derived from it "
+             "are not a forecast. Shorten the local recovery (failures.*) or use fewer, more reliable GPUs."
+             if p.goodput_collapsed else "1/e is the ceiling when the restart equals the MTBF.",
+             warn=lambda p: p.goodput_collapsed),
+    Quantity("availability_interval", "duration", "Availability-optimal interval", "cadence",
+             r"\tau_A = \delta + \sqrt{2\,(M + u_0)\,\delta + \delta^2}",
+             r"<checkpoint_stall> + \sqrt{2 \times (<mtbf> + <restart_overhead>) \times <checkpoint_stall> + "
+             r"<checkpoint_stall>^2}",
+             "Saxena et al.: the interval that maximises availability; it tends to Young's when δ ≪ u₀ ≪ M."),
     # 4. replication
     Quantity("replication_every", "count", "Replicate every k-th checkpoint", "replication",
              r"k = \max\left(1, \lceil T_{rep} / \tau \rceil\right)",
@@ -255,24 +340,41 @@ _ALL = (
              else r"<object_store_time> + <link_time>",
              lambda p: "Streamed: the slowest hop sets the pace." if _streamed(p)
              else "Store-and-forward: each hop waits for the whole checkpoint.", compare=True),
-    Quantity("replication_utilization", "fraction", "Link utilisation", "replication",
-             r"\rho = \frac{t_{rep}}{k\,\tau}",
-             r"<replication_time> / <replication_interval>", "Above 100% the backlog grows through the run."),
-    Quantity("replication_keeps_up", "flag", "Replication keeps up", "replication", r"t_{rep} \le k\,\tau",
-             r"<replication_time> \le <replication_interval>", short="Replication keeps up", card=8,
-             detail=_keeps_up_detail, compare=True),
+    Quantity("object_store_utilization", "fraction", "Object-store upload busy", "replication",
+             r"\rho_{os} = t_{os} / k\tau", r"<object_store_time> / <replication_interval>",
+             "Each hop keeps up while it is busy at most 100% of the time."),
+    Quantity("link_utilization", "fraction", "Link busy", "replication", r"\rho_{link} = t_{link} / k\tau",
+             r"<link_time> / <replication_interval>"),
+    Quantity("replication_cycle", "duration", "Time between copies the pipeline can take", "replication",
+             r"T = \max(t_{os}, t_{link})", r"\max(<object_store_time>, <link_time>)",
+             "Hops in a row pass copies as fast as their slowest hop (Friedman 1965): a pipeline's throughput is "
+             "its slowest stage's; its latency (the replication time) is the sum of the stages."),
+    Quantity("replication_bottleneck", "hop", "Slowest hop", "replication",
+             r"\operatorname{argmax}(t_{os}, t_{link})",
+             r"\operatorname{argmax}(<object_store_time>, <link_time>)"),
+    Quantity("replication_utilization", "fraction", "Replication busy (slowest hop)", "replication",
+             r"\rho = \frac{T}{k\,\tau}", r"<replication_cycle> / <replication_interval>",
+             "Above 100% the slowest hop falls behind."),
+    Quantity("replication_keeps_up", "flag", "Replication keeps up", "replication", r"T \le k\,\tau",
+             r"<replication_cycle> \le <replication_interval>",
+             "Every hop keeps up: the slowest is busy at most 100% of the time.", short="Replication keeps up",
+             card=8, detail=_keeps_up_detail, compare=True),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
-             r"V = \frac{T}{k\tau} \cdot \frac{S}{c}",
-             r"\frac{<time_to_train>}{<replication_interval>} \times "
+             r"V = \frac{T_{run}}{\max(k\tau,\; T)} \cdot \frac{S}{c}",
+             r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
              r"\frac{<checkpoint_size>}{<replication.compression|g>}",
-             "What egress is charged for: one checkpoint every kτ, for the whole run."),
+             "What egress is charged for: one checkpoint every kτ, for the whole run, and never more than the "
+             "slowest hop can carry."),
+    Quantity("object_store_bandwidth_needed", "bandwidth", "Upload rate needed to keep up", "replication",
+             r"B_{os}^{min} = \frac{S / c}{k\tau}",
+             r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication_interval>}",
+             "The object store's upload rate at which that hop just keeps up."),
     Quantity("replication_bandwidth_needed", "bandwidth", "Link bandwidth needed to keep up", "replication",
-             lambda p: r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell)}" if _streamed(p)
-             else r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell - t_{os})}",
-             lambda p: r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.efficiency> \times "
-             + (r"(<replication_interval> - <replication.latency>)}" if _streamed(p)
-                else r"(<replication_interval> - <replication.latency> - <object_store_time>)}"),
-             "The link line rate at which replication just keeps up."),
+             r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell)}",
+             r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.efficiency> \times "
+             r"(<replication_interval> - <replication.latency>)}",
+             lambda p: "The link line rate at which that hop just keeps up; no link helps while the upload itself "
+             "does not keep up (no bound)."),
     # 5. RPO
     Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo", r"\mathrm{RPO}_{local} = \tau + W",
              r"<checkpoint_interval> + <checkpoint_write_time>",
@@ -281,21 +383,18 @@ _ALL = (
              short="Local RPO", card=1, detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
              r"E[\mathrm{loss}_{local}] = \tau/2 + W", r"<checkpoint_interval>/2 + <checkpoint_write_time>"),
-    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo",
-             lambda p: _RPO_SITE if p.replication_keeps_up else _RPO_SITE + r"\ \text{only if}\ t_{rep} \le k\tau",
-             lambda p: r"<replication_interval> + <checkpoint_write_time> + <replication_time>"
-             if p.replication_keeps_up else _BEHIND,
-             lambda p: "Worst case: the site is lost just before the next off-site copy lands. "
-             "Expected kτ/2 + W + t_rep = <rpo_site_expected>." if p.replication_keeps_up else _behind_note(p),
-             short="Site RPO", card=2, compare=True,
+    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: _rpo_site_formula(p, False),
+             lambda p: _rpo_site_substitution(p, False),
+             lambda p: (_behind_note(p) if _unbounded(p) else
+                        "Worst case: the site is lost just before the next off-site copy lands (a copy enters the "
+                        "pipeline once durable, W after it starts, and is off-site t_rep later)"
+                        + (", after waiting up to one cycle T for the slowest hop" if not p.replication_keeps_up
+                           else "") + ". Expected <rpo_site_expected>."),
+             short="Site RPO", card=2, compare=True, warn=_unbounded,
              detail=lambda p: f"expected {p.format('rpo_site_expected')}" if p.replication_keeps_up
              else "replication falls behind"),
-    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo",
-             lambda p: r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep}" if p.replication_keeps_up
-             else _RPO_SITE + r"\ \text{only if}\ t_{rep} \le k\tau",
-             lambda p: r"<replication_interval>/2 + <checkpoint_write_time> + <replication_time>"
-             if p.replication_keeps_up else _BEHIND,
-             lambda p: "" if p.replication_keeps_up else _behind_note(p)),
+    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: _rpo_site_formula(p, True),
+             lambda p: _rpo_site_substitution(p, True), lambda p: _behind_note(p) if _unbounded(p) else ""),
     # 6. RTO
     Quantity("rto_local", "duration", "Local RTO", "rto",
              r"\mathrm{RTO}_{local} = t_{det} + t_{resched} + t_{launch} + L + t_{val}",
@@ -314,9 +413,12 @@ _ALL = (
     Quantity("standby_gpus", "count", "Standby GPUs", "rto", r"G_s = f\,G",
              r"<standby_fraction> \times <training.gpus>"),
     Quantity("schedule_slip", "duration", "Expected schedule slip after failover", "rto",
-             r"\Delta T = \frac{T}{2}\left(\frac{G}{G_s} - 1\right)",
-             r"\frac{<time_to_train>}{2} \left(\frac{<training.gpus>}{<standby_gpus>} - 1\right)",
-             "Expected slip for a site event at a uniform time in the run, finishing on the standby."),
+             r"\Delta T = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
+             r"R\left(1 - \frac{G_s}{G}\right)\right)",
+             r"\min\left(\frac{<time_to_train>}{2} \left(\frac{<training.gpus>}{<standby_gpus>} - 1\right),\; "
+             r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
+             "Expected slip for a site event at a uniform time in the run: the run continues on the standby until "
+             "the lost site's GPUs are rebuilt (R, the same for every tier)."),
     # 7. cost
     Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", r"F = G\,p / 3600",
              r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
@@ -329,20 +431,32 @@ _ALL = (
              r"\text{egress + remote storage + link port}",
              "V = <bytes_shipped> shipped; S_r = <replication.retained|g> retained copies; "
              "port <cost.link_hour_price>/h."),
-    Quantity("site_event_probability", "fraction", "P(site event during the run)", "cost", r"P = 1 - e^{-\lambda_s T}",
-             r"1 - e^{-<failures.site_event_rate> \times <time_to_train>}",
-             "λ_s: failures.site_event_rate, with its stated basis."),
+    Quantity("site_event_probability", "fraction", "P(site event during the run)", "cost",
+             r"P = 1 - e^{-n_s\,\lambda_s T}",
+             r"1 - e^{-<tier.sites|g> \times <failures.site_event_rate> \times <time_to_train>}",
+             "λ_s: failures.site_event_rate, with its stated basis; n_s sites train at once (two for multi-site), "
+             "and losing any one interrupts the run."),
+    Quantity("cross_site_bandwidth", "bandwidth", "Cross-site bandwidth for gradients", "cost",
+             r"B_x = \frac{2(n_s - 1)}{n_s}\,\frac{N\,b_g}{t_{step}}",
+             r"\frac{2(<tier.sites|g> - 1)}{<tier.sites|g>} \times \frac{<training.params> \times "
+             r"<failover.gradient_bytes|bytes>}{<step_time>}",
+             "Zero unless sites train together. Each site reduces within itself, then the sites exchange the "
+             "gradients once per step (a ring all-reduce sends 2(p−1)/p of the data, ZeRO §7.1); a floor, since "
+             "the exchange must also fit in the step."),
+    Quantity("cross_site_cost", "usd", "Cross-site bandwidth cost", "cost", r"C_x = p_b\,B_x\,T / 3600",
+             r"<cost.link_bandwidth_hour_price|g> \times <cross_site_bandwidth> \times <time_to_train>",
+             "p_b: price of one B/s of circuit for an hour (cost.link_bandwidth_hour_price)."),
     Quantity("expected_disaster_loss", "usd", "Expected disaster loss", "cost",
              r"E[C_{loss}] = P\,(E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T)\,(F + D)",
              r"<site_event_probability> \times (<rpo_site_expected> + <rto_site> + <schedule_slip>) \times "
              r"(<fleet_cost_rate> + <cost.delay_cost>)",
              "D is the cost of delay (cost.delay_cost): the business value of finishing on time.", compare=True),
-    Quantity("total_dr_cost", "usd", "Total DR cost", "cost", r"C_{DR} = C_{standby} + C_{rep} + E[C_{loss}]",
-             r"<standby_cost> + <replication_cost> + <expected_disaster_loss>", short="Total DR cost", card=7,
-             compare=True,
+    Quantity("total_dr_cost", "usd", "Total DR cost", "cost", r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
+             r"<standby_cost> + <replication_cost> + <cross_site_cost> + <expected_disaster_loss>",
+             short="Total DR cost", card=7, compare=True,
              detail=lambda p: f"standby {p.format('standby_cost')} · loss {p.format('expected_disaster_loss')}"),
     Quantity("tier_total_costs", "usd", "Total DR cost by tier", "cost",
-             r"C_{DR} = C_{standby} + C_{rep} + E[C_{loss}]",
+             r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              short="total", table=True),
     Quantity("break_even_delay_costs", "usd_rate", "Break-even cost of delay, against cold backup & restore", "cost",
              r"D^* = \max\left(0, \frac{\Delta C}{P\,\Delta L} - F\right)",

@@ -295,10 +295,7 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     t = scenario.training
     title = title or (f"Disaster-recovery plan: {t.gpus:,} GPUs, {p.format('time_to_train')}, "
                       f"{t.params / 1e9:g}B parameters, {presets.DR_TIERS[scenario.failover.tier].label}")
-    behind = None
-    if not p.replication_keeps_up:  # the note of the site RPO's derivation says why and how to fix it
-        blocks = p.explain("rpo_site").strip().split("\n\n")[1:]
-        behind = markdown_html("\n\n".join(b for b in blocks if not b.lstrip().startswith("$$")))
+    warnings = [Markup(markdown_html(text)) for text in p.warnings().values()]  # what is wrong, and the fix
     sections, plots = [], {}
     for sid, stitle, lead, names, figs in REPORT_SECTIONS:
         for fig in figs:
@@ -308,7 +305,7 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     return _templates().get_template("report.html.j2").render(
         title=title, description=description, version=__version__, headline=[_kpi(p, n) for n in HEADLINE],
         sections=sections,
-        behind=Markup(behind) if behind else None, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario),
+        warnings=warnings, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario),
         plotlyjs=Markup(viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")) if include_plotlyjs else None,
         config=_json_script({"displaylogo": False, "responsive": True}), figures=_json_script(plots), plots=plots)
 

@@ -155,6 +155,20 @@ class Training(_Section):
         "training.flops_per_param_token", 6.0, "[FLOP]", "plain",
         "k in C = kND: 6, or 8 with full activation recomputation.",
         "Kaplan et al. 2020 Sec. 2.1; Narayanan et al. 2021 eq. (4)", low=2.0, high=24.0)
+    hbm_per_gpu: float = _field(
+        "training.hbm_per_gpu", presets.ACCELERATORS["h100-sxm"].hbm, "[B]", "bytes",
+        "Memory (HBM) of one GPU; the training state must fit in the cluster's.",
+        presets.ACCELERATORS["h100-sxm"].source, low=1e9, high=1e13, preset=(presets.ACCELERATORS, "hbm"))
+    state_bytes_per_param: float = _field(
+        "training.state_bytes_per_param", 16.0, "[B]", "plain",
+        "Bytes of training state per parameter held in HBM, fully sharded (activations not counted).",
+        presets.BYTES_PER_PARAM["zero-training-state"].source, low=2.0, high=64.0,
+        preset=(presets.BYTES_PER_PARAM, "value"))
+    batch_tokens: float = _field(
+        "training.batch_tokens", presets.GLOBAL_BATCHES["llama3-405b"].tokens, "[1]", "count",
+        "Tokens per optimizer step (the global batch): one gradient exchange per step.",
+        presets.GLOBAL_BATCHES["llama3-405b"].source, low=1e3, high=1e10,
+        preset=(presets.GLOBAL_BATCHES, "tokens"))
 
 
 @dataclass(frozen=True)
@@ -184,7 +198,7 @@ class Checkpoint(_Section):
         preset=(presets.STORAGE, "read_bandwidth"))
     per_writer_bandwidth: float = _field(
         "checkpoint.per_writer_bandwidth", _NODE.per_gpu_frontend_bandwidth, "[B/s]", "bandwidth",
-        "What one GPU can push to storage: its share of the node's front-end NIC.",
+        "What one GPU can push to or pull from storage: its share of the node's front-end NIC.",
         _NODE.source, low=1e6, high=1e12)
     host_copy_bandwidth: float = _field(
         "checkpoint.host_copy_bandwidth", 677e6, "[B/s]", "bandwidth",
@@ -225,6 +239,12 @@ class Replication(_Section):
         "replication.streamed", False, "[1]", "flag",
         "true: the object-store and link hops stream; false: store-and-forward.",
         "assumption: object-store cross-region replication copies after upload")
+    policy: str = _field(
+        "replication.policy", "every-k", "[1]", "plain",
+        "every-k: each scheduled copy ships, and one that falls behind queues (the backlog grows); newest: a "
+        "latest-wins replicator skips copies superseded while a hop was busy, so the site RPO stays bounded.",
+        "assumption: every scheduled copy ships (object-store cross-region replication queues)",
+        choices=("every-k", "newest"))
     retained: int = _field("replication.retained", 2, "[1]", "count",
                            "Checkpoints kept at the remote site.",
                            "assumption: the newest plus one known-good", low=1, high=10_000,
@@ -239,6 +259,11 @@ class Failures(_Section):
         "failures.gpu_failure_rate", _LLAMA3.gpu_failure_rate, "[1/s]", "rate",
         "Unexpected interruptions per GPU per second.", _LLAMA3.source, low=1e-15, high=1e-3,
         preset=(presets.FAILURE_RATES, "gpu_failure_rate"))
+    measured_mtbf: float | None = _field(
+        "failures.measured_mtbf", None, "[s]", "duration",
+        "A cluster MTBF measured on this cluster; when set it replaces 1/(G λ).",
+        "unset: derived from the per-GPU rate; Llama 3 §3.3.4 measured 54 days / 419 = 3.09 h",
+        low=minute, high=100 * year, optional=True)
     site_event_rate: float = _field(
         "failures.site_event_rate", presets.SITE_EVENT_RATES["uptime-serious-outage"].rate, "[1/s]",
         "rate", "Site-loss events per second (building or region).",
@@ -281,6 +306,11 @@ class Failover(_Section):
         "failover.staging_bandwidth", 1000 * 87.5 * MB_per_s, "[B/s]", "bandwidth",
         "Copy rate from the remote object store onto the standby's filesystem.",
         presets.STORAGE["object-store"].source, low=1e6, high=1e15)
+    gradient_bytes: float = _field(
+        "failover.gradient_bytes", presets.BYTES_PER_GRADIENT["bf16-gradients"].value, "[B]", "plain",
+        "Bytes per gradient exchanged between sites each step (multi-site only).",
+        presets.BYTES_PER_GRADIENT["bf16-gradients"].source, low=1.0, high=8.0,
+        preset=(presets.BYTES_PER_GRADIENT, "value"))
 
 
 @dataclass(frozen=True)
@@ -308,6 +338,10 @@ class Cost(_Section):
         "Price of storing one byte at the remote site for one month.",
         "[R] object-storage list price ~$0.023/GB-month; not verified in a stored source",
         low=0.0, high=1e-6)
+    link_bandwidth_hour_price: float = _field(
+        "cost.link_bandwidth_hour_price", presets.LINKS["dx-400g"].bandwidth_hour_price, "[USD/(B/s·h)]", "plain",
+        "Price of one B/s of cross-site bandwidth for one hour (multi-site's gradient traffic).",
+        presets.LINKS["dx-400g"].source, low=0.0, high=1e-6, preset=(presets.LINKS, "bandwidth_hour_price"))
 
 
 _SECTION_TYPES = {"training": Training, "checkpoint": Checkpoint, "replication": Replication,

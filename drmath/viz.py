@@ -426,7 +426,7 @@ def rpo_link_spec(p, bandwidths, curves):
     >>> spec = rpo_link_spec(p, x, drmath.sweep(p.scenario, "replication.link_bandwidth", x, ["rpo_site"]))
     >>> line = next(s for s in spec["layout"]["shapes"] if s["type"] == "line")
     >>> round(line["x0"], 2), spec["data"][0]["y"][0]
-    (13.85, None)
+    (13.61, None)
     """
     x = np.asarray(bandwidths, dtype=float)
     worst = np.asarray(curves["rpo_site"], dtype=float)

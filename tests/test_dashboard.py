@@ -192,8 +192,8 @@ def test_build_app_from_changes():
 
 
 def test_controls_are_labelled_in_human_units(app):
-    labels = dict((v, l) for l, v in app.controls["replication.link_bandwidth"].options)
+    labels = {v: text for text, v in app.controls["replication.link_bandwidth"].options}
     assert labels[100 * Gbit_per_s] == "100 Gbit/s"
-    labels = dict((v, l) for l, v in app.controls["replication.interval"].options)
+    labels = {v: text for text, v in app.controls["replication.interval"].options}
     assert labels[3600.0] == "1 h"
     assert all(not w.continuous_update for w in app.controls.values() if hasattr(w, "continuous_update"))

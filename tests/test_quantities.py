@@ -7,7 +7,7 @@ import pytest
 
 import drmath
 from drmath import Plan, Scenario, plan, quantities
-from drmath.plan import STEPS, Explanation
+from drmath.plan import _PLACEHOLDER, STEPS, Explanation
 from drmath.quantities import CARDS, COMPARED, GROUPS, QUANTITIES, SCALARS, TABLES
 from drmath.units import KINDS
 
@@ -60,7 +60,7 @@ def test_every_quantity_is_explained_with_its_number(case):
     for name in QUANTITIES:
         text = p.explain(name)
         assert isinstance(text, Explanation) and text._repr_markdown_() == text
-        assert "<" not in text.replace("<=", ""), (name, text)  # every placeholder was filled
+        assert not _PLACEHOLDER.search(text), (name, text)  # every placeholder was filled
         assert "$$" in text, name
         if name in SCALARS:
             assert text.startswith(f"**{QUANTITIES[name].title}: {p.format(name)}**"), (name, text)
@@ -129,3 +129,23 @@ def test_the_dashboard_cards_are_the_registrys():
     app = dashboard.build_app()
     shown = {name for name in CARDS if f"drmath-kpi-{name}" in app.cards[name].value}
     assert shown == set(CARDS)
+
+
+def test_every_view_shows_what_is_wrong():
+    """A registered warning (state beyond HBM, saturated storage, replication behind) reaches each view."""
+    from drmath import cli, dashboard, report
+
+    small = Scenario().with_changes({"training.gpus": 8})
+    p = plan(small)
+    assert list(p.warnings()) == ["state_fits_hbm"] and not p.state_fits_hbm and p.min_gpus_for_state == 81
+    assert "at least 81 GPUs" in p.warnings()["state_fits_hbm"]
+    assert plan().warnings() == {}
+    assert "! The training state does not fit" in cli.render_table(p)
+    page = report.build_report(small, include_plotlyjs=False)
+    assert page.count('<div class="callout">') == 1 and "at least 81 GPUs" in page
+    app = dashboard.build_app()
+    assert app.warnings.value == ""
+    app.apply({"training.gpus": 8})
+    assert "drmath-warning-state_fits_hbm" in app.warnings.value and "at least 81 GPUs" in app.warnings.value
+    app.apply({"training.gpus": 8000})
+    assert app.warnings.value == ""
