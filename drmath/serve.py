@@ -65,7 +65,7 @@ from . import _resources, units
 
 __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "SESSION_END", "parse_size", "GraceKernelManager",
-           "CappedVoilaHandler", "voila_argv", "voila_env", "command", "voila_main", "main",
+           "voila_argv", "voila_env", "command", "voila_main", "main",
            "machine_defaults", "BUSY_TEXT", "MAX_URL_LENGTH", "MAX_HEADER_SIZE", "REFILL_NICENESS"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,7 +191,8 @@ class GraceKernelManager(AsyncMappingKernelManager):
                                    help="Seconds a kernel with an open page may go without a message from that page "
                                         "before it is shut down (0: never).")
     memory_limit = Int(KERNEL_MEMORY_LIMIT, config=True,
-                       help="Most resident memory (RSS, bytes) of a visitor's kernel; over it, it is shut down (0: none).")
+                       help="Most resident memory (RSS, bytes) of a visitor's kernel; over it, it is shut down "
+                            "(0: none).")
     memory_check_interval = Float(2, config=True, help="Seconds between samples of the visitor kernels' memory.")
 
     def __init__(self, **kwargs):
@@ -483,7 +484,7 @@ def _set_niceness(pid, niceness):
     return allowed
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _can_restore_priority():
     """Whether this process may give a kernel back its own priority: root, CAP_SYS_NICE or RLIMIT_NICE."""
     if not hasattr(os, "setpriority"):
@@ -651,7 +652,7 @@ def _busy_page(document, visitors, notice, retry, share, share_text, plotly):
     return document.replace("</head>", head + "</head>", 1).replace("<main>", "<main>" + box, 1)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _handler_class():
     """The page handler with the kernel cap (imported late: Voilà is only needed to serve)."""
     import tornado.web
@@ -743,7 +744,7 @@ HIDDEN_ERROR = "An error occurred in the workbook's kernel; it was logged on the
 """What a visitor sees instead of an error's name, value and traceback."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _websocket_handler_class():
     """Voilà's kernel websocket, with session ends and without tracebacks (imported late, like Voilà)."""
     import re
@@ -918,7 +919,7 @@ def _request_delivered(kernel_id):
         timer.cancel()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _query_handler_class():
     """Voilà's ``/voila/query/<kernel id>`` websocket, for that kernel only (imported late, like Voilà)."""
     import hmac
@@ -1238,7 +1239,8 @@ def command(argv=None):
                         help=f"seconds an open page may send nothing before its kernel is shut down and the page says "
                              f"so (default {IDLE_CONNECTED_TIMEOUT}; 0: never)")
     parser.add_argument("--kernel-memory-limit", type=_size_arg("--kernel-memory-limit"), default=KERNEL_MEMORY_LIMIT,
-                        help="most RSS of a visitor's kernel, e.g. 1GB; over it the session ends (default 1GB; 0: none)")
+                        help="most RSS of a visitor's kernel, e.g. 1GB; over it the session ends "
+                             "(default 1GB; 0: none)")
     parser.add_argument("--max-message-size", type=_size_arg("--max-message-size"), default=MAX_MESSAGE_SIZE,
                         help="largest message a page may send its kernel, e.g. 1MiB; a larger one ends the session "
                              "(default 1MiB)")

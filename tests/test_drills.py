@@ -11,8 +11,17 @@ from hypothesis import strategies as st
 
 from drmath import Scenario, plan
 from drmath._resources import data_file
-from drmath.drills import (DRILLS, PHASES, DrillRecord, drill_costs, example_log, parse_drill_records,
-                           phase_owner, promised_rto, read_drill_records)
+from drmath.drills import (
+    DRILLS,
+    PHASES,
+    DrillRecord,
+    drill_costs,
+    example_log,
+    parse_drill_records,
+    phase_owner,
+    promised_rto,
+    read_drill_records,
+)
 from drmath.recovery import LOCAL_PHASES, SITE_PHASES
 from drmath.units import day, week
 

@@ -51,7 +51,7 @@ def test_specs_are_json_and_use_only_basic_traces(p):
 
 def test_specs_validate_as_plotly_figures(p):
     go = pytest.importorskip("plotly.graph_objects")
-    for name, spec in all_specs(p).items():
+    for spec in all_specs(p).values():
         go.Figure(spec)  # raises on any invalid property
 
 
