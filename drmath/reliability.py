@@ -359,8 +359,8 @@ def ettr(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     """
     require_positive(checkpoint_interval=checkpoint_interval, mtbf=mtbf)
     require_nonnegative(checkpoint_cost=checkpoint_cost, restart_overhead=restart_overhead)
-    value = (1.0 - (restart_overhead + checkpoint_interval / 2) / mtbf) / (1.0 + checkpoint_cost / checkpoint_interval)
-    return np.clip(value, 0.0, 1.0)
+    progress = np.clip(1.0 - (restart_overhead + checkpoint_interval / 2) / mtbf, 0.0, 1.0)  # before the /: -inf/inf
+    return np.clip(progress / (1.0 + checkpoint_cost / checkpoint_interval), 0.0, 1.0)
 
 
 @broadcasting

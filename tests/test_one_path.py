@@ -120,6 +120,8 @@ SPECS = {
     "cost.cross_site_bandwidth": dict(params=POSITIVE, step_time=POSITIVE, sites=COMPRESSION,
                                       bytes_per_gradient=POSITIVE),
     "cost.link_cost": dict(bandwidth=NONNEGATIVE, duration=UNBOUNDED, bandwidth_hour_price=NONNEGATIVE),
+    "cost.link_hour_price": dict(bandwidth=NONNEGATIVE),
+    "cost.goodput_lost_cost": dict(fleet_cost_rate=NONNEGATIVE, ettr=SHARE, duration=UNBOUNDED),
 }
 """Each public formula's arguments and the strategy drawing their valid values."""
 
@@ -247,6 +249,9 @@ def test_a_number_and_a_one_element_array_agree(name, data):
                                                 restart_overhead=0.0, mtbf=HUGE), id="ettr-exact-cycle-underflows"),
     pytest.param("reliability.ettr_exact", dict(checkpoint_interval=1.0, checkpoint_cost=HUGE, write_time=0.0,
                                                 restart_overhead=0.0, mtbf=5e-324), id="ettr-exact-huge-stall"),
+    # first-order ETTR where its loss term is -inf and its stall ratio inf (was -inf/inf = NaN): 0
+    pytest.param("reliability.ettr", dict(checkpoint_interval=5e-324, checkpoint_cost=HUGE, restart_overhead=HUGE,
+                                          mtbf=5e-324), id="ettr-first-order-inf-over-inf"),
     pytest.param("reliability.interruption_shares", dict(counts={"a": 0.0, "b": 0.0}), id="shares-all-zero"),
 ])
 def test_corners_agree(name, kwargs):
