@@ -2,7 +2,7 @@
 
     ./tasks bench                 # everything, then writes BENCHMARKS.md
     ./tasks bench --only core     # some of them (core, import, simulate, report, plotly, browser, load, replicas,
-                                  # kernel)
+                                  # kernel, solve)
     ./tasks bench --no-write      # print the table, leave BENCHMARKS.md alone
 
 Each script in bench/ also runs alone and prints its own details; its full output is kept in
@@ -32,6 +32,7 @@ SCRIPTS = {
     "load": ["bench_load.py"],
     "replicas": ["bench_replicas.py"],
     "kernel": ["bench_kernel.py"],
+    "solve": ["bench_solve.py"],
 }
 
 

@@ -13,9 +13,9 @@ Only numpy is imported here; pandas, plotly and ipywidgets load where they are u
 """
 
 from . import checkpoint, cost, presets, recovery, reliability, replication, training, units
-from .plan import Plan, compare, plan, sweep
+from .plan import Plan, compare, plan, solve, sweep
 from .scenario import Scenario
 
-__all__ = ["Scenario", "Plan", "plan", "sweep", "compare", "units", "presets", "training", "checkpoint",
+__all__ = ["Scenario", "Plan", "plan", "sweep", "solve", "compare", "units", "presets", "training", "checkpoint",
            "replication", "reliability", "recovery", "cost"]
 __version__ = "0.1.0"

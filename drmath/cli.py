@@ -1,6 +1,7 @@
 """The command line.
 
 - ``drmath plan [SCENARIO] [--set section.field=value ...] [--json | --explain FIELD]``
+- ``drmath solve [SCENARIO] --set requirements.rpo_site="15 min" --set requirements.rto_site="4 h" [--json]``
 - ``drmath compare A B [C [D]] [--json]``
 - ``drmath report [SCENARIO] -o plan.html [--png DIR] [--quiet]``
 
@@ -8,7 +9,8 @@ A SCENARIO is a TOML file, or the name of a scenario that ships with drmath
 (:func:`scenario_path`): ``drmath compare seed llama3-405b``.
 
 Errors in a file or a value exit with status 2 and one line naming the field;
-never a traceback.
+never a traceback. ``drmath solve`` exits with status 1 when no searched design
+meets every target (it still prints the closest one and what it would take).
 """
 
 import argparse
@@ -22,9 +24,10 @@ from pathlib import Path
 from . import _resources, scenario_io
 from ._validate import clip, short_repr
 from .formatting import tex_text
-from .quantities import GROUPS, QUANTITIES, in_group
+from .quantities import _TARGETS, GROUPS, QUANTITIES, in_group
 from .scenario import FIELDS, SECTIONS, Scenario, plan
 from .scenario_io import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
+from .units import format_quantity
 
 _GROUPS = {g.title: [n for n in in_group(g.id) if not QUANTITIES[n].table] for g in GROUPS.values()}
 """The plan table's groups: :data:`drmath.quantities.GROUPS`, one line per scalar quantity."""
@@ -69,7 +72,7 @@ def render_table(p):
         for name in names:
             lines.append(f"  {QUANTITIES[name].title:<42} {p.format(name):>14}   {_plain_formula(p, name)}")
     for text in p.warnings().values():  # what is wrong with the design, and the input that fixes it
-        lines.append("\n! " + text.replace("**", "").replace("\n", " "))
+        lines.append("\n! " + text.replace("**", "").replace("\\$", "$").replace("\n", " "))
     s = p.scenario
     head = (f"drmath plan: {s.training.gpus:,} GPUs, {p.format('time_to_train')}, "
             f"{s.training.params / 1e9:g}B params, tier {s.failover.tier}")
@@ -154,11 +157,72 @@ def _compare(args):
     names = [path.stem for path in paths] if args.json else _names(paths)
     if args.json:
         rows = report.compare_rows(plans)
-        return json.dumps({"scenarios": names, "files": [str(path) for path in paths], "rows": [
+        return json.dumps({"scenarios": names, "files": [str(path) for path in paths],
+                           "inputs": report.compare_inputs(plans), "rows": [
             {"field": r["field"], "title": r["title"], "texts": r["texts"], "differs": r["differs"],
              "values": [None if isinstance(v, float) and math.isinf(v) else v for v in r["values"]]}
             for r in rows]}, indent=2, allow_nan=False)
     return report.compare_text(plans, names)
+
+
+def _flag(item):
+    """One ``--set`` argument as a shell word: ``path="value"`` when the value holds a space."""
+    path, value = item.split("=", 1)
+    return f'--set {path}="{value}"' if " " in value else f"--set {item}"
+
+
+def _json_safe(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def render_solution(solution, seconds):
+    """The solved design as text: the ``--set`` flags that produce it, its cost, each target met or missed."""
+    p = solution.plan
+    head = ("drmath solve: the cheapest design that meets every target" if solution.feasible
+            else "drmath solve: no searched design meets every target; the closest")
+    lines = [f"{head} ({solution.searched:,} designs searched in {seconds:.2f} s)", ""]
+    lines += ["  " + _flag(item) for item in solution.set_flags()]
+    lines += ["", f"Total cost of resilience {p.format('total_cost_of_resilience')} = total DR cost "
+              f"{p.format('total_dr_cost')} + goodput lost {p.format('goodput_lost_cost')}"]
+    if solution.meets:
+        lines.append("Targets:")
+    for path, value, name, label, *_ in _TARGETS:
+        if path in solution.meets:
+            state = "met" if solution.meets[path] else "MISSED"
+            target = format_quantity(p.scenario.get(path), "duration")
+            lines.append(f"  {label:<14} {p.format(value):>10}   target {target:>10}   {state}, "
+                         f"margin {p.format(name)}")
+    if solution.reasons:
+        lines.append("Other tiers:")
+        lines += [f"  {tier}: {why}" for tier, why in solution.reasons.items()]
+    lines += ["", solution.message, f"Pareto front of cost against site RPO and RTO: {len(solution.front)} designs "
+              "(--json for all)."]
+    return "\n".join(lines)
+
+
+def _solve(args):
+    import time
+
+    from .plan import solve
+
+    scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else Scenario()
+    scenario = apply_sets(scenario, args.set)
+    start = time.perf_counter()
+    solution = solve(scenario)
+    seconds = time.perf_counter() - start
+    if not args.json:
+        return render_solution(solution, seconds), 0 if solution.feasible else 1
+    front = [{k: _json_safe(None if isinstance(x, float) and math.isnan(x) else x) for k, x in row.items()}
+             for row in solution.front.to_dict(orient="records")]
+    for row in front:
+        row["meets_requirements"] = bool(row["meets_requirements"])
+    payload = {"design": {k: _json_safe(x) for k, x in solution.scenario.flat().items()},
+               "plan": solution.plan.to_json_dict(), "meets": solution.meets, "feasible": solution.feasible,
+               "set": solution.set_flags(), "reasons": solution.reasons, "message": solution.message,
+               "front": front}
+    return json.dumps(payload, indent=2, allow_nan=False), 0 if solution.feasible else 1
 
 
 def _report(args):
@@ -190,6 +254,13 @@ def main(argv=None):
                         help=f"change one input; sections: {', '.join(SECTIONS)}")
     p_plan.add_argument("--json", action="store_true", help="print the plan as JSON in SI")
     p_plan.add_argument("--explain", metavar="FIELD", help="print the worked derivation of one plan field")
+    p_solve = sub.add_parser("solve", help="the cheapest design that meets the requirements.* targets")
+    p_solve.add_argument("scenario", nargs="?", help=f"scenario TOML file or shipped name ({shipped}; default: "
+                         "the seed case)")
+    p_solve.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
+                         help='change one input, e.g. requirements.rpo_site="15 min"')
+    p_solve.add_argument("--json", action="store_true",
+                         help="print design, plan, meets and front as JSON in SI")
     p_cmp = sub.add_parser("compare", help="two to four scenarios side by side")
     p_cmp.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                        help=f"2 to 4 scenario files or shipped names ({shipped}); the first is the baseline")
@@ -208,15 +279,11 @@ def main(argv=None):
         if args.command == "report":
             print(_report(args))
             return 0
-        scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else Scenario()
-        scenario = apply_sets(scenario, args.set)
-        result = plan(scenario)
-        if args.explain:
-            out = result.explain(args.explain)
-        elif args.json:
-            out = json.dumps(result.to_json_dict(), indent=2, allow_nan=False)
+        status = 0
+        if args.command == "solve":
+            out, status = _solve(args)
         else:
-            out = render_table(result)
+            out = _plan(args)
     except (CliError, ValueError, TypeError, OSError) as exc:
         print(clip(f"drmath: error: {exc}".splitlines()[0], 1000), file=sys.stderr)
         return 2
@@ -224,7 +291,18 @@ def main(argv=None):
         print(out, flush=True)
     except BrokenPipeError:  # `drmath plan | head`: the reader left, which is not an error
         sys.stdout = open(os.devnull, "w")
-    return 0
+    return status
+
+
+def _plan(args):
+    scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else Scenario()
+    scenario = apply_sets(scenario, args.set)
+    result = plan(scenario)
+    if args.explain:
+        return result.explain(args.explain)
+    if args.json:
+        return json.dumps(result.to_json_dict(), indent=2, allow_nan=False)
+    return render_table(result)
 
 
 if __name__ == "__main__":

@@ -32,11 +32,15 @@ from ._validate import (
     require_ratio,
     require_unit_interval,
 )
+from .presets import LINKS
 from .units import hour, month
 
 __all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
            "expected_disaster_loss", "break_even_delay_cost", "fleet_cost_rate", "lost_time_saved",
-           "cross_site_bandwidth", "link_cost"]
+           "cross_site_bandwidth", "link_cost", "link_hour_price", "goodput_lost_cost"]
+
+_PORT_BANDWIDTHS = np.array([link.bandwidth for link in LINKS.values()])  # [B/s]
+_PORT_HOUR_PRICES = np.array([link.hour_price for link in LINKS.values()])  # [USD]
 
 
 def _times(price, amount):
@@ -558,3 +562,97 @@ def link_cost(bandwidth, duration, bandwidth_hour_price):
     require_nonnegative(bandwidth=bandwidth, bandwidth_hour_price=bandwidth_hour_price)
     require_nonnegative_or_inf(duration=duration)
     return _times(bandwidth_hour_price * bandwidth, duration / hour)
+
+
+@broadcasting
+def link_hour_price(bandwidth):
+    r"""Hourly price of a cross-site link of a given line rate, from cited port prices.
+
+    Parameters
+    ----------
+    bandwidth : float or array_like
+        Line rate the link must carry :math:`B`. [B/s]
+
+    Returns
+    -------
+    link_hour_price : float or ndarray
+        Price per hour of the cheapest bundle of identical ports that carries
+        :math:`B`. [USD]
+
+    Notes
+    -----
+    .. math:: p_l(B) = \min_i \left\lceil \frac{B}{b_i} \right\rceil p_i
+
+    over the port sizes :math:`b_i` and port-hour prices :math:`p_i` of
+    :data:`drmath.presets.LINKS` (10, 100 and 400 Gbit/s; a link below 10 Gbit/s
+    pays for one 10G port). A link
+    aggregation group bundles ports of one speed [2]_, so a line rate between
+    two port sizes pays for whole ports: 150 Gbit/s is fifteen 10G ports
+    ($33.75/h), cheaper than two 100G ports ($45/h) or one 400G port ($85/h). The price is a step function that grows
+    about in proportion to the bandwidth ($0.225, $0.225 and $0.2125 per
+    Gbit/s-hour), so more link is never free. Derived here from [1]_ and [2]_.
+
+    References
+    ----------
+    .. [1] AWS Direct Connect pricing: dedicated port-hours $2.25 (10 Gbps),
+       $22.50 (100 Gbps), $85.00 (400 Gbps).
+    .. [2] AWS Direct Connect User Guide, "Link aggregation groups": "All
+       connections in the LAG must use the same bandwidth."
+
+    Examples
+    --------
+    >>> from drmath.units import Gbit_per_s
+    >>> link_hour_price(100 * Gbit_per_s), link_hour_price(150 * Gbit_per_s), link_hour_price(400 * Gbit_per_s)
+    (22.5, 33.75, 85.0)
+    """
+    require_nonnegative(bandwidth=bandwidth)
+    ports = np.ceil(np.asarray(bandwidth)[..., None] / _PORT_BANDWIDTHS)
+    return np.min(ports * _PORT_HOUR_PRICES, axis=-1)
+
+
+@broadcasting
+def goodput_lost_cost(fleet_cost_rate, ettr, duration):
+    r"""What the fleet's time not spent making progress costs over the run.
+
+    Parameters
+    ----------
+    fleet_cost_rate : float or array_like
+        Cost of the primary fleet per second :math:`F`. [USD/s]
+    ettr : float or array_like
+        Effective training time ratio, the share of wall-clock time that makes
+        progress :math:`\mathrm{ETTR}`. [1]
+    duration : float or array_like
+        Wall-clock time of the run :math:`T`; may be ``inf``. [s]
+
+    Returns
+    -------
+    goodput_lost_cost : float or ndarray
+        :math:`F\,(1 - \mathrm{ETTR})\,T`. [USD]
+
+    Notes
+    -----
+    .. math:: C_{goodput} = F\,(1 - \mathrm{ETTR})\,T
+
+    The fleet is paid for the whole run, but only the ETTR share of it trains:
+    the rest goes to checkpoint stalls, rework after failures and restarts.
+    Checkpoint and replication cadence move this cost as well as the RPO, so a
+    design that meets an RPO by starving goodput is priced for it. For a
+    token-driven run it equals the run cost above its compute time. Derived
+    here from the definition of ETTR (Kokolis et al. 2024).
+
+    References
+    ----------
+    .. [1] A. Kokolis et al., "Revisiting Reliability in Large-Scale Machine
+       Learning Research Clusters," arXiv:2410.21680, 2024 (ETTR).
+
+    Examples
+    --------
+    8,000 GPUs at $4.92/h for 90 days at 96.5% ETTR:
+
+    >>> round(goodput_lost_cost(8000 * 4.92 / 3600, 0.965, 90 * 86_400.0))
+    2975616
+    """
+    require_nonnegative(fleet_cost_rate=fleet_cost_rate)
+    require_unit_interval(ettr=ettr)
+    require_nonnegative_or_inf(duration=duration)
+    return _times(fleet_cost_rate * (1.0 - ettr), duration)

@@ -11,9 +11,10 @@ slider's label and a card's text never disagree about the unit:
   of significant figures (``"1.50 h"``), with the same picker.
 - :func:`money_unit` and :func:`money` do the same for US dollars.
 - :func:`line_rate` writes a link's line rate in Gbit/s, the unit links are
-  sold in.
+  sold in; :func:`params` a model's size as ``"405B"``.
 - :func:`ordinal` and :func:`every` write "2nd", "every 3rd checkpoint".
-- :func:`tex_text` turns the TeX of a formula into plain text for a terminal.
+- :func:`tex_text` turns the TeX of a formula into plain text for a terminal;
+  :func:`markdown_text` escapes the dollars of money for Markdown read by MathJax.
 
     >>> duration_unit([90.0, 5400.0]), short_duration(5400.0), money(84_952_800.0)
     ((3600.0, 'h'), '1.5 h', '$84.95M')
@@ -28,14 +29,17 @@ import numpy as np
 
 from .units import Gbit_per_s, day, format_quantity, hour, minute, second, year
 
-__all__ = ["DURATION_UNITS", "MONEY_UNITS", "duration_unit", "short_duration", "money_unit", "money",
-           "line_rate", "ordinal", "every", "tex_text"]
+__all__ = ["DURATION_UNITS", "MONEY_UNITS", "PARAM_UNITS", "duration_unit", "short_duration", "money_unit", "money",
+           "line_rate", "params", "ordinal", "every", "tex_text", "markdown_text"]
 
 DURATION_UNITS = ((year, "years"), (day, "days"), (hour, "h"), (minute, "min"), (second, "s"), (1e-3, "ms"))
 """The units durations are shown in, largest first: (seconds per unit [s], name)."""
 
 MONEY_UNITS = ((1e9, "B"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 """The units money is shown in, largest first: (dollars per unit [USD], suffix after ``$``)."""
+
+PARAM_UNITS = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+"""The units parameter counts are shown in, largest first: (parameters per unit [1], suffix)."""
 
 _SINGULAR = {"days": "day", "years": "year"}
 
@@ -179,11 +183,42 @@ def line_rate(bytes_per_s, digits=3):
 
     Examples
     --------
-    >>> line_rate(12.5e9), line_rate(1e9), line_rate(400e9)
-    ('100 Gbit/s', '8 Gbit/s', '3,200 Gbit/s')
+    >>> line_rate(12.5e9), line_rate(1e9), line_rate(400e9), line_rate(1.25e12)
+    ('100 Gbit/s', '8 Gbit/s', '3,200 Gbit/s', '10,000 Gbit/s')
     """
-    rounded = float(f"{float(bytes_per_s) / Gbit_per_s:.{digits}g}")
-    return f"{rounded:,g} Gbit/s"
+    value = float(bytes_per_s)
+    if not math.isfinite(value):
+        return format_quantity(value, "bandwidth")
+    rounded = float(f"{value / Gbit_per_s:.{digits}g}")
+    return f"{rounded:,.0f} Gbit/s" if abs(rounded) >= 1e4 else f"{rounded:,g} Gbit/s"
+
+
+def params(count, digits=3):
+    """A model's parameter count the way models are named: ``"405B"``, ``"70.6B"``, ``"1.5T"``.
+
+    Parameters
+    ----------
+    count : float
+        Trainable parameters. [1]
+    digits : int, default 3
+        Significant figures at most; trailing zeros are dropped.
+
+    Returns
+    -------
+    text : str
+        The count with the suffix ``T``, ``B``, ``M`` or ``k`` that keeps it ≥ 1; ``"no bound"`` for
+        infinity.
+
+    Examples
+    --------
+    >>> params(405e9), params(70.6e9), params(8e9), params(1.5e12), params(125e6)
+    ('405B', '70.6B', '8B', '1.5T', '125M')
+    """
+    value = float(count)
+    if not math.isfinite(value):
+        return format_quantity(value, "count")
+    scale, suffix = _pick(value, PARAM_UNITS, (1.0, ""))
+    return f"{float(f'{value / scale:.{digits}g}'):,g}{suffix}"
 
 
 def ordinal(k):
@@ -304,3 +339,31 @@ def tex_text(tex):
     text = re.sub(r"([_^])\{([^{}]*)\}", _script, text)
     text = re.sub(r"\s+", " ", text.replace("{", "").replace("}", ""))
     return re.sub(r"([(\[⌈⌊]) | ([)\]⌉⌋])", r"\1\2", text).strip()
+
+
+def markdown_text(text):
+    r"""Text for Markdown outside math, with each ``$`` escaped as ``\$``.
+
+    Jupyter, Voilà and the report hand Markdown to MathJax, which pairs unescaped dollars and
+    typesets what lies between them: ``"$84.95M (at 30%: $113.27M)"`` would lose the words between
+    the amounts. Use this on every Markdown string that holds money and no formula. A ``$`` that is
+    already escaped stays as it is, so applying it twice is harmless.
+
+    Parameters
+    ----------
+    text : str
+        Markdown prose, without math.
+
+    Returns
+    -------
+    text : str
+        The same text with ``\$`` for every unescaped ``$``.
+
+    Examples
+    --------
+    >>> print(markdown_text("runs for $84.95M (at 30%: $113.27M)"))
+    runs for \$84.95M (at 30%: \$113.27M)
+    >>> markdown_text(markdown_text("$1")) == markdown_text("$1")
+    True
+    """
+    return re.sub(r"(?<!\\)\$", r"\\$", str(text))

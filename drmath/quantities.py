@@ -21,21 +21,23 @@ a window- or token-driven run, replication keeping up or not).
     ['rpo_local', 'rpo_local_expected', 'rpo_site', 'rpo_site_expected']
 """
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .formatting import line_rate
 from .presets import DR_TIERS
 from .recovery import LOCAL_PHASES, SITE_PHASES
+from .units import format_quantity
 
 __all__ = ["Quantity", "Group", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "CARDS", "COMPARED",
            "PLAN_FIELDS", "in_group", "card_title", "card_detail"]
 
 Text = str | Callable | None  # TeX or Markdown, or a function of the plan that returns it
 
-UNITS = {"duration": "[s]", "bytes": "[B]", "bandwidth": "[B/s]", "flop": "[FLOP]", "flop_rate": "[FLOP/s]",
-         "usd": "[USD]", "usd_rate": "[USD/s]", "fraction": "[1]", "count": "[1]", "rate": "[1/s]",
-         "gpu_hours": "[GPU h]", "flag": "[1]", "plain": "[1]", "hop": "[1]"}
+UNITS = {"duration": "[s]", "bytes": "[B]", "bandwidth": "[B/s]", "line_rate": "[B/s]", "flop": "[FLOP]",
+         "flop_rate": "[FLOP/s]", "usd": "[USD]", "usd_rate": "[USD/s]", "fraction": "[1]", "count": "[1]",
+         "params": "[1]", "rate": "[1/s]", "gpu_hours": "[GPU h]", "flag": "[1]", "plain": "[1]", "hop": "[1]"}
 """The SI unit of each kind of quantity (the kinds of :data:`drmath.units.KINDS`)."""
 
 
@@ -92,6 +94,9 @@ GROUPS = {g.id: g for g in (
     Group("cost", "7. Cost",
           "What each choice costs: the standby, replication, and the expected loss from a site event, priced with "
           "the cost of delay."),
+    Group("requirements", "8. Requirements",
+          "The targets the design must meet (requirements.*), each met or missed and by how much: the margin is "
+          "the target minus the design's value, positive when met."),
 )}
 """Every group, in reading order: the CLI's groups and the report's sections."""
 
@@ -172,6 +177,48 @@ def _site_rto_note(p):
             + ("; replication lands on the standby, so no staging" if tier.lands_on_standby
                else "; the checkpoint is staged from the object store")
             + ("; failover is automatic" if tier.automatic else "") + f". {tier.assumptions}")
+
+
+_TARGETS = (  # (target input, the plan output it bounds, its margin, label, symbol, what moves it)
+    ("requirements.rpo_site", "rpo_site", "rpo_site_margin", "Site RPO", r"\mathrm{RPO}_{site}",
+     "ship more often (replication.interval), a faster link (replication.link_bandwidth) or checkpoint more often"),
+    ("requirements.rto_site", "rto_site", "rto_site_margin", "Site RTO", r"\mathrm{RTO}_{site}",
+     "a readier DR tier (failover.tier) or shorter failover phases (failover.*)"),
+    ("requirements.rpo_local", "rpo_local", "rpo_local_margin", "Local RPO", r"\mathrm{RPO}_{local}",
+     "checkpoint more often (checkpoint.interval) or persist faster (checkpoint.write_bandwidth)"),
+    ("requirements.rto_local", "rto_local", "rto_local_margin", "Local RTO", r"\mathrm{RTO}_{local}",
+     "shorter local recovery phases (failures.*) or faster loads (checkpoint.read_bandwidth)"),
+    ("requirements.max_slip", "schedule_slip", "max_slip_margin", "Schedule slip", r"\Delta T",
+     "a larger standby (failover.standby_fraction)"),
+)
+"""Each requirement: its input, the plan output it bounds, its margin's name, label, symbol and levers."""
+
+
+def _margin_quantity(path, value, name, label, symbol, levers):
+    def substitution(p):
+        return r"\infty \quad \text{(no target set)}" if p.scenario.get(path) is None else f"<{path}> - <{value}>"
+
+    def note(p):
+        if p.scenario.get(path) is None:
+            return f"No target set ({path}), so it is met."
+        margin = getattr(p, name)
+        if margin >= 0:
+            return f"Met: {label} <{value}> is within the target of <{path}>, with <{name}> to spare."
+        by = "it has no bound" if math.isinf(margin) else f"by {format_quantity(-margin, 'duration')}"
+        return (f"**{label} target missed** {by}: <{value}> against a target of <{path}> ({path}). "
+                f"To meet it: {levers}; `drmath solve` finds the cheapest design that meets every target.")
+
+    return Quantity(name, "duration", f"{label} margin", "requirements",
+                    rf"m = {symbol}^{{target}} - {symbol}", substitution, note,
+                    warn=lambda p: getattr(p, name) < 0)
+
+
+def _meets_note(p):
+    missed = [label for path, _, name, label, _, _ in _TARGETS if getattr(p, name) < 0]
+    if missed:
+        return "Missed: " + ", ".join(missed) + "."
+    unset = [path for path, *_ in _TARGETS if p.scenario.get(path) is None]
+    return "Every set target is met" + (f"; unset: {', '.join(unset)}." if unset else ".")
 
 
 def _keeps_up_detail(p):
@@ -369,7 +416,7 @@ _ALL = (
              r"B_{os}^{min} = \frac{S / c}{k\tau}",
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication_interval>}",
              "The object store's upload rate at which that hop just keeps up."),
-    Quantity("replication_bandwidth_needed", "bandwidth", "Link bandwidth needed to keep up", "replication",
+    Quantity("replication_bandwidth_needed", "line_rate", "Link bandwidth needed to keep up", "replication",
              r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell)}",
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.efficiency> \times "
              r"(<replication_interval> - <replication.latency>)}",
@@ -428,15 +475,27 @@ _ALL = (
              lambda p: f"Reserved share r of the {_tier(p).label} tier: {_tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
              r"C_{rep} = p_e V + p_s S_r \frac{T}{\text{month}} + p_l \frac{T}{3600}",
-             r"\text{egress + remote storage + link port}",
-             "V = <bytes_shipped> shipped; S_r = <replication.retained|g> retained copies; "
-             "port <cost.link_hour_price>/h."),
+             r"<cost.egress_price|g> \times <bytes_shipped> + <cost.storage_month_price|g> \times "
+             r"<replication.retained|g> \times <checkpoint_size> / <replication.compression|g> \times "
+             r"\frac{<time_to_train>}{\text{month}} + <link_hour_price> \times <time_to_train>",
+             "Egress and storage prices per byte (cost.egress_price, cost.storage_month_price); S_r is "
+             "<replication.retained|g> retained copies; the link is priced per hour by its bandwidth "
+             "(link_hour_price)."),
+    Quantity("link_hour_price", "usd", "Replication link price per hour", "cost",
+             lambda p: r"p_l = \min_i \lceil B / b_i \rceil\, p_i" if p.scenario.cost.link_hour_price is None
+             else r"p_l = p_{set}",
+             lambda p: r"\text{cheapest bundle of 10/100/400G ports for } <replication.link_bandwidth>"
+             if p.scenario.cost.link_hour_price is None else "<cost.link_hour_price>",
+             lambda p: "AWS Direct Connect port-hours: 2.25, 22.50 and 85.00 USD for 10, 100 and 400 Gbps "
+             "ports; a LAG bundles ports of one speed, so the price grows with the line rate."
+             if p.scenario.cost.link_hour_price is None
+             else "Set in the scenario (cost.link_hour_price): the same whatever the link's bandwidth."),
     Quantity("site_event_probability", "fraction", "P(site event during the run)", "cost",
              r"P = 1 - e^{-n_s\,\lambda_s T}",
              r"1 - e^{-<tier.sites|g> \times <failures.site_event_rate> \times <time_to_train>}",
              "λ_s: failures.site_event_rate, with its stated basis; n_s sites train at once (two for multi-site), "
              "and losing any one interrupts the run."),
-    Quantity("cross_site_bandwidth", "bandwidth", "Cross-site bandwidth for gradients", "cost",
+    Quantity("cross_site_bandwidth", "line_rate", "Cross-site bandwidth for gradients", "cost",
              r"B_x = \frac{2(n_s - 1)}{n_s}\,\frac{N\,b_g}{t_{step}}",
              r"\frac{2(<tier.sites|g> - 1)}{<tier.sites|g>} \times \frac{<training.params> \times "
              r"<failover.gradient_bytes|bytes>}{<step_time>}",
@@ -455,6 +514,14 @@ _ALL = (
              r"<standby_cost> + <replication_cost> + <cross_site_cost> + <expected_disaster_loss>",
              short="Total DR cost", card=7, compare=True,
              detail=lambda p: f"standby {p.format('standby_cost')} · loss {p.format('expected_disaster_loss')}"),
+    Quantity("goodput_lost_cost", "usd", "Goodput lost", "cost", r"C_{goodput} = F\,(1 - \mathrm{ETTR})\,T",
+             r"<fleet_cost_rate> \times (1 - <ettr>) \times <time_to_train>",
+             "The fleet's time spent on checkpoint stalls, rework and restarts, priced at its own cost: checkpoint "
+             "and replication cadence move it as well as the RPO."),
+    Quantity("total_cost_of_resilience", "usd", "Total cost of resilience", "cost",
+             r"C_{res} = C_{DR} + C_{goodput}", r"<total_dr_cost> + <goodput_lost_cost>",
+             "What solve() minimises: the DR cost plus the goodput the cadences cost, so a design that meets an RPO "
+             "by starving goodput is never cheap.", compare=True),
     Quantity("tier_total_costs", "usd", "Total DR cost by tier", "cost",
              r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              short="total", table=True),
@@ -462,6 +529,11 @@ _ALL = (
              r"D^* = \max\left(0, \frac{\Delta C}{P\,\Delta L} - F\right)",
              short="pays for itself above",
              note="'no bound' means the tier never pays for itself against cold at any cost of delay.", table=True),
+    # 8. requirements
+    *(_margin_quantity(*target) for target in _TARGETS),
+    Quantity("meets_requirements", "flag", "Meets every requirement", "requirements", r"\min_i m_i \ge 0",
+             lambda p: r"\min(" + ", ".join(f"<{t[2]}>" for t in _TARGETS) + r") \ge 0", _meets_note,
+             compare=True),
 )
 
 QUANTITIES = {q.name: q for q in _ALL}

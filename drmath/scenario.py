@@ -26,7 +26,7 @@ from . import presets
 from ._validate import TINY, short_repr
 from .units import GB, Gbit_per_s, MB_per_s, day, hour, minute, year
 
-__all__ = ["Scenario", "FieldInfo", "FIELDS", "SECTIONS"]
+__all__ = ["Scenario", "FieldInfo", "FIELDS", "SECTIONS", "Requirements"]
 
 
 # --------------------------------------------------------------------------- fields
@@ -141,7 +141,7 @@ class Training(_Section):
         preset=(presets.ACCELERATORS, "peak_flop_rate"))
     mfu: float = _field("training.mfu", 0.40, "[1]", "fraction", "Model FLOPs utilisation.",
                         "Llama 3 Table 4: 38-43% BF16 MFU [V1]", low=0.01, high=1.0)
-    params: float = _field("training.params", 405e9, "[1]", "count", "Trainable parameters (dense).",
+    params: float = _field("training.params", 405e9, "[1]", "params", "Trainable parameters (dense).",
                            presets.MODELS["llama3-405b"].source, low=1e6, high=1e14,
                            preset=(presets.MODELS, "params"))
     window: float = _field("training.window", 90 * day, "[s]", "duration",
@@ -213,7 +213,7 @@ class Replication(_Section):
     """Shipping checkpoints off-site."""
 
     link_bandwidth: float = _field(
-        "replication.link_bandwidth", 100 * Gbit_per_s, "[B/s]", "bandwidth",
+        "replication.link_bandwidth", 100 * Gbit_per_s, "[B/s]", "line_rate",
         "Line rate of the cross-site link.", presets.LINKS["dx-100g"].source, low=1e6, high=1e14,
         preset=(presets.LINKS, "bandwidth"))
     efficiency: float = _field(
@@ -325,10 +325,13 @@ class Cost(_Section):
         "cost.delay_cost", 1e6 / day, "[USD/s]", "usd_rate",
         "Business value lost per second the run finishes late.",
         "assumption: $1M/day, the order of the fleet's own daily cost", low=0.0, high=1e6)
-    link_hour_price: float = _field("cost.link_hour_price", 22.50, "[USD]", "usd",
-                                    "Price of the cross-site link port per hour.",
-                                    presets.LINKS["dx-100g"].source, low=0.0, high=1e5,
-                                    preset=(presets.LINKS, "hour_price"))
+    link_hour_price: float | None = _field(
+        "cost.link_hour_price", None, "[USD]", "usd",
+        "Price of the replication link per hour, whatever its bandwidth (a negotiated circuit); unset prices "
+        "it from replication.link_bandwidth: the cheapest bundle of identical ports that carries it.",
+        "unset: AWS Direct Connect dedicated ports, $2.25/22.50/85.00 per port-hour for 10/100/400 Gbps "
+        "(pricing page, 2026-09-20) [V2]; a LAG bundles ports of one speed", low=0.0, high=1e5,
+        optional=True, preset=(presets.LINKS, "hour_price"))
     egress_price: float = _field("cost.egress_price", 0.02 / GB, "[USD/B]", "plain",
                                  "Price of sending one byte off-site.",
                                  "AWS Direct Connect data transfer out $0.02-0.1923/GB [V2]; low end",
@@ -344,8 +347,34 @@ class Cost(_Section):
         presets.LINKS["dx-400g"].source, low=0.0, high=1e-6, preset=(presets.LINKS, "bandwidth_hour_price"))
 
 
+def _target(name, doc, basis, low=1.0):
+    return _field(f"requirements.{name}", None, "[s]", "duration", doc, basis, low=low, high=10 * year,
+                  optional=True)
+
+
+@dataclass(frozen=True)
+class Requirements(_Section):
+    """The targets a design review starts from; each unset one is not required."""
+
+    rpo_site: float | None = _target(
+        "rpo_site", "Largest worst-case progress a site loss may cost (site RPO target).",
+        "unset: no target; the business sets it (e.g. 15 min)")
+    rto_site: float | None = _target(
+        "rto_site", "Longest time from a site loss until training resumes (site RTO target).",
+        "unset: no target; the business sets it (e.g. 4 h)")
+    rpo_local: float | None = _target(
+        "rpo_local", "Largest worst-case progress a local failure may cost (local RPO target).",
+        "unset: no target")
+    rto_local: float | None = _target(
+        "rto_local", "Longest time from a local failure until training resumes (local RTO target).",
+        "unset: no target")
+    max_slip: float | None = _target(
+        "max_slip", "Largest expected schedule slip after a site failover the business accepts.",
+        "unset: no target; 0 asks for a standby as large as the primary", low=0.0)
+
+
 _SECTION_TYPES = {"training": Training, "checkpoint": Checkpoint, "replication": Replication,
-                  "failures": Failures, "failover": Failover, "cost": Cost}
+                  "failures": Failures, "failover": Failover, "cost": Cost, "requirements": Requirements}
 SECTIONS = tuple(_SECTION_TYPES)
 """Section names, in order."""
 
@@ -372,6 +401,7 @@ class Scenario:
     failures: Failures = field(default_factory=Failures)
     failover: Failover = field(default_factory=Failover)
     cost: Cost = field(default_factory=Cost)
+    requirements: Requirements = field(default_factory=Requirements)
 
     def __post_init__(self):
         for name, cls in _SECTION_TYPES.items():

@@ -153,6 +153,18 @@ def _usd(value, digits):
     return money(value, digits)
 
 
+def _line_rate(value, digits):
+    from .formatting import line_rate  # links are sold in Gbit/s: one writer for every view
+
+    return line_rate(value, digits)
+
+
+def _params(value, digits):
+    from .formatting import params  # models are named by their size: "405B"
+
+    return params(value, digits)
+
+
 def _hop(index):
     from .replication import HOPS  # the hops' names live with the hops
 
@@ -164,11 +176,13 @@ KINDS = {
     "bytes": lambda v, d: _scaled(v, [(PB, "PB"), (TB, "TB"), (GB, "GB"), (MB, "MB"), (kB, "kB"), (1, "B")], d),
     "bandwidth": lambda v, d: _scaled(
         v, [(TB_per_s, "TB/s"), (GB_per_s, "GB/s"), (MB_per_s, "MB/s"), (1, "B/s")], d),
+    "line_rate": _line_rate,
     "flop": lambda v, d: f"{v:.{d - 1}e} FLOP",
     "flop_rate": lambda v, d: _scaled(v, [(PFLOP_per_s, "PFLOP/s"), (TFLOP_per_s, "TFLOP/s"), (1, "FLOP/s")], d),
     "usd": _usd,
     "usd_rate": lambda v, d: KINDS["usd"](v * day, d) + "/day",
     "fraction": lambda v, d: f"{100 * v:.{max(d - 2, 0)}f}%",
+    "params": _params,
     "count": lambda v, d: (_fmt(v, d) if abs(v) >= 1e7 or (abs(v) < 100 and not float(v).is_integer())
                            else f"{v:,.0f}"),
     "rate": lambda v, d: f"{_fmt(v * year, d)} /year",
@@ -177,7 +191,11 @@ KINDS = {
     "hop": lambda v, d: _hop(v),
     "plain": lambda v, d: _fmt(v, d),
 }
-"""Formatters by kind of quantity, each ``f(si_value, digits) -> str``."""
+"""Formatters by kind of quantity, each ``f(si_value, digits) -> str``.
+
+``"bandwidth"`` is for storage and memory paths (``"2.00 TB/s"``); ``"line_rate"`` for network links,
+in the Gbit/s they are sold in (``"100 Gbit/s"``); ``"params"`` for a model's size (``"405B"``).
+"""
 
 
 def format_quantity(value, kind, digits=3):
@@ -205,6 +223,8 @@ def format_quantity(value, kind, digits=3):
     '5.67 TB'
     >>> format_quantity(float("inf"), "duration")
     'no bound'
+    >>> format_quantity(12.5e9, "line_rate"), format_quantity(405e9, "params")
+    ('100 Gbit/s', '405B')
     """
     if isinstance(value, bool) or kind == "flag":
         return KINDS["flag"](value, digits)

@@ -254,10 +254,13 @@ def _note(x, text, color, y=1.0, yanchor="top", xanchor="left", log=True, axis=N
             "bgcolor": "rgba(255,255,255,0.8)"}
 
 
-def _keeps_up_marks(boundary, x, xs, scale, what):
+def _keeps_up_marks(boundary, x, xs, scale, what, left=None):
     """Shade where replication falls behind and mark where it starts to keep up: at ``boundary``
-    (the smallest swept value that keeps up, in x's unit), None when no value on the axis does."""
+    (the smallest swept value that keeps up, in x's unit), None when no value on the axis does.
+    The shading starts at ``left`` (the axis' left end, in x's unit) when it lies below the sweep."""
     shapes, notes = [], []
+    if left is not None and math.isfinite(left) and 0 < left < xs[0]:
+        xs = [jsonable(left / 10 ** 0.1), *xs[1:]]
     if boundary is None:
         shapes.append(_bad_region(xs[0], xs[-1]))
         notes.append(_note(xs[0], f"replication never keeps up: {what} has no bound", RED, y=0.9))
@@ -314,8 +317,18 @@ def _top(values, *marks):
     return _nice_top(arr[np.isfinite(arr)].max(initial=0.0))
 
 
-def _log_x(xs):
-    return [math.log10(xs[0]), math.log10(xs[-1])]
+def _log_x(xs, *marks):
+    """A log x-axis range (log10 units) over the swept values and the marks that must stay in view.
+
+    The marks are the current choice: a link or an interval off the sweep's grid widens the axis
+    (by a tenth of a decade beyond it) rather than leave its marker outside the plot.
+    """
+    lo, hi = math.log10(xs[0]), math.log10(xs[-1])
+    for mark in marks:
+        if mark is not None and math.isfinite(mark) and mark > 0:
+            at = math.log10(mark)
+            lo, hi = (at - 0.1 if at < lo else lo), (at + 0.1 if at > hi else hi)
+    return [lo, hi]
 
 
 def _figure(spec):
@@ -385,12 +398,12 @@ def rpo_spec(p, intervals, curves):
          "y": [jsonable(p.rpo_local / scale)] * 2, "line": {"color": GREY, "width": 1.5, "dash": "dash"},
          "hoverinfo": "skip"},
     ]
-    shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, scale, "site RPO")
+    shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, scale, "site RPO", left=current)
     _mark_current(current, p.rpo_site, scale, "duration", data, shapes, notes)
     title = f"Site RPO vs replication interval: <b>{format_quantity(p.rpo_site, 'duration')}</b> now"
     layout = _layout(title, f"replication target interval [{unit}]", f"RPO [{unit}]",
                      shapes=shapes, annotations=notes)
-    layout["xaxis"].update(type="log", range=_log_x(xs))
+    layout["xaxis"].update(type="log", range=_log_x(xs, current))
     layout["yaxis"].update(type="log", range=_log_range(worst / scale, expected / scale, [p.rpo_local / scale]))
     return {"data": data, "layout": layout}
 
@@ -435,14 +448,14 @@ def rpo_link_spec(p, bandwidths, curves):
     data = [{"type": "scatter", "mode": "lines", "name": "site RPO, worst", "x": xs, "y": jsonable(worst / hour),
              "line": {"color": BLUE, "width": 2.5},
              "hovertemplate": "link %{x:.3g} Gbit/s<br>worst %{y:.3g} h<extra></extra>"}]
-    shapes, notes = _keeps_up_marks(needed if needed <= x[-1] else None, x, xs, Gbit_per_s, "site RPO")
-    _mark_current(jsonable(p.scenario.replication.link_bandwidth / Gbit_per_s), p.rpo_site, hour, "duration",
-                  data, shapes, notes)
+    cx = jsonable(p.scenario.replication.link_bandwidth / Gbit_per_s)
+    shapes, notes = _keeps_up_marks(needed if needed <= x[-1] else None, x, xs, Gbit_per_s, "site RPO", left=cx)
+    _mark_current(cx, p.rpo_site, hour, "duration", data, shapes, notes)
     keeps = f"keeps up above {line_rate(needed)}" if math.isfinite(needed) else "no link keeps up"
     title = f"Site RPO vs cross-site link: <b>{format_quantity(p.rpo_site, 'duration')}</b> now; {keeps}"
     layout = _layout(title, "cross-site link [Gbit/s]", "site RPO, worst case [h]", shapes=shapes,
                      annotations=notes, showlegend=False)
-    layout["xaxis"].update(type="log", range=_log_x(xs))
+    layout["xaxis"].update(type="log", range=_log_x(xs, cx))
     layout["yaxis"]["range"] = [0, _top(worst / hour, p.rpo_site / hour)]
     return {"data": data, "layout": layout}
 
@@ -774,11 +787,11 @@ def cost_link_spec(p, bandwidths, curves):
              "hovertemplate": f"%{{x:.3g}} Gbit/s<br>{name} $%{{y:.3g}}{suffix}<extra></extra>"}
             for name, key, color, width, dash in _COST_PARTS]
     cx = jsonable(p.scenario.replication.link_bandwidth / Gbit_per_s)
-    shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, Gbit_per_s, "cost")
+    shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, Gbit_per_s, "cost", left=cx)
     _mark_current(cx, p.total_dr_cost, scale, "usd", data, shapes, notes)
     title = f"Total expected DR cost vs link bandwidth: <b>{format_quantity(p.total_dr_cost, 'usd')}</b> now"
     layout = _layout(title, "link line rate [Gbit/s]", f"cost [${suffix}]", shapes=shapes, annotations=notes)
-    layout["xaxis"].update(type="log", range=_log_x(xs))
+    layout["xaxis"].update(type="log", range=_log_x(xs, cx))
     layout["yaxis"].update(type="log", range=_log_range(*(np.asarray(curves[k], dtype=float) / scale
                                                           for _, k, _, _, _ in _COST_PARTS)))
     return {"data": data, "layout": layout}

@@ -39,6 +39,7 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import Scenario, compare, diagrams, plan, presets, units, viz
+from drmath.formatting import markdown_text
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
@@ -56,15 +57,15 @@ pio.renderers.default = "plotly_mimetype"
 s = Scenario()
 p = plan(s)
 tier = presets.DR_TIERS[s.failover.tier]
-display(Markdown(
+display(Markdown(markdown_text(
     f"| input | value |\n|---|---|\n"
     f"| GPUs | {s.training.gpus:,} × {units.format_quantity(s.training.peak_flop_rate, 'flop_rate')} "
     f"dense BF16 |\n"
-    f"| model | {units.format_quantity(s.training.params, 'count')} parameters |\n"
+    f"| model | {units.format_quantity(s.training.params, 'params')} parameters |\n"
     f"| window | {units.format_quantity(s.training.window, 'duration')} |\n"
     f"| MFU | {units.format_quantity(s.training.mfu, 'fraction')} |\n"
-    f"| cross-site link | {units.format_quantity(s.replication.link_bandwidth, 'bandwidth')} |\n"
-    f"| failover tier | {tier.label} |"))
+    f"| cross-site link | {units.format_quantity(s.replication.link_bandwidth, 'line_rate')} |\n"
+    f"| failover tier | {tier.label} |")))
 
 # %% [markdown]
 # ## 1. Time to train and GPU-hours
@@ -262,7 +263,7 @@ phases.rename_axis("phase").style.format(partial(units.format_quantity, kind="du
 # ## The answer on one page
 
 # %%
-display(Markdown(
+display(Markdown(markdown_text(
     f"**Takeaway.** The {s.training.gpus:,}-GPU run lasts {p.format('time_to_train')} and uses "
     f"{p.format('gpu_hours')} ({p.format('run_cost')}); at 30% MFU the same tokens take "
     f"{fixed_tokens.format('time_to_train')}. A {p.format('checkpoint_size')} checkpoint every "
@@ -276,4 +277,4 @@ display(Markdown(
     f"{p.format('rto_site')} after a site loss ({p.format('rto_local')} after a node failure), for "
     f"{p.format('standby_cost')}; it pays for itself in expectation once a day of delay costs more than "
     f"{units.format_quantity(p.break_even_delay_costs[s.failover.tier], 'usd_rate')}. Those RTOs become "
-    f"promises only when drills measure them."))
+    f"promises only when drills measure them.")))

@@ -42,6 +42,7 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import Scenario, compare, diagrams, plan, presets, units
+from drmath.formatting import markdown_text
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
@@ -115,7 +116,7 @@ display(widgets.VBox([layout, mode, fs]), out)
 # %%
 sync = plan(s.with_changes({"checkpoint.mode": "sync"}))
 gpfs = plan(s.with_changes({"checkpoint.write_bandwidth": "jeanzay-gpfs"}))
-display(Markdown(
+display(Markdown(markdown_text(
     f"**Takeaway.** A {p.format('checkpoint_size')} checkpoint stalls training {p.format('checkpoint_stall')} "
     f"when asynchronous and {sync.format('checkpoint_stall')} when synchronous, but either way it is not "
     f"durable until the {p.format('checkpoint_write_time')} persist ends, and not off-site until replication "
@@ -123,4 +124,4 @@ display(Markdown(
     f"{p.format('checkpoint_bandwidth_share')} of a {units.format_quantity(s.checkpoint.write_bandwidth, 'bandwidth')} "
     f"filesystem; on a "
     f"{units.format_quantity(gpfs.scenario.checkpoint.write_bandwidth, 'bandwidth')} filesystem the persist takes "
-    f"{gpfs.format('checkpoint_write_time')} and the share is {gpfs.format('checkpoint_bandwidth_share')}."))
+    f"{gpfs.format('checkpoint_write_time')} and the share is {gpfs.format('checkpoint_bandwidth_share')}.")))

@@ -44,6 +44,7 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import Scenario, compare, diagrams, plan, presets, units, viz
+from drmath.formatting import markdown_text
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
@@ -117,10 +118,10 @@ viz.plan_figure("standby", p).show()
 # %%
 cold, hot, multi = (plan(s.with_changes({"failover.tier": n})) for n in ("cold", "hot", "multi-site"))
 half = plan(s.with_changes({"failover.standby_fraction": 0.5}))
-display(Markdown(
+display(Markdown(markdown_text(
     f"**Takeaway.** A warm standby resumes training {p.format('rto_site')} after the site is lost, against "
     f"{cold.format('rto_site')} for cold backup & restore and {hot.format('rto_site')} for an idle hot standby: "
     f"the readiness is measured in hours, not weeks, for {p.format('standby_cost')} over the run. Active-active "
     f"multi-site resumes in {multi.format('rto_site')} but then runs on {multi.format('standby_gpus')} GPUs and "
     f"slips {multi.format('schedule_slip')} on average; a warm standby at half size costs "
-    f"{half.format('standby_cost')} and slips {half.format('schedule_slip')}."))
+    f"{half.format('standby_cost')} and slips {half.format('schedule_slip')}.")))

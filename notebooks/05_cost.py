@@ -45,6 +45,7 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import Scenario, plan, presets, sweep, units, viz
+from drmath.formatting import markdown_text
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
 # renderer stack here, once, rather than inside the first widget callback.
@@ -103,7 +104,7 @@ viz.cost_link_figure(p, links, curves).show()
 
 # %%
 cheapest = min(p.tier_total_costs, key=p.tier_total_costs.get)
-display(Markdown(
+display(Markdown(markdown_text(
     f"**Takeaway.** The run costs {p.format('run_cost')}. At a cost of delay of "
     f"{units.format_quantity(s.cost.delay_cost, 'usd_rate')}, the "
     f"{presets.DR_TIERS[s.failover.tier].label.lower()} "
@@ -111,4 +112,4 @@ display(Markdown(
     f"{presets.DR_TIERS[cheapest].label.lower()} at {units.format_quantity(p.tier_total_costs[cheapest], 'usd')}. "
     f"The warm standby pays for itself only once a day of delay costs more than "
     f"{units.format_quantity(p.break_even_delay_costs['warm'], 'usd_rate')}, because a site loss during the run "
-    f"has probability {p.format('site_event_probability')}: buy it to bound the worst case, and say so."))
+    f"has probability {p.format('site_event_probability')}: buy it to bound the worst case, and say so.")))

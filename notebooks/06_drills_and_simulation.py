@@ -64,6 +64,7 @@ import plotly.graph_objects as go
 from IPython.display import Markdown, display
 
 from drmath import Scenario, drills, plan, presets, simulate, units, viz
+from drmath.formatting import markdown_text
 
 # %% [markdown]
 # ## Closed form against simulation, where its assumptions break
@@ -80,11 +81,11 @@ drift_base = Scenario().with_changes({"training.tokens": 1e11, "failures.site_ev
 drift_rates = [m * drift_base.failures.gpu_failure_rate for m in (1, 2, 4, 6, 8, 10, 12, 14)]
 drift = simulate.ettr_sweep(drift_base, "failures.gpu_failure_rate", drift_rates, trials=300)
 worst = max(range(len(drift_rates)), key=lambda i: abs(drift["drift"][i]))
-display(Markdown(
+display(Markdown(markdown_text(
     f"At an MTBF of {drift['mtbf'][0] / units.hour:.1f} h the closed form is within "
     f"{abs(drift['drift'][0]):.1%} of the simulated mean; at {drift['mtbf'][worst] / units.hour:.2f} h "
     f"(restart overhead {drift['restart_overhead'][worst] / units.minute:.0f} min) it is off by "
-    f"{abs(drift['drift'][worst]):.0%}."))
+    f"{abs(drift['drift'][worst]):.0%}.")))
 
 # %% [markdown]
 # ## Try it: draw the run and the promise
@@ -114,9 +115,6 @@ bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description="Simulating
                             layout=widgets.Layout(visibility="hidden"))
 takeaway = widgets.Output()
 
-# one widget for the four panels, drawn by drmath.viz and updated in place for each new draw
-fig = go.FigureWidget()
-
 # %%
 started = [0.0]  # when the current simulation began (time.perf_counter) [s]
 
@@ -129,7 +127,8 @@ def on_progress(share):
         bar.value = share
 
 
-def update(_=None):
+def simulate_and_draw():
+    """Simulate the chosen scenario and read the drill log: the result, the promise and the figure."""
     scenario = Scenario().with_changes({"training.gpus": gpus.value,
                                         "failures.gpu_failure_rate": failure_rate.value,
                                         "failover.tier": tier.value})
@@ -138,13 +137,19 @@ def update(_=None):
     bar.layout.visibility = "hidden"
     promise = drills.promised_rto(records, confidence.value, scope="site",
                                   as_of=last_drill + dt.timedelta(days=stale_days.value))
+    return result, promise, viz.simulation_spec(result, promise, drift)
+
+
+def update(change=None, drawn=None):
+    result, promise, spec = drawn or simulate_and_draw()
+    if change is not None:  # a knob moved: redraw the displayed widget in place (same seven traces)
+        with fig.batch_update():
+            fig.update(spec, overwrite=True)
     p = result.plan
-    with fig.batch_update():
-        fig.update(viz.simulation_spec(result, promise, drift), overwrite=True)
     lo, hi = result.ettr_interval(0.99)
     takeaway.clear_output()
     with takeaway:
-        display(Markdown(
+        display(Markdown(markdown_text(
             f"**Takeaway.** Over {result.trials:,} simulated runs ({result.events / result.trials:,.0f} "
             f"interruptions each on average), ETTR ranged {lo:.1%}-{hi:.1%} (99% of runs); the closed form says "
             f"{p.format('ettr')}, {'inside' if lo <= p.ettr <= hi else 'outside'} that band. "
@@ -154,12 +159,16 @@ def update(_=None):
             f"From the drill log, the site RTO you can promise at {confidence.value:.0%} is "
             f"**{promise.promised / units.hour:.2f} h**, against {promise.best_case_sum / units.hour:.2f} h "
             f"for the sum of best cases and {promise.mean_sum / units.hour:.2f} h for the sum of means. "
-            + promise.message()))
+            + promise.message())))
 
 
+# one widget for the four panels, drawn by drmath.viz. It is built from the first draw: a FigureWidget
+# changed before it is displayed shows in Voilà only the state it was built with (an empty plot).
+first = simulate_and_draw()
+fig = go.FigureWidget(first[2])
+update(drawn=first)
 for w in (trials, confidence, gpus, failure_rate, tier, stale_days):
     w.observe(update, names="value")
-update()
 display(widgets.VBox([widgets.HBox([widgets.VBox([gpus, failure_rate, tier]),
                                     widgets.VBox([trials, confidence, stale_days])]), bar, fig, takeaway]))
 

@@ -54,6 +54,7 @@ import ipywidgets as widgets
 from IPython.display import Markdown, display
 
 from drmath import plan, report, scenario_io, viz
+from drmath.formatting import markdown_text
 
 # %% [markdown]
 # ## Pick the scenarios
@@ -91,9 +92,9 @@ show()
 everything = {name: plan(scenario_io.load(path)) for name, path in files.items()}
 fastest = min(everything, key=lambda n: everything[n].mtbf)
 slowest = max(everything, key=lambda n: everything[n].mtbf)
-display(Markdown(
+display(Markdown(markdown_text(
     f"Across the shipped scenarios the cluster MTBF runs from **{everything[fastest].format('mtbf')}** "
     f"({fastest}) to **{everything[slowest].format('mtbf')}** ({slowest}), and ETTR from "
     f"**{everything[fastest].format('ettr')}** to **{everything[slowest].format('ettr')}**. The time between "
     f"failures shrinks in proportion to the GPU count, so at scale the checkpoint interval and the restart "
-    f"overhead decide how much of the run makes progress."))
+    f"overhead decide how much of the run makes progress.")))

@@ -103,3 +103,28 @@ def test_tex_text(tex, text):
 
 def test_tex_text_keeps_unknown_commands_by_name():
     assert fmt.tex_text(r"\nabla f") == "nabla f"
+
+
+def test_params_names_a_model_by_its_size():
+    assert [fmt.params(n) for n in (405e9, 70.6e9, 8e9, 1.5e12, 125e6, 950.0)] == \
+        ["405B", "70.6B", "8B", "1.5T", "125M", "950"]
+    assert format_quantity(405e9, "params") == "405B"
+
+
+def test_links_are_written_in_gbit_per_s_everywhere():
+    from drmath import plan
+    from drmath.quantities import QUANTITIES
+    from drmath.scenario import FIELDS
+
+    assert format_quantity(12.5e9, "line_rate") == fmt.line_rate(12.5e9) == "100 Gbit/s"
+    assert fmt.line_rate(1.25e12) == "10,000 Gbit/s"  # no exponent however fast
+    assert FIELDS["replication.link_bandwidth"].kind == "line_rate" and FIELDS["training.params"].kind == "params"
+    for name in ("replication_bandwidth_needed", "cross_site_bandwidth"):
+        assert QUANTITIES[name].kind == "line_rate" and QUANTITIES[name].unit == "[B/s]"
+        assert plan().format(name).endswith(" Gbit/s")
+
+
+def test_markdown_text_escapes_money_once():
+    text = "runs for $84.95M (at 30%: $113.27M), already \\$1"
+    assert fmt.markdown_text(text) == "runs for \\$84.95M (at 30%: \\$113.27M), already \\$1"
+    assert fmt.markdown_text(fmt.markdown_text(text)) == fmt.markdown_text(text)

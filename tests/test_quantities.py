@@ -7,6 +7,7 @@ import pytest
 
 import drmath
 from drmath import Plan, Scenario, plan, quantities
+from drmath.formatting import markdown_text
 from drmath.plan import _PLACEHOLDER, STEPS, Explanation
 from drmath.quantities import CARDS, COMPARED, GROUPS, QUANTITIES, SCALARS, TABLES
 from drmath.units import KINDS
@@ -63,7 +64,7 @@ def test_every_quantity_is_explained_with_its_number(case):
         assert not _PLACEHOLDER.search(text), (name, text)  # every placeholder was filled
         assert "$$" in text, name
         if name in SCALARS:
-            assert text.startswith(f"**{QUANTITIES[name].title}: {p.format(name)}**"), (name, text)
+            assert text.startswith(f"**{QUANTITIES[name].title}: {markdown_text(p.format(name))}**"), (name, text)
     assert p.explain("mtbf", "ettr") == p.explain("mtbf") + "\n" + p.explain("ettr")
 
 

@@ -24,7 +24,7 @@ def test_defaults_are_the_seed_case():
 
 
 def test_every_field_has_unit_range_and_basis():
-    assert set(SECTIONS) == {"training", "checkpoint", "replication", "failures", "failover", "cost"}
+    assert set(SECTIONS) == {"training", "checkpoint", "replication", "failures", "failover", "cost", "requirements"}
     for path, info in FIELDS.items():
         assert info.unit.startswith("[") and info.unit.endswith("]"), path
         assert info.basis and info.doc, path

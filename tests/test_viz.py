@@ -167,6 +167,41 @@ def test_rpo_link_when_no_link_on_the_axis_keeps_up():
     assert spec["data"][0]["y"][-1] is not None and spec["data"][0]["y"][0] is None
 
 
+LOG_X = ("rpo", "rpo_link", "cost_link", "ettr")
+
+
+@pytest.mark.parametrize("changes", [{}, {"replication.link_bandwidth": "dx-10g"},
+                                     {"replication.link_bandwidth": 1e8}, {"replication.interval": 900.0}])
+def test_log_axis_labels_sit_on_their_lines_and_the_axis_fits_the_sweep(changes):
+    """On a log axis shapes take data units and annotations log10 units: each label is at its line,
+    and the axis spans the sweep and the current choice, never decades beyond (issue 13: 100T Gbit/s)."""
+    p = drmath.plan(drmath.Scenario().with_changes(changes))
+    for name in LOG_X:
+        spec = viz.figure_spec(name, p)
+        layout = spec["layout"]
+        assert layout["xaxis"]["type"] == "log", name
+        lines = [sh["x0"] for sh in layout.get("shapes", []) if sh["type"] == "line"]
+        for note in layout.get("annotations", []):
+            if note["xref"] == "x" and note["text"].strip() in ("keeps up →", "current: no bound"):
+                assert any(math.isclose(note["x"], math.log10(x), abs_tol=1e-9) for x in lines), (name, note)
+        grid = viz.jsonable(np.asarray(viz.FIGURES[name].grid) / (Gbit_per_s if "link" in name else 1.0))
+        xs = [x for t in spec["data"] for x in t.get("x", []) if isinstance(x, (int, float)) and x > 0]
+        lo, hi = layout["xaxis"]["range"]
+        assert lo <= math.log10(min(xs)) + 1e-9 and math.log10(max(xs)) <= hi + 1e-9, name  # every point in view
+        assert hi - lo <= math.log10(max(grid[-1], max(xs)) / min(grid[0], min(xs))) + 0.25, name
+
+
+def test_a_current_link_below_the_sweep_stays_in_view_and_shaded():
+    p = drmath.plan(drmath.Scenario().with_changes({"replication.link_bandwidth": 1e8}))  # 0.8 Gbit/s
+    for name in ("rpo_link", "cost_link"):
+        layout = viz.figure_spec(name, p)["layout"]
+        assert layout["xaxis"]["range"][0] < math.log10(0.8) < layout["xaxis"]["range"][1], name
+        shade = next(sh for sh in layout["shapes"] if sh["type"] == "rect")
+        assert shade["x0"] < 0.8, name
+        note = next(a for a in layout["annotations"] if a["text"] == "current: no bound")
+        assert note["x"] == pytest.approx(math.log10(0.8)), name
+
+
 def test_time_mfu_marks_the_current_mfu():
     window = drmath.plan()
     p = drmath.plan(window.scenario.with_changes({"training.tokens": window.tokens, "training.mfu": 0.3}))
