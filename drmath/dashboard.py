@@ -73,7 +73,7 @@ CARDS = quantities.CARDS
 
 CONTROLS = ("training.gpus", "training.mfu", "training.params", "checkpoint.interval",
             "replication.link_bandwidth", "replication.interval", "failures.gpu_failure_rate",
-            "failover.tier", "failover.standby_fraction")
+            "failover.tier", "failover.standby_fraction", "failover.detection_time", "failover.decision_time")
 """The Scenario fields the dashboard controls, in order."""
 
 FIGURES = ("rpo", "ettr", "rto", "cost_tier", "cost_link")
@@ -154,11 +154,16 @@ def data_value(value):
     return repr(value)
 
 
-def _with_current(options, current, label):
-    """Insert the scenario's value into a slider's options if it is not there."""
+def _with_current(options, current, label, ordered=True):
+    """Insert the scenario's value into a control's options if it is not there.
+
+    A slider's options stay in order of value (``ordered``); a list of presets gets it at its end.
+    """
     values = [v for _, v in options]
     if current in values:
         return options
+    if not ordered:
+        return list(options) + [(label(current), current)]
     numeric = [(text, v) for text, v in options if v != AUTO]
     auto = [(text, v) for text, v in options if v == AUTO]
     numeric.append((label(current), current))
@@ -167,12 +172,18 @@ def _with_current(options, current, label):
 
 
 class _Control:
-    """One widget bound to one Scenario field, with the SI mapping both ways."""
+    """One widget bound to one Scenario field, with the SI mapping both ways.
 
-    def __init__(self, path, widget, optional=False):
+    ``label`` names a value that is not among the widget's options (a loaded scenario's
+    100,000 GPUs): :meth:`show` adds it to the options, so a control always shows its true value.
+    """
+
+    def __init__(self, path, widget, optional=False, label=None, ordered=True):
         self.path = path
         self.widget = widget
         self.optional = optional
+        self.label = label
+        self.ordered = ordered
         section, name = path.split(".")
         widget.add_class(f"drmath-control-{section}-{name}")
         widget.add_class("drmath-control")
@@ -182,6 +193,25 @@ class _Control:
 
     def from_si(self, value):
         return AUTO if (self.optional and value is None) else value
+
+    def show(self, si):
+        """Set the widget to the SI value ``si``, adding it to the options when it is off their grid.
+
+        Raises
+        ------
+        traitlets.TraitError
+            If the value cannot be shown (a choice the widget does not offer and no label for it).
+        """
+        value = self.from_si(si)
+        if self.widget.value == value:
+            return
+        options = list(self.widget.options)
+        if self.label is not None and value not in [v for _, v in options]:
+            with self.widget.hold_sync():  # one message: options and value together
+                self.widget.options = _with_current(options, value, self.label, self.ordered)
+                self.widget.value = value
+        else:
+            self.widget.value = value
 
 
 def _controls(s):
@@ -200,15 +230,14 @@ def _controls(s):
         w = W.SelectionSlider(options=options, value=value, description=description,
                               continuous_update=False, readout=True, style=slider_style, layout=wide,
                               tooltip=FIELDS[path].doc)
-        return _Control(path, w, optional)
+        return _Control(path, w, optional, label)
 
     def dropdown(path, description, options, label):
         current = s.get(path)
-        if current not in [v for _, v in options]:
-            options = options + [(label(current), current)]
+        options = _with_current(options, current, label, ordered=False)
         w = W.Dropdown(options=options, value=current, description=description, style=dropdown_style,
                        layout=wide, tooltip=FIELDS[path].doc)
-        return _Control(path, w)
+        return _Control(path, w, label=label, ordered=False)
 
     gpus = [512, 1024, 2048, 4096, 6000, 8000, 10000, 12000, 16384, 24576, 32768, 65536, 131072]
     mfu = [round(0.20 + 0.01 * i, 2) for i in range(41)]
@@ -218,6 +247,9 @@ def _controls(s):
     repl = [5 * minute, 10 * minute, 15 * minute, 20 * minute, 30 * minute, hour, 2 * hour, 3 * hour,
             4 * hour, 6 * hour, 8 * hour, 12 * hour, day]
     standby = [round(0.1 * i, 1) for i in range(1, 11)]
+    detect = [0.0, 30.0, minute, 2 * minute, 5 * minute, 10 * minute, 15 * minute, 30 * minute, hour, 2 * hour]
+    decide = [0.0, minute, 5 * minute, 10 * minute, 15 * minute, 30 * minute, hour, 2 * hour, 4 * hour, 8 * hour]
+    instant = lambda v: "none" if v == 0 else short_duration(v)  # noqa: E731
     pct = lambda v: f"{100 * v:.0f}%"  # noqa: E731
     per_kday = lambda r: f"{r * 8 * day * 1000:.3g} per 1k node-days"  # noqa: E731
 
@@ -247,10 +279,47 @@ def _controls(s):
     controls.append(_Control("failover.tier", tier))
     controls.append(slider("failover.standby_fraction", "Standby size",
                            [("tier's own", AUTO)] + [(pct(v), v) for v in standby], pct, optional=True))
+    # a site loss: confirming it, then deciding to fail over (automatic tiers skip the decision)
+    controls.append(slider("failover.detection_time", "Detect a site loss", [(instant(v), v) for v in detect],
+                           instant))
+    controls.append(slider("failover.decision_time", "Decide to fail over", [(instant(v), v) for v in decide],
+                           instant))
     return {c.path: c for c in controls}
 
 
 # --------------------------------------------------------------------------- cards
+
+DEFINITIONS = {
+    "rpo_local": "Local RPO (recovery point objective): the training work lost when a GPU or node fails, "
+                 "at worst: everything since the last checkpoint that was safely written.",
+    "rpo_site": "Site RPO (recovery point objective): the work lost when the whole site is lost, at worst: "
+                "everything since the last checkpoint copy that reached the other site.",
+    "rto_local": "Local RTO (recovery time objective): how long the run stands still after a GPU or node "
+                 "failure: detect it, reschedule, relaunch, load the checkpoint, check it.",
+    "rto_site": "Site RTO (recovery time objective): how long until training resumes at the other site after "
+                "losing this one: detect, decide, bring up the standby, copy the checkpoint in.",
+    "ettr": "ETTR (effective training time ratio): the share of the wall-clock time spent on useful training, "
+            "after checkpoint pauses, lost work and restarts.",
+    "time_to_train": "Time to train: the wall-clock time the run takes, failures and recoveries included.",
+    "total_dr_cost": "Total DR cost: what disaster recovery costs over the run: the standby site, the link "
+                     "and the storage, plus the expected loss from a site disaster.",
+    "replication_keeps_up": "Replication keeps up: each off-site copy finishes before the next one starts. "
+                            "If not, copies pile up and the site RPO has no bound.",
+}
+"""What each card's title means, in plain words: its tooltip (the ``title`` attribute)."""
+
+STORY = (
+    '<div class="drmath-header"><h2>What does it take to survive a disaster in a frontier training run?</h2>'
+    '<p class="drmath-story">A <b>training run</b> keeps thousands of GPUs busy for weeks to make one model. '
+    "At that scale something breaks every few hours: a GPU, a node, and, rarely, a whole site (power, "
+    "fire, network). The run survives by saving <b>checkpoints</b> and copying them to a second site. "
+    "Two numbers say how well: <abbr title='recovery point objective'><b>RPO</b></abbr>, how much work is lost "
+    "(the time since the last safe copy), and <abbr title='recovery time objective'><b>RTO</b></abbr>, how "
+    "long until training runs again. <abbr title='effective training time ratio'><b>ETTR</b></abbr> is the "
+    "share of time spent on useful training; <abbr title='model FLOPs utilisation'><b>MFU</b></abbr> is how "
+    "much of the GPUs' peak speed the training uses. Move a control: every number and chart follows; "
+    'hover over a card\'s title for its meaning, and "show the math" for its formula.</p></div>')
+"""The page's opening: what a run is, what goes wrong, and what RPO, RTO, ETTR and MFU mean."""
 
 
 def _card_html(p, name):
@@ -258,7 +327,8 @@ def _card_html(p, name):
     value = getattr(p, name)
     bad = (name == "replication_keeps_up" and not value) or (
         isinstance(value, float) and math.isinf(value))
-    return (f'<div class="drmath-card-title">{html.escape(card_title(name))}</div>'
+    return (f'<div class="drmath-card-title" title="{html.escape(DEFINITIONS.get(name, card_title(name)))}">'
+            f'{html.escape(card_title(name))}</div>'
             f'<div class="drmath-kpi drmath-kpi-{name}{" drmath-bad" if bad else ""}" '
             f'data-value="{data_value(value)}">{html.escape(p.format(name))}</div>'
             f'<div class="drmath-card-sub">{html.escape(card_detail(p, name))}</div>')
@@ -320,11 +390,14 @@ class Dashboard:
         self.share = ShareLink()
         self._scenario_files = scenario_io.shipped_scenarios()
         self.picker = W.Dropdown(options=[("open a scenario…", "")] + [(n, n) for n in self._scenario_files],
-                                 value="", layout=W.Layout(width="300px"),
+                                 value="", layout=W.Layout(width="300px", max_width="100%"),
                                  tooltip="load one of the scenarios that ship with drmath")
         self.picker.add_class("drmath-scenario-picker")
         self.picker.observe(lambda change: self._pick(change["new"]), "value")
         self.save_link = self._html("").add_class("drmath-save")
+        self.opened = self._html("").add_class("drmath-opened-holder")  # the scenario last opened, and if edited
+        seed = scenario_io.SCENARIO_DIR / "seed.toml"
+        self._opened = (Scenario(), scenario_io.read_meta(seed) if seed.exists() else {"name": "default scenario"})
         self.cards, self.math_toggles, self.math_views = {}, {}, {}
         card_boxes = []
         toggle_layout, toggle_style = W.Layout(width="auto"), ToggleButtonStyle()
@@ -357,26 +430,21 @@ class Dashboard:
             section("Replication"), c["replication.link_bandwidth"], c["replication.interval"],
             self.replication_note,
             section("Failures and failover"), c["failures.gpu_failure_rate"], c["failover.tier"],
-            c["failover.standby_fraction"],
-        ], layout=W.Layout(width="440px", min_width="400px")).add_class("drmath-controls")
+            c["failover.standby_fraction"], c["failover.detection_time"], c["failover.decision_time"],
+        ], layout=self._plain).add_class("drmath-controls")
+        # sizes and the grid's areas live in dashboard.css (a Layout would write them inline, out of reach of
+        # its media queries): side by side on a wide screen, controls above one column of charts on a phone
         f = self.figures
         for name, area in zip(FIGURES, ("rpo", "ettr", "rto", "tier", "link")):
-            f[name].layout = W.Layout(grid_area=area, width="100%")
-        grid = W.GridBox(list(f.values()), layout=W.Layout(
-            grid_template_columns="minmax(0, 1fr) minmax(0, 1fr)",
-            grid_template_areas='"rpo ettr" "rto tier" "link link"', grid_gap="10px", width="100%",
-            flex="1 1 auto"))
-        header = self._html('<div class="drmath-header"><h2>drmath: disaster recovery for a frontier training '
-                        'run</h2><p>Move a control: every number and curve is re-derived by '
-                        '<code>plan()</code> and <code>sweep()</code>. "show the math" gives each '
-                        "card's formula with its inputs.</p></div>")
+            f[name].layout = W.Layout(grid_area=area)
+        grid = W.GridBox(list(f.values()), layout=self._plain).add_class("drmath-grid")
+        header = self._html(STORY, layout=self._full)
         cards = W.HBox(card_boxes, layout=self._full).add_class("drmath-cards")
         # the derivations' views are made on first use: fewer widgets for the page to build
         maths = self._maths = W.VBox([], layout=self._full)
-        body = W.HBox([controls, grid], layout=W.Layout(width="100%", grid_gap="12px",
-                                                         align_items="flex-start"))
-        files = W.HBox([self.picker, self.save_link, self.share],
-                       layout=W.Layout(width="100%", align_items="center", grid_gap="10px"))
+        body = W.HBox([controls, grid], layout=self._plain).add_class("drmath-body")
+        files = W.HBox([self.picker, self.opened, self.save_link, self.share],
+                       layout=W.Layout(width="100%", align_items="center", grid_gap="10px")).add_class("drmath-files")
         return W.VBox([self._html(_STYLE), header, files, self.notice, cards, self.warnings, maths, self.error, body,
                        self.scenario_view],
                       layout=W.Layout(width="100%", grid_gap="10px")).add_class("drmath-app")
@@ -453,7 +521,10 @@ class Dashboard:
             self._show_error(exc)
         else:
             self.notice.value = ""
-            self.load(scenario)
+            meta = scenario_io.read_meta(self._scenario_files[name])
+            if self.load(scenario):
+                self._opened = (scenario, meta)
+                self._render_file()
         finally:
             self.picker.value = ""
 
@@ -516,16 +587,19 @@ class Dashboard:
         self.apply({path: self._controls[path].to_si(change["new"])})
 
     def _sync_controls(self):
-        """Set every control to the current scenario (after a rejection)."""
+        """Set every control to the current scenario (after a change, a load or a rejection).
+
+        A value off a slider's grid is added to its options; a value no control can show is an error
+        (in :attr:`error`), never silently dropped.
+        """
         self._syncing = True
         try:
             for path, control in self._controls.items():
-                value = control.from_si(self.scenario.get(path))
-                if control.widget.value != value:
-                    try:
-                        control.widget.value = value
-                    except traitlets.TraitError:
-                        pass
+                try:
+                    control.show(self.scenario.get(path))
+                except traitlets.TraitError as exc:
+                    self._show_error(ValueError(f"{path}: the control cannot show {self.scenario.get(path)!r} "
+                                                f"({exc})"))
         finally:
             self._syncing = False
 
@@ -557,10 +631,22 @@ class Dashboard:
         self.scenario_view.value = (f'<div class="drmath-scenario" data-scenario="'
                                     f'{html.escape(json.dumps(flat))}"></div>')
         self.share.query = scenario_io.to_query(p.scenario)
-        toml = base64.b64encode(scenario_io.dumps(p.scenario, {"name": "saved from the drmath dashboard"})
-                                .encode()).decode()
+        self._render_file()
+
+    def _render_file(self):
+        """The save link (the TOML keeps the opened file's name and sources) and what is open."""
+        opened, meta = self._opened
+        edited = self.scenario != opened
+        name = meta.get("name") or "drmath scenario"
+        saved = dict(meta, name=f"{name} (edited)" if edited else name)
+        if edited:
+            saved["description"] = (f"Saved from the drmath dashboard: {name!r} with changes. "
+                                    + str(meta.get("description") or "")).strip()
+        toml = base64.b64encode(scenario_io.dumps(self.scenario, saved).encode()).decode()
         self.save_link.value = (f'<a class="drmath-save-link" download="drmath-scenario.toml" '
                                 f'href="data:application/toml;base64,{toml}">save scenario (TOML)</a>')
+        self.opened.value = (f'<span class="drmath-opened" title="{html.escape(str(meta.get("description", "")))}">'
+                             f'showing: {html.escape(name)}{" · edited" if edited else ""}</span>')
 
     def _toggle_math(self, name, on):
         if name not in self.math_views:

@@ -43,7 +43,7 @@ from .scenario_io import atomic_write
 from .units import format_quantity
 
 __all__ = ["build_report", "write_report", "report_figures", "latex_html", "markdown_html",
-           "compare_rows", "compare_text", "compare_html", "compare_style", "compare_figure",
+           "compare_rows", "compare_inputs", "compare_text", "compare_html", "compare_style", "compare_figure",
            "REPORT_SECTIONS", "COMPARE_FIELDS", "KNOBS"]
 
 REPORT_SECTIONS = [(g.id, g.title, g.lead, in_group(g.id), viz.in_section(g.id)) for g in GROUPS.values()]
@@ -449,6 +449,71 @@ def compare_rows(plans, fields=None):
     return rows
 
 
+def _input_text(path, value):
+    """One input as a reader reads it: links in Gbit/s, times in h/min, a preset by its name too."""
+    from .formatting import line_rate
+    from .scenario_io import preset_name
+
+    if value is None:
+        return "unset"
+    if isinstance(value, (str, bool)):
+        return str(value).lower() if isinstance(value, bool) else value
+    info = FIELDS[path]
+    if info.unit == "[B/s]" and "link" in path:
+        text = line_rate(value, 4)
+    elif info.kind == "fraction":
+        text = f"{100 * value:.4g}%"
+    elif info.kind not in _UNIT_KINDS:
+        text = f"{value:.4g}"
+    else:
+        text = format_quantity(value, info.kind, 4)
+    name = preset_name(path, value)
+    return f"{name} · {text}" if name else text
+
+
+_UNIT_KINDS = ("bandwidth", "line_rate", "bytes", "count", "params", "duration", "flop_rate", "rate", "usd", "usd_rate")
+
+
+def compare_inputs(plans):
+    """The inputs that differ between two to four plans' scenarios, in field order.
+
+    Parameters
+    ----------
+    plans : sequence of Plan
+        Two to four plans; the first is the baseline.
+
+    Returns
+    -------
+    rows : list of dict
+        One per input that is not the same in every scenario: ``field``
+        (``section.field``), ``title`` (the same), ``values`` (SI; None when unset),
+        ``texts`` (in the unit a reader expects; a preset also by name) and
+        ``differs`` (True where the value differs from the first plan's).
+
+    Raises
+    ------
+    ValueError
+        If there are fewer than two or more than four plans.
+
+    Examples
+    --------
+    >>> import drmath
+    >>> a = drmath.plan()
+    >>> b = drmath.plan(a.scenario.with_changes({"training.gpus": 16_384, "replication.interval": 600.0}))
+    >>> [(r["field"], r["texts"]) for r in compare_inputs([a, b])]
+    [('training.gpus', ['8,000', '16,384']), ('replication.interval', ['1.000 h', '10.00 min'])]
+    """
+    plans = _two_to_four(plans)
+    rows = []
+    for path in FIELDS:
+        values = [_plain(p.scenario.get(path)) for p in plans]
+        differs = [v != values[0] for v in values]
+        if any(differs):
+            rows.append({"field": path, "title": path, "values": values,
+                         "texts": [_input_text(path, v) for v in values], "differs": differs})
+    return rows
+
+
 def _change(value, base):
     if isinstance(value, bool) or not all(map(math.isfinite, (value, base))) or base == 0:
         return ""
@@ -471,24 +536,35 @@ def compare_text(plans, names, fields=None):
     Returns
     -------
     text : str
-        One line per number; a value that differs from the first column is
-        marked ``*`` with its relative change.
+        First the inputs that differ (:func:`compare_inputs`), then one line per
+        number; a value that differs from the first column is marked ``*`` with
+        its relative change.
 
     Examples
     --------
     >>> import drmath
     >>> a = drmath.plan()
     >>> b = drmath.plan(a.scenario.with_changes({"training.gpus": 16_384}))
-    >>> print(compare_text([a, b], ["seed", "16k"], ["mtbf"]).splitlines()[2].split())
+    >>> lines = compare_text([a, b], ["seed", "16k"], ["mtbf"]).splitlines()
+    >>> lines[2].split()
+    ['training.gpus', '8,000', '16,384', '*']
+    >>> lines[6].split()
     ['Cluster', 'MTBF', '6.33', 'h', '3.09', 'h', '*', '(-51%)']
     """
     rows = compare_rows(plans, fields)
-    cells = [[r["title"]] + [t + (f" *{_change(v, r['values'][0])}" if d else "")
-                             for t, v, d in zip(r["texts"], r["values"], r["differs"])] for r in rows]
-    head = ["quantity"] + [str(n) for n in names]
-    widths = [max(len(row[i]) for row in cells + [head]) for i in range(len(head))]
+    inputs = compare_inputs(plans)
+
+    def cells_of(rows, change):
+        return [[r["title"]] + [t + (f" *{_change(v, r['values'][0]) if change else ''}" if d else "")
+                                for t, v, d in zip(r["texts"], r["values"], r["differs"])] for r in rows]
+
+    ins, outs = cells_of(inputs, False), cells_of(rows, True)
+    heads = [["input that differs"] + [str(n) for n in names], ["quantity"] + [str(n) for n in names]]
+    widths = [max(len(row[i]) for row in ins + outs + heads) for i in range(len(heads[0]))]
     fmt = lambda row: "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
-    lines = [fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in cells]
+    rule = fmt(["-" * w for w in widths])
+    lines = ([fmt(heads[0]), rule] + [fmt(r) for r in ins] + [""] if ins else [])
+    lines += [fmt(heads[1]), rule] + [fmt(r) for r in outs]
     return "\n".join(lines) + "\n\n* differs from the first column (relative change in brackets)\n"
 
 

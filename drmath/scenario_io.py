@@ -43,12 +43,13 @@ import urllib.parse
 from pathlib import Path
 
 from . import _resources
+from . import units as _u
 from ._validate import clip, short_repr
 from .scenario import FIELDS, SECTIONS, Scenario
 from .units import parse_quantity
 
 __all__ = [
-    "ScenarioFileError", "load", "loads", "save", "dumps", "read_meta", "parse_value",
+    "ScenarioFileError", "load", "loads", "save", "dumps", "read_meta", "parse_value", "preset_name", "readable",
     "atomic_write", "output_target", "to_query", "from_query", "shipped_scenarios", "SCENARIO_DIR",
     "MAX_QUERY_LENGTH", "MAX_QUERY_FIELDS", "MAX_VALUE_LENGTH",
 ]
@@ -358,8 +359,45 @@ def read_meta(path):
     return meta
 
 
+def preset_name(path, value):
+    """The name of the preset whose value ``value`` is, for field ``path``; None if none is.
+
+    Parameters
+    ----------
+    path : str
+        The field, ``section.field``.
+    value : object
+        Its value, in SI.
+
+    Returns
+    -------
+    name : str or None
+        The first preset of the field's registry (in registry order) whose value equals
+        ``value`` exactly, so that writing the name reads back the same number.
+
+    Examples
+    --------
+    >>> from drmath import presets
+    >>> preset_name("failures.gpu_failure_rate", presets.FAILURE_RATES["llama3"].gpu_failure_rate)
+    'llama3'
+    >>> preset_name("failures.gpu_failure_rate", 1e-8) is None
+    True
+    """
+    info = FIELDS[path]
+    if not info.preset or value is None or isinstance(value, (bool, str)):
+        return None
+    registry, attribute = info.preset
+    for name, entry in registry.items():
+        try:
+            if info.coerce(getattr(entry, attribute)) == value:
+                return name
+        except (ValueError, TypeError, AttributeError):
+            continue
+    return None
+
+
 def dumps(scenario, meta=None):
-    """A scenario as TOML text, every set field in SI; :func:`loads` reads it back exactly.
+    """A scenario as TOML text, in SI or by preset name; :func:`loads` reads it back exactly.
 
     Parameters
     ----------
@@ -371,7 +409,9 @@ def dumps(scenario, meta=None):
     Returns
     -------
     text : str
-        TOML [1]_, with a header comment giving the units.
+        TOML [1]_, with a header comment giving the units. A value that equals a
+        preset's is written as the preset's name (``gpu_failure_rate = "llama3"``)
+        with its SI value in a comment.
 
     References
     ----------
@@ -383,6 +423,8 @@ def dumps(scenario, meta=None):
     >>> text = dumps(Scenario(), {"name": "seed"})
     >>> 'gpus = 8000' in text and loads(text) == Scenario()
     True
+    >>> [line for line in text.splitlines() if line.startswith("gpu_failure_rate")]
+    ['gpu_failure_rate = "llama3"  # 5.481337977698474e-09 [1/s]']
     """
     import tomli_w
 
@@ -391,10 +433,28 @@ def dumps(scenario, meta=None):
     data = {}
     if meta:
         data[META] = {str(k): v for k, v in meta.items() if v is not None}
-    data.update(scenario.to_dict())
+    named = {}  # (section, field) -> the SI value a preset name stands for
+    for section, fields in scenario.to_dict().items():
+        data[section] = {}
+        for name, value in fields.items():
+            preset = preset_name(f"{section}.{name}", value)
+            if preset is not None:
+                named[section, name] = value
+                value = preset
+            data[section][name] = value
     head = ("# drmath scenario. Units are SI: s, B, B/s, FLOP/s, 1/s for rates, USD (USD/B, USD/s).\n"
             "# Fields left out take drmath's defaults; see drmath.scenario.FIELDS for each one's basis.\n\n")
-    return head + tomli_w.dumps(data)
+    lines, section = [], None
+    for line in tomli_w.dumps(data).splitlines():
+        table = re.match(r"^\[([a-z_]+)\]$", line)
+        if table:
+            section = table.group(1)
+        key = line.split(" = ", 1)[0]
+        if (section, key) in named:
+            value = named[section, key]
+            line += f"  # {value!r} {FIELDS[f'{section}.{key}'].unit}"
+        lines.append(line)
+    return head + "\n".join(lines) + "\n"
 
 
 def save(scenario, path, meta=None):
@@ -627,6 +687,58 @@ def _text(value):
     return str(value)
 
 
+_READABLE = {
+    "[s]": (("d", _u.day), ("h", _u.hour), ("min", _u.minute), ("s", 1.0)),
+    "[B]": (("PB", _u.PB), ("TB", _u.TB), ("GB", _u.GB), ("MB", _u.MB)),
+    "[FLOP/s]": (("PFLOP/s", _u.PFLOP_per_s), ("TFLOP/s", _u.TFLOP_per_s)),
+}
+_LINK_RATES = (("Tbps", _u.Tbit_per_s), ("Gbps", _u.Gbit_per_s), ("Mbps", _u.Mbit_per_s))
+_BYTE_RATES = (("TB/s", _u.TB_per_s), ("GB/s", _u.GB_per_s), ("MB/s", _u.MB_per_s))
+
+
+def readable(path, value):
+    """A share link's text for one value: in a unit people read, and exact.
+
+    Parameters
+    ----------
+    path : str
+        The field, ``section.field``.
+    value : object
+        Its value (SI number, bool, str or None).
+
+    Returns
+    -------
+    text : str
+        The value in the largest unit that reads back exactly through :func:`parse_value`
+        (``200Gbps``, ``1h``, ``7TB/s``; network links in bits, storage in bytes); else a
+        preset's name; else the SI number (``repr``, exact).
+
+    Examples
+    --------
+    >>> from drmath.units import Gbit_per_s, hour
+    >>> readable("replication.link_bandwidth", 200 * Gbit_per_s), readable("replication.interval", hour)
+    ('200Gbps', '1h')
+    >>> readable("failures.gpu_failure_rate", 1e-8), readable("training.gpus", 4096)
+    ('1e-08', '4096')
+    """
+    if isinstance(value, float) and math.isfinite(value) and value > 0:
+        unit = FIELDS[path].unit
+        steps = (_LINK_RATES if "link" in path else _BYTE_RATES) if unit == "[B/s]" else _READABLE.get(unit, ())
+        for name, factor in steps:
+            number = value / factor
+            if number < 1:
+                continue
+            digits = repr(number)
+            digits = digits[:-2] if digits.endswith(".0") else digits
+            text = digits + name
+            if len(digits) <= 8 and "e" not in digits and parse_value(path, text) == value:
+                return text  # the largest unit that reads back exactly
+    name = preset_name(path, value)
+    if name is not None:
+        return name
+    return _text(value)
+
+
 def to_query(scenario, base=None):
     """Encode a scenario as a URL query string of the fields that differ from ``base``.
 
@@ -641,8 +753,10 @@ def to_query(scenario, base=None):
     -------
     query : str
         ``section.field=value`` pairs [1]_ joined by ``&`` (no leading ``?``), in
-        field order; empty when nothing differs. Floats use ``repr``, so
-        :func:`from_query` restores them exactly.
+        field order; empty when nothing differs. Values are in readable units
+        (``200Gbps``, ``1h``: :func:`readable`) where that is exact, else ``repr``
+        of the SI float, so :func:`from_query` restores them exactly. Links of
+        older versions, all in SI, still read.
 
     References
     ----------
@@ -653,14 +767,16 @@ def to_query(scenario, base=None):
     >>> from drmath import Scenario
     >>> to_query(Scenario())
     ''
-    >>> to_query(Scenario().with_changes({"replication.link_bandwidth": 5e10}))
-    'replication.link_bandwidth=50000000000.0'
+    >>> to_query(Scenario().with_changes({"replication.link_bandwidth": 5e10, "replication.interval": 600.0}))
+    'replication.link_bandwidth=400Gbps&replication.interval=10min'
+    >>> from_query("replication.link_bandwidth=50000000000.0")[0].replication.link_bandwidth  # an older link
+    50000000000.0
     """
     if not isinstance(scenario, Scenario):
         raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     base = Scenario() if base is None else base
-    pairs = [(path, _text(scenario.get(path))) for path in FIELDS if scenario.get(path) != base.get(path)]
-    return urllib.parse.urlencode(pairs, safe=".-:")
+    pairs = [(path, readable(path, scenario.get(path))) for path in FIELDS if scenario.get(path) != base.get(path)]
+    return urllib.parse.urlencode(pairs, safe=".-:/")
 
 
 def _printable(text, limit=40):

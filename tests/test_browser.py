@@ -166,3 +166,61 @@ def test_a_closed_tabs_shutdown_beacon_is_accepted(voila_server, browser):
     refused = [line for line in log_path.read_text().splitlines() if f"shutdown/{kernel_id}" in line and "403" in line]
     assert refused == []
     assert kernel_id not in kernel_ids(proc), "the beacon did not shut the closed tab's kernel down"
+
+
+# a phone: the controls above one column of charts, every chart visible and at least 300 px wide
+PHONE_LAYOUT_JS = """() => {
+  const box = e => e.getBoundingClientRect();
+  const figures = [...document.querySelectorAll('.drmath-figure')].map(f => {
+    const r = box(f), gd = f.querySelector('.js-plotly-plot'), g = gd ? box(gd) : {width: 0, height: 0};
+    const style = getComputedStyle(f);
+    return {name: [...f.classList].find(c => c.startsWith('drmath-figure-')), left: r.left, right: r.right,
+            top: r.top, width: r.width, plot: g.width, height: g.height,
+            shown: style.display !== 'none' && style.visibility !== 'hidden'};
+  });
+  const controls = box(document.querySelector('.drmath-controls'));
+  const copy = box(document.querySelector('.drmath-copy-link'));
+  const cards = [...document.querySelectorAll('.drmath-card')].map(box);
+  return {figures, controls: {left: controls.left, right: controls.right, bottom: controls.bottom},
+          copy: {left: copy.left, right: copy.right, width: copy.width},
+          cards: cards.map(c => [c.left, c.right]),
+          scroll: document.documentElement.scrollWidth, inner: window.innerWidth};
+}"""
+
+HANDLES_JS = """() => [...document.querySelectorAll('.drmath-control .noUi-handle')].map(h => {
+  const control = h.closest('.drmath-control');
+  return [[...control.classList].find(c => c.startsWith('drmath-control-')),
+          h.getAttribute('aria-valuetext'), h.getAttribute('aria-label'),
+          control.querySelector('.widget-readout').textContent.trim()];
+})"""
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (360, 740)])
+def test_the_page_works_on_a_phone(voila_server, browser, width, height):
+    """Issue 13: at 390x844 the controls' 400 px minimum squeezed the charts' grid to 2 px."""
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    log = watch(page)
+    page.goto(voila_server["url"], wait_until="commit", timeout=120_000)
+    page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+    page.wait_for_timeout(500)  # plotly fits each plot to its box on the next frame
+    got = page.evaluate(PHONE_LAYOUT_JS)
+    assert len(got["figures"]) == 5
+    for f in got["figures"]:
+        assert f["shown"] and f["width"] >= 300 and f["plot"] >= 300 and f["height"] >= 200, f
+        assert f["left"] >= 0 and f["right"] <= width, f  # nothing clipped at the sides
+        assert f["top"] >= got["controls"]["bottom"], f  # the controls come first
+    assert got["controls"]["left"] >= 0 and got["controls"]["right"] <= width
+    assert got["copy"]["width"] > 0 and 0 <= got["copy"]["left"] and got["copy"]["right"] <= width
+    assert all(0 <= left and right <= width for left, right in got["cards"])
+    assert got["scroll"] <= width  # no sideways scrolling
+    # every slider handle announces its value and unit, as its readout shows them, not an index
+    handles = page.evaluate(HANDLES_JS)
+    assert handles
+    for name, valuetext, label, readout in handles:
+        assert label and valuetext == f"{label}: {readout}", name
+    gpus = next(h for h in handles if h[0] == "drmath-control-training-gpus")
+    assert gpus[1] == "GPUs: 8,000"
+    assert log["errors"] == [] and log["failed"] == []
+    page.close(run_before_unload=True)
+    context.close()

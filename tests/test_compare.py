@@ -103,6 +103,9 @@ def test_style_of_chosen_fields():
 def test_cli_compare(capsys):
     assert main(["compare", SEED, L405, L70, BIG]) == 0
     out = capsys.readouterr().out
+    # the inputs that differ come first, in readable units, a preset by its name
+    assert out.index("input that differs") < out.index("training.gpus") < out.index("quantity")
+    assert "dx-400g · 400 Gbit/s *" in out and "hot *" in out and "rsc-1 · " in out
     assert "Llama 3 405B: 16,384 H100s" in out and "*" in out
     assert plan(io.load(BIG)).format("mtbf") in out
 
@@ -113,7 +116,12 @@ def test_cli_compare_json(capsys):
     mtbf = next(r for r in data["rows"] if r["field"] == "mtbf")
     assert data["scenarios"] == ["seed", "llama3-405b"]
     assert mtbf["values"][1] == pytest.approx(plan(io.load(L405)).mtbf) and mtbf["differs"] == [False, True]
-    assert set(data) == {"scenarios", "files", "rows"}
+    assert list(data) == ["scenarios", "files", "inputs", "rows"]  # the inputs that differ come first
+    inputs = {r["field"]: r for r in data["inputs"]}
+    assert inputs["training.gpus"]["values"] == [8000, 16384] and inputs["training.gpus"]["differs"] == [False, True]
+    assert inputs["training.gpus"]["texts"] == ["8,000", "16,384"]
+    assert "failover.tier" not in inputs  # the same in both
+    assert all(set(r) == {"field", "title", "texts", "differs", "values"} for r in data["inputs"])
     assert [r["field"] for r in data["rows"]] == list(quantities.COMPARED)
     assert all(set(r) == {"field", "title", "texts", "differs", "values"} for r in data["rows"])
 
@@ -127,3 +135,22 @@ def test_cli_compare_errors(argv, match, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and match in err
+
+
+def test_compare_inputs_lists_what_differs():
+    from drmath.units import Gbit_per_s
+
+    a = plan()
+    b = plan(a.scenario.with_changes({"replication.link_bandwidth": 200 * Gbit_per_s, "training.mfu": 0.35,
+                                      "checkpoint.interval": 600.0}))
+    rows = report.compare_inputs([a, b, a])
+    assert [r["field"] for r in rows] == ["training.mfu", "checkpoint.interval", "replication.link_bandwidth"]
+    by = {r["field"]: r for r in rows}
+    assert by["replication.link_bandwidth"]["texts"][1] == "200 Gbit/s"
+    assert by["training.mfu"]["texts"] == ["40%", "35%", "40%"]
+    assert by["training.mfu"]["differs"] == [False, True, False]
+    assert by["checkpoint.interval"]["values"] == [None, 600.0, None]
+    assert by["checkpoint.interval"]["texts"][0] == "unset"
+    assert report.compare_inputs([a, a]) == []
+    text = report.compare_text([a, a], ["x", "y"])
+    assert "input that differs" not in text and text.startswith("quantity")

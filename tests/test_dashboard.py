@@ -73,6 +73,8 @@ def test_opens_on_the_default_scenario(app):
     ("failures.gpu_failure_rate", lambda w: drmath.presets.FAILURE_RATES["rsc-1"].gpu_failure_rate),
     ("failover.tier", lambda w: "hot"),
     ("failover.standby_fraction", lambda w: 0.5),
+    ("failover.detection_time", lambda w: 15 * minute),
+    ("failover.decision_time", lambda w: 0.0),
 ])
 def test_moving_a_control_re_derives_everything(app, path, pick):
     widget = app.controls[path]
@@ -104,7 +106,9 @@ def test_cards_read_the_registry(app):
     p = app.plan
     for name in CARDS:
         card = app.cards[name].value
-        assert f'<div class="drmath-card-title">{html.escape(quantities.card_title(name))}</div>' in card
+        title = re.search(r'<div class="drmath-card-title" title="([^"]+)">([^<]*)</div>', card)
+        assert html.unescape(title.group(2)) == quantities.card_title(name)
+        assert html.unescape(title.group(1)) == dashboard.DEFINITIONS[name]  # every card title is defined
         assert f'<div class="drmath-card-sub">{html.escape(quantities.card_detail(p, name))}</div>' in card
     assert app.replication_note.value.startswith(f"→ {formatting.every(p.replication_every)}: ")
 
@@ -197,3 +201,78 @@ def test_controls_are_labelled_in_human_units(app):
     labels = {v: text for text, v in app.controls["replication.interval"].options}
     assert labels[3600.0] == "1 h"
     assert all(not w.continuous_update for w in app.controls.values() if hasattr(w, "continuous_update"))
+
+
+@pytest.mark.parametrize("name", list(drmath.scenario_io.shipped_scenarios()))
+def test_loading_a_shipped_scenario_shows_its_true_values(app, name):
+    """Issue 13: after "Frontier: 100,000 H100s" the GPU slider showed 8,000 and one nudge set 10,000."""
+    from drmath import scenario_io
+
+    want = scenario_io.load(scenario_io.shipped_scenarios()[name])
+    app.picker.value = name
+    assert app.scenario == want and app.error.value == ""
+    for path, control in app._controls.items():
+        assert control.widget.value == control.from_si(want.get(path)), path
+    # a nudge moves to the neighbouring stop of the true value, not of the stale one
+    gpus = app.controls["training.gpus"]
+    values = [v for _, v in gpus.options]
+    assert want.training.gpus in values and values == sorted(values)
+    gpus.index = values.index(want.training.gpus) - 1
+    assert app.scenario.training.gpus == values[values.index(want.training.gpus) - 1]
+
+
+def test_values_off_the_grid_join_the_options(app):
+    assert app.load(drmath.Scenario().with_changes({
+        "training.gpus": 100_000, "training.mfu": 0.415, "checkpoint.interval": 7 * minute,
+        "replication.link_bandwidth": 300 * Gbit_per_s, "failures.gpu_failure_rate": 1e-8,
+        "failover.standby_fraction": 0.25, "training.params": 1.2e11}))
+    assert app.error.value == ""
+    for path, control in app._controls.items():
+        assert control.widget.value == control.from_si(app.scenario.get(path)), path
+    labels = {v: text for text, v in app.controls["training.gpus"].options}
+    assert labels[100_000] == "100,000"
+    assert {v: t for t, v in app.controls["replication.link_bandwidth"].options}[300 * Gbit_per_s] == "300 Gbit/s"
+
+
+def test_saved_toml_keeps_the_opened_scenario(app):
+    import base64
+    import tomllib
+
+    from drmath import scenario_io
+
+    def saved():
+        b64 = re.search(r"base64,([^\"]+)\"", app.save_link.value).group(1)
+        return base64.b64decode(b64).decode()
+
+    name = "Frontier: 100,000 H100s at RSC-1's rate"
+    path = scenario_io.shipped_scenarios()[name]
+    app.picker.value = name
+    assert "showing: " + html.escape(name) in app.opened.value and "edited" not in app.opened.value
+    data = tomllib.loads(saved())
+    assert data["scenario"]["name"] == name and data["scenario"]["sources"] == scenario_io.read_meta(path)["sources"]
+    assert data["failures"]["gpu_failure_rate"] == "rsc-1"
+    assert scenario_io.loads(saved()) == app.scenario
+    app.controls["failover.tier"].value = "warm"
+    assert "edited" in app.opened.value
+    assert tomllib.loads(saved())["scenario"]["name"] == name + " (edited)"
+    assert scenario_io.loads(saved()) == app.scenario
+
+
+def test_detection_and_decision_times_are_controls(app):
+    """Issue 13: the 30-minute decision dominates the hot tier, yet it was no control."""
+    app.controls["failover.tier"].value = "hot"
+    before = app.plan.rto_site
+    app.controls["failover.decision_time"].value = 5 * minute
+    assert app.scenario.failover.decision_time == 5 * minute
+    assert app.plan.rto_site < before
+    assert app.plan.rto_site == drmath.plan(app.scenario).rto_site
+    labels = {v: t for t, v in app.controls["failover.detection_time"].options}
+    assert labels[0.0] == "none" and labels[300.0] == "5 min" and app.controls["failover.detection_time"].value == 300.0
+
+
+def test_the_page_opens_with_a_story(app):
+    text = re.sub(r"<[^>]+>", "", app.root.children[1].value)
+    for words in ("training run", "checkpoints", "RPO", "RTO", "ETTR", "MFU", "work is lost"):
+        assert words in text
+    assert "plan()" not in text and "sweep()" not in text
+    assert set(dashboard.DEFINITIONS) >= set(CARDS)

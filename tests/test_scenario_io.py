@@ -201,3 +201,60 @@ def test_save_refuses_non_scenario(tmp_path):
     with pytest.raises(TypeError, match="must be a Scenario"):
         io.save({"training": {}}, tmp_path / "x.toml")
     assert not Path(tmp_path / "x.toml").exists()
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_saved_toml_keeps_name_sources_and_preset_names(path):
+    """Issue 13: the saved TOML dropped the name, the sources and the preset names (5.48e-09)."""
+    import tomllib
+
+    s, meta = io.load(path), io.read_meta(path)
+    text = io.dumps(s, meta)
+    assert io.loads(text) == s
+    data = tomllib.loads(text)
+    assert data["scenario"]["name"] == meta["name"] and data["scenario"]["sources"] == meta["sources"]
+    for p in FIELDS:
+        section, name = p.split(".")
+        name_of = io.preset_name(p, s.get(p))
+        if name_of is not None:  # written by name, its SI value in a comment
+            assert data[section][name] == name_of
+            assert getattr(FIELDS[p].preset[0][name_of], FIELDS[p].preset[1]) == pytest.approx(s.get(p))
+
+
+def test_preset_names_in_saved_toml():
+    from drmath import presets
+
+    s = Scenario().with_changes({"failures.gpu_failure_rate": "rsc-1", "replication.link_bandwidth": 3e9})
+    text = io.dumps(s)
+    assert 'gpu_failure_rate = "rsc-1"  # ' in text and "5.48e-09" not in text
+    assert "link_bandwidth = 3000000000.0\n" in text  # no preset has it: the SI number
+    assert io.preset_name("failures.gpu_failure_rate", presets.FAILURE_RATES["llama3"].gpu_failure_rate) == "llama3"
+    assert io.preset_name("failover.tier", "warm") is None and io.preset_name("checkpoint.interval", None) is None
+    assert io.loads(text) == s
+
+
+def test_share_links_read_in_units_and_old_links_still_parse():
+    """Issue 13: links carried raw SI (link_bandwidth=25000000000.0)."""
+    from drmath.units import Gbit_per_s, TB_per_s, day, hour, minute
+
+    s = Scenario().with_changes({
+        "replication.link_bandwidth": 200 * Gbit_per_s, "replication.interval": 2 * hour,
+        "checkpoint.interval": 10 * minute, "training.window": 60 * day, "checkpoint.write_bandwidth": 7 * TB_per_s,
+        "failures.gpu_failure_rate": "rsc-1", "training.gpus": 4096})
+    query = io.to_query(s)
+    pairs = dict(pair.split("=") for pair in query.split("&"))
+    assert pairs["replication.link_bandwidth"] == "200Gbps" and pairs["replication.interval"] == "2h"
+    assert pairs["checkpoint.interval"] == "10min" and pairs["training.window"] == "60d"
+    assert pairs["checkpoint.write_bandwidth"] == "7TB/s" and pairs["failures.gpu_failure_rate"] == "rsc-1"
+    assert pairs["training.gpus"] == "4096"
+    assert io.from_query(query) == (s, None)
+    # an older link, all raw SI, reads the same
+    old = "&".join(f"{p}={v!r}" if isinstance(v, float) else f"{p}={v}"
+                   for p, v in s.flat().items() if v != Scenario().get(p))
+    assert "25000000000.0" not in query and "7200.0" in old
+    assert io.from_query(old) == (s, None)
+    assert io.from_query("replication.link_bandwidth=25000000000.0")[0].replication.link_bandwidth == 25e9
+    # a value no unit gives exactly stays exact, in SI
+    odd = Scenario().with_changes({"replication.link_bandwidth": 12345678901.5, "replication.interval": 3601.25})
+    assert io.from_query(io.to_query(odd)) == (odd, None)
+    assert io.readable("replication.interval", 3601.25) == "3601.25s"
