@@ -455,8 +455,15 @@ def sweep(scenario, path, values, outputs=None):
     v = scenario.flat()
     v[path] = arr
     derived = _derive(v)
-    return Sweep(path, arr, {name: np.broadcast_to(np.asarray(derived[name], dtype=float), arr.shape).copy()
-                             for name in names})
+    return Sweep(path, arr, {name: _along(derived[name], arr) for name in names})
+
+
+def _along(value, values):
+    """One output along the sweep: its own array, or a constant repeated where it does not depend on the input."""
+    value = np.asarray(value, dtype=float)
+    if value.shape != values.shape:
+        return np.full(values.shape, value)
+    return value.copy() if np.shares_memory(value, values) else value  # never the swept values themselves
 
 
 def compare(plans, names=None, fields=None):
