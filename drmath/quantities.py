@@ -163,6 +163,12 @@ def _rpo_site_substitution(p, expected):
     return text
 
 
+def _collapsed_note(p):
+    return ("**Goodput has collapsed**: restarts are not small against the MTBF, so the run barely progresses "
+            "(ETTR <ettr>, at most <ettr_ceiling> at any cadence); the tokens and times derived from it are not a "
+            "forecast. Shorten the local recovery (failures.*) or use fewer, more reliable GPUs.")
+
+
 def _interval_note(p):
     if p.scenario.checkpoint.interval is None:
         return "Unset in the scenario, so Daly's optimum is used."
@@ -338,10 +344,7 @@ _ALL = (
              lambda p: "Exact in expectation for exponential failures (renewal-reward; Daly 2006's complete model "
              "with the persist time W in the rework and failed restarts begun again), as drmath's simulator runs "
              "the run. The first-order form (Kokolis et al. 2024) gives <ettr_first_order> here."
-             + (" **Goodput has collapsed**: the restart (<restart_overhead>) is not small against the MTBF "
-                "(<mtbf>), so no checkpoint cadence keeps more than <ettr_ceiling>; the tokens and times derived "
-                "from it are fragile. Shorten the local recovery (failures.*) or use fewer, more reliable GPUs."
-                if p.goodput_collapsed else ""),
+             + (" " + _collapsed_note(p) if p.goodput_collapsed else ""),
              short="ETTR", card=5, compare=True,
              detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}"),
     Quantity("ettr_first_order", "fraction", "ETTR, first-order approximation", "cadence",
@@ -357,10 +360,8 @@ _ALL = (
     Quantity("goodput_collapsed", "flag", "Goodput has collapsed", "cadence",
              r"u_0 \ge M \ \text{or}\ \mathrm{ETTR} < 1/e",
              r"<restart_overhead> \ge <mtbf> \ \text{or}\ <ettr> < 36.8\%",
-             lambda p: "**Goodput has collapsed**: restarts are not small against the MTBF, so the run barely "
-             "progresses (ETTR <ettr>, at most <ettr_ceiling> at any cadence); the tokens and times derived from it "
-             "are not a forecast. Shorten the local recovery (failures.*) or use fewer, more reliable GPUs."
-             if p.goodput_collapsed else "1/e is the ceiling when the restart equals the MTBF.",
+             lambda p: _collapsed_note(p) if p.goodput_collapsed
+             else "1/e is the ceiling when the restart equals the MTBF.",
              warn=lambda p: p.goodput_collapsed),
     Quantity("availability_interval", "duration", "Availability-optimal interval", "cadence",
              r"\tau_A = \delta + \sqrt{2\,(M + u_0)\,\delta + \delta^2}",

@@ -131,9 +131,10 @@ def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, 
     """
     require_positive(replication_interval=replication_interval)
     require_nonnegative(write_time=write_time, replication_time=replication_time)
-    require_flag(keeps_up=keeps_up, expected=expected)
-    finite = np.where(expected, replication_interval / 2, replication_interval) + write_time + replication_time
-    return np.where(keeps_up, finite, np.inf)
+    require_flag(keeps_up=keeps_up)
+    # the one-hop case of the pipeline: a hop that keeps up never waits; one that does not, never catches up
+    cycle = np.where(keeps_up, 0.0, 2 * replication_interval)
+    return rpo_site_pipeline(replication_interval, write_time, replication_time, cycle, expected=expected)
 
 
 @broadcasting

@@ -77,7 +77,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import replication
 from ._validate import short_repr
 from .plan import Plan
 from .plan import plan as _plan
@@ -613,8 +612,7 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
     site_time = rng.exponential(1.0 / site_rate, trials) if site_rate > 0 else None
     pipeline = None
     if site_time is not None:
-        cycle = replication.pipeline_cycle([p.object_store_time, p.link_time])
-        pipeline = _Pipeline(site_time, p.replication_every, tau, delta, cycle, p.replication_time,
+        pipeline = _Pipeline(site_time, p.replication_every, tau, delta, p.replication_cycle, p.replication_time,
                              replication_policy == "newest")
     primary = _segments(rng, np.full(trials, work), 1.0 / p.mtbf, site_time=site_time, pipeline=pipeline,
                         progress=None if progress is None else (lambda f: progress(0.95 * f)), **common)
