@@ -153,10 +153,11 @@ def _numbers(name, value):
 def _first_bad(value, ok, name="value"):
     """The first value ``ok`` refuses (NaN always), or None when all pass."""
     arr = _numbers(name, value)
-    good = ok(arr)  # every predicate is False for NaN
-    if good.all() if np.ndim(good) else good:
-        return None
-    return float(arr[~good].flat[0]) if np.ndim(arr) else float(arr)
+    if arr.ndim == 0:  # one number: the same predicate, on a Python float
+        x = float(arr)
+        return None if ok(x) else x  # every predicate is False for NaN
+    good = ok(arr)
+    return None if good.all() else float(arr[~good].flat[0])
 
 
 def _checker(name, doc, ok, message, tail=""):
