@@ -171,12 +171,14 @@ def cost_step(v, out):
     standby = cost.standby_cost(out["standby_gpus"], run, v["cost.gpu_hour_price"], tier.reserved_share)
     lost = out["rpo_site_expected"] + out["rto_site"] + out["schedule_slip"]
     loss = cost.expected_disaster_loss(probability, lost, fleet, v["cost.delay_cost"])
+    site_loss = cost.expected_disaster_loss(1.0, lost, fleet, v["cost.delay_cost"])  # the event, certain
     total = standby + replication_cost + cross_site_cost + loss
     goodput = cost.goodput_lost_cost(fleet, out["ettr"], run)
     return dict(fleet_cost_rate=fleet, standby_cost=standby, replication_cost=replication_cost,
                 link_hour_price=link_price, cross_site_bandwidth=cross_site, cross_site_cost=cross_site_cost,
                 site_event_probability=probability, expected_disaster_loss=loss, total_dr_cost=total,
-                goodput_lost_cost=goodput, total_cost_of_resilience=total + goodput, _lost_time=lost)
+                goodput_lost_cost=goodput, total_cost_of_resilience=total + goodput, site_loss_time=lost,
+                site_loss_cost=site_loss)
 
 
 def requirements_step(v, out):
@@ -215,11 +217,18 @@ def _compare_tiers(v, out):
                 tier_out.update(step(tier_v, tier_out))
         every[name] = tier_out
     cold = every["cold"]
-    return {"tier_total_costs": {name: t["total_dr_cost"] for name, t in every.items()},
+
+    def each(output):
+        return {name: t[output] for name, t in every.items()}
+
+    return {"tier_rto_sites": each("rto_site"), "tier_schedule_slips": each("schedule_slip"),
+            "tier_standby_costs": each("standby_cost"),
+            "tier_link_costs": {name: t["replication_cost"] + t["cross_site_cost"] for name, t in every.items()},
+            "tier_disaster_losses": each("expected_disaster_loss"), "tier_total_costs": each("total_dr_cost"),
             "break_even_delay_costs": {
                 name: cost.break_even_delay_cost(t["standby_cost"] + t["cross_site_cost"]
                                                  - cold["standby_cost"] - cold["cross_site_cost"],
-                                                 cost.lost_time_saved(cold["_lost_time"], t["_lost_time"]),
+                                                 cost.lost_time_saved(cold["site_loss_time"], t["site_loss_time"]),
                                                  t["site_event_probability"], t["fleet_cost_rate"])
                 for name, t in every.items()}}
 
@@ -246,15 +255,27 @@ class _PlanMethods:
         v = self.scenario.flat()
         return _py(_compare_tiers(v, _derive(v)))
 
-    @property
-    def tier_total_costs(self):
-        """Total DR cost (standby + replication + expected disaster loss) of every tier. [USD]"""
-        return self._tiers["tier_total_costs"]
+    def tier_table(self):
+        """Every DR tier side by side: site RTO, slip and cost parts, in SI.
 
-    @property
-    def break_even_delay_costs(self):
-        """Cost of delay above which each tier pays for itself against cold. [USD/s]"""
-        return self._tiers["break_even_delay_costs"]
+        Returns
+        -------
+        table : pandas.DataFrame
+            One row per tier (its name as the index), one column per per-tier quantity
+            (:data:`drmath.quantities.TABLES`), plus ``rpo_site`` [s] (the same for every tier:
+            replication does not depend on the tier).
+
+        Examples
+        --------
+        >>> t = plan().tier_table()
+        >>> list(t.index)[:2], round(float(t.loc["warm", "tier_rto_sites"]) / 3600, 2)
+        (['cold', 'pilot-light'], 1.67)
+        """
+        import pandas as pd
+
+        table = pd.DataFrame({name: getattr(self, name) for name in TABLES})
+        table.insert(0, "rpo_site", self.rpo_site)
+        return table
 
     def explain(self, *names):
         """The worked derivation of one or more quantities, as Markdown with LaTeX.
@@ -345,6 +366,12 @@ class _PlanMethods:
 def _is_inf(value):
     return isinstance(value, float) and math.isinf(value)
 
+
+for _name in TABLES:  # each per-tier quantity reads the one tier comparison
+    setattr(_PlanMethods, _name, property(lambda self, name=_name: self._tiers[name],
+                                          doc=f"{QUANTITIES[_name].title}: one value per DR tier. "
+                                              f"{QUANTITIES[_name].unit}"))
+del _name
 
 _DICT_FIELDS = ("rto_local_phases", "rto_site_phases") + TABLES
 

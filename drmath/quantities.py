@@ -467,6 +467,16 @@ _ALL = (
              r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
              "Expected slip for a site event at a uniform time in the run: the run continues on the standby until "
              "the lost site's GPUs are rebuilt (R, the same for every tier)."),
+    Quantity("tier_rto_sites", "duration", "Site RTO by tier", "rto",
+             r"\mathrm{RTO}_{site} = t_{det} + t_{dec} + t_{ready} + t_{stage} + t_{launch} + L + t_{val}",
+             short="site RTO", table=True,
+             note="Each tier's own readiness, staging and decision (automatic tiers skip it); the other phases "
+                  "are the scenario's."),
+    Quantity("tier_schedule_slips", "duration", "Expected schedule slip by tier", "rto",
+             r"\Delta T = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
+             r"R\left(1 - \frac{G_s}{G}\right)\right)", short="slip", table=True,
+             note=lambda p: "Each tier at its own standby size." if p.scenario.failover.standby_fraction is None
+             else "Every tier at the standby size set in the scenario (failover.standby_fraction)."),
     # 7. cost
     Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", r"F = G\,p / 3600",
              r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
@@ -511,6 +521,18 @@ _ALL = (
              r"<site_event_probability> \times (<rpo_site_expected> + <rto_site> + <schedule_slip>) \times "
              r"(<fleet_cost_rate> + <cost.delay_cost>)",
              "D is the cost of delay (cost.delay_cost): the business value of finishing on time.", compare=True),
+    Quantity("site_loss_time", "duration", "Time lost to a site loss", "cost",
+             r"t_{loss} = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T",
+             r"<rpo_site_expected> + <rto_site> + <schedule_slip>",
+             "If the site is lost: the work since the last off-site copy (expected), the time until training "
+             "resumes at the other site, and the slip while the standby runs short of the primary's GPUs.",
+             short="Site loss", card=9, compare=True,
+             detail=lambda p: f"{p.format('site_loss_cost')}: work {p.format('rpo_site_expected')} + resume "
+                              f"{p.format('rto_site')} + slip {p.format('schedule_slip')}"),
+    Quantity("site_loss_cost", "usd", "Cost of a site loss", "cost",
+             r"C_{site} = t_{loss}\,(F + D)", r"<site_loss_time> \times (<fleet_cost_rate> + <cost.delay_cost>)",
+             "The fleet's time and the cost of delay (cost.delay_cost) for one site loss: the expected disaster "
+             "loss with the event certain (P = 1).", compare=True),
     Quantity("total_dr_cost", "usd", "Total DR cost", "cost", r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              r"<standby_cost> + <replication_cost> + <cross_site_cost> + <expected_disaster_loss>",
              short="Total DR cost", card=7, compare=True,
@@ -523,6 +545,14 @@ _ALL = (
              r"C_{res} = C_{DR} + C_{goodput}", r"<total_dr_cost> + <goodput_lost_cost>",
              "What solve() minimises: the DR cost plus the goodput the cadences cost, so a design that meets an RPO "
              "by starving goodput is never cheap.", compare=True),
+    Quantity("tier_standby_costs", "usd", "Standby cost by tier", "cost", r"C_{standby} = r\,p\,G_s\,T / 3600",
+             short="standby", table=True, note="Each tier's reserved share r and standby size."),
+    Quantity("tier_link_costs", "usd", "Replication and cross-site cost by tier", "cost",
+             r"C_{rep} + C_x", short="replication + cross-site", table=True,
+             note="Replication is the same for every tier; only multi-site adds a cross-site circuit for gradients."),
+    Quantity("tier_disaster_losses", "usd", "Expected disaster loss by tier", "cost",
+             r"E[C_{loss}] = P\,(E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T)\,(F + D)",
+             short="expected loss", table=True),
     Quantity("tier_total_costs", "usd", "Total DR cost by tier", "cost",
              r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              short="total", table=True),
@@ -559,7 +589,7 @@ PLAN_FIELDS = {name: (QUANTITIES[name].kind, QUANTITIES[name].title) for name in
 def in_group(group):
     """The names of the quantities in one group, in order.
 
-    >>> in_group("rto")
+    >>> in_group("rto")[:5]
     ['rto_local', 'rto_site', 'standby_fraction', 'standby_gpus', 'schedule_slip']
     """
     if group not in GROUPS:
