@@ -45,7 +45,7 @@ from . import _resources, presets
 from .formatting import duration_unit, line_rate, money, money_unit, short_duration
 from .plan import plan, sweep
 from .scenario import FIELDS
-from .units import Gbit_per_s, day, format_quantity, hour, minute
+from .units import Gbit_per_s, day, format_quantity, hour, minute, week, year
 
 PLOTLY_JS_VERSION = "4.1.1"
 """Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only)."""
@@ -60,8 +60,8 @@ __all__ = [
     "FigureInfo", "FIGURES", "KNOBS", "figure_spec", "figure_specs", "plan_figure", "in_section",
     "slider_figures", "rpo_spec", "rpo_figure", "rpo_link_spec", "rpo_link_figure", "time_mfu_spec",
     "time_mfu_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure", "standby_spec", "standby_figure",
-    "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure", "compare_spec",
-    "compare_figure", "simulation_spec", "simulation_figure", "PALETTE", "SERIES", "PHASE_COLOURS",
+    "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure", "pareto_spec", "pareto_figure",
+    "compare_spec", "compare_figure", "simulation_spec", "simulation_figure", "PALETTE", "SERIES", "PHASE_COLOURS",
     "FONT", "rgba", "css_variables", "duration_unit", "jsonable", "PLOTLY_JS_VERSION", "PLOTLY_BASIC_JS",
     "BASIC_TRACES",
 ]
@@ -694,48 +694,137 @@ standby_figure = _as_figure(standby_spec)
 # --------------------------------------------------------------------------- cost
 
 
+_TITLE_TOP = 28
+"""Pixels above a two-line title: the band plotly's modebar takes at the top right, so it never covers the title
+on a phone (a 300 px figure leaves the title no room beside it)."""
+
+
+def _two_line_title(head, detail):
+    """A title in two short lines below the modebar's band: a heading, then the numbers in a smaller font.
+
+    Its place is in pixels from the top, whatever the figure's height (the report's slider makes it taller):
+    plotly lifts a title of two lines by about a line, 28 px, so the padding is that more than the band.
+    """
+    return {"text": f"{head}<br><span style='font-size:12px'>{detail}</span>", "x": 0.01, "xanchor": "left",
+            "xref": "container", "y": 1.0, "yanchor": "top", "yref": "container", "pad": {"t": _TITLE_TOP + 16},
+            "font": {"size": 14, "color": INK}}
+
+
+def _bottom_legend():
+    """A horizontal legend at the foot of the figure, two entries a row: plotly wraps a legend to the plot's
+    width, a phone's 190 px, where four entries in a row would stack one a row over the tick labels."""
+    return {"orientation": "h", "x": 0, "xanchor": "left", "xref": "container", "y": 0, "yanchor": "bottom",
+            "yref": "container", "bgcolor": "rgba(0,0,0,0)", "font": {"size": 11}, "itemwidth": 30,
+            "entrywidth": 0.5, "entrywidthmode": "fraction", "traceorder": "normal"}
+
+
+_DURATION_TICKS = ((1.0, 10.0, minute, 10 * minute, hour, day, week, 30 * day, year),
+                   (1.0, minute, hour, day, 30 * day, year))
+"""Where a log axis of durations is labelled, in whatever unit reads best at each (``10 min``, ``1 h``,
+``1 day``): the first set on an axis of up to 4.5 decades, the second, sparser, on a longer one."""
+
+
+def _duration_axis(log_range, scale):
+    """Tick values (in the axis unit, seconds / scale) and labels for a log duration axis over ``log_range``:
+    the :data:`_DURATION_TICKS` inside it, each at least 0.7 decades after the last (labels that fit 300 px)."""
+    lo, hi = log_range
+    inside = []
+    for tick in _DURATION_TICKS[hi - lo > 4.5]:
+        at = math.log10(tick / scale)
+        if lo <= at <= hi and (not inside or at - math.log10(inside[-1] / scale) >= 0.7):
+            inside.append(tick)
+    return {"type": "log", "range": log_range, "tickmode": "array", "tickvals": jsonable(np.array(inside) / scale),
+            "ticktext": [short_duration(t) for t in inside]}
+
+
+_TIER_PARTS = (("standby", "tier_standby_costs", BLUE, "standby"),
+               ("links", "tier_link_costs", GREEN, "replication + cross-site links"),
+               ("loss", "tier_disaster_losses", PURPLE, "expected disaster loss"))
+"""The parts of a tier's total expected DR cost, stacked: (legend name, plan output, colour, hover name).
+Legend names are a word each: a phone's legend has about 50 px of text per entry."""
+
+
 def cost_tier_spec(p):
-    """Total expected DR cost of every tier, the current one highlighted.
+    """Every DR tier's expected DR cost, its parts stacked, beside its site RTO; the current tier highlighted.
 
     Parameters
     ----------
     p : Plan
-        The current plan; uses ``tier_total_costs``.
+        The current plan; uses ``tier_standby_costs``, ``tier_link_costs`` (replication + cross-site links),
+        ``tier_disaster_losses``, ``tier_total_costs`` and ``tier_rto_sites`` (:meth:`~drmath.Plan.tier_table`).
 
     Returns
     -------
     spec : dict
-        A JSON-ready plotly figure (bars in the unit of :func:`drmath.formatting.money_unit`).
+        A JSON-ready plotly figure of five traces, always in this order: the three cost parts as stacked
+        bars (left axis, in the unit of :func:`drmath.formatting.money_unit`), each tier's total written
+        on top, and the site RTO of each tier as markers on a log-scaled right axis (values in the unit
+        of :func:`drmath.formatting.duration_unit`, ticks labelled ``10 min``, ``1 h``, ``1 day``). The
+        current tier's column is shaded and its name and total bold. A part without a bound (replication
+        does not keep up) is left out, its total written "∞" (and "no bound" in the hover), with a note.
 
     Examples
     --------
     >>> import drmath
-    >>> spec = cost_tier_spec(drmath.plan())
-    >>> spec["data"][0]["x"][:2], spec["layout"]["yaxis"]["title"]["text"]
-    (['cold', 'pilot-light'], 'cost [$M]')
+    >>> p = drmath.plan()
+    >>> spec = cost_tier_spec(p)
+    >>> [t["name"] for t in spec["data"]]
+    ['standby', 'links', 'loss', 'total', 'site RTO']
+    >>> spec["data"][3]["text"][2], spec["data"][4]["hovertext"][2]
+    ('<b>$21.5M</b>', 'site RTO 1.67 h')
     """
     names = list(p.tier_total_costs)
-    costs = np.array([p.tier_total_costs[n] for n in names], dtype=float)
     current = p.scenario.failover.tier
-    finite = costs[np.isfinite(costs)]
-    scale, suffix = money_unit(finite)
-    data = [{
-        "type": "bar", "name": "total DR cost", "x": names, "y": jsonable(costs / scale),
-        "marker": {"color": [ORANGE if n == current else BLUE for n in names]},
-        "text": [money(c) if math.isfinite(c) else format_quantity(c, "usd") for c in costs],
-        "textposition": "outside", "cliponaxis": False,
-        "customdata": [presets.DR_TIERS[n].label for n in names],
-        "hovertemplate": "%{customdata}: %{text}<extra></extra>",
-    }]
-    title = f"Total expected DR cost by tier: <b>{format_quantity(p.total_dr_cost, 'usd')}</b> ({current})"
-    layout = _layout(title, "DR tier (standby + replication + expected disaster loss)", f"cost [${suffix}]",
-                     showlegend=False)
-    if finite.size:
-        layout["yaxis"]["range"] = [0, _nice_top(finite.max() / scale)]
-    else:
-        layout["annotations"] = [{"x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper", "showarrow": False,
-                                  "text": "replication does not keep up: every tier's expected loss "
-                                          "has no bound", "font": {"color": RED}}]
+    parts = {key: np.array([getattr(p, key)[n] for n in names], dtype=float) for _, key, _, _ in _TIER_PARTS}
+    totals = np.array([p.tier_total_costs[n] for n in names], dtype=float)
+    rto = np.array([p.tier_rto_sites[n] for n in names], dtype=float)
+    finite_parts = sum(np.where(np.isfinite(v), v, 0.0) for v in parts.values())
+    tops = np.where(np.isfinite(totals), totals, finite_parts)  # where each column's label sits
+    scale, suffix = money_unit(tops)
+    bold = [f"<b>{n}</b>" if n == current else n for n in names]
+    data = [{"type": "bar", "name": name, "x": names, "y": jsonable(parts[key] / scale), "marker": {"color": colour},
+             "customdata": [format_quantity(v, "usd") for v in parts[key]],
+             "hovertemplate": f"{hover} %{{customdata}}<extra></extra>"}
+            for name, key, colour, hover in _TIER_PARTS]
+    # text and an unseen marker: in the unified hover a text-only trace's key reads "Aa"
+    data.append({"type": "scatter", "mode": "markers+text", "name": "total", "x": names, "y": jsonable(tops / scale),
+                 "marker": {"color": "rgba(0,0,0,0)", "size": 1},
+                 "text": [(f"<b>{money(c, 2)}</b>" if n == current else money(c, 2)) if math.isfinite(c) else
+                          f"<span style='color:{RED}'>∞</span>" for n, c in zip(names, totals)],
+                 "textposition": "top center", "textfont": {"size": 10, "color": INK}, "cliponaxis": False,
+                 "showlegend": False,
+                 "hovertext": [f"<b>total {format_quantity(c, 'usd')}</b> ({presets.DR_TIERS[n].label})"
+                               for n, c in zip(names, totals)],
+                 "hovertemplate": "%{hovertext}<extra></extra>"})
+    rto_scale, _ = duration_unit(np.median(rto[np.isfinite(rto)]) if np.isfinite(rto).any() else 0.0)
+    data.append({"type": "scatter", "mode": "lines+markers", "name": "site RTO", "x": names,
+                 "y": jsonable(rto / rto_scale), "yaxis": "y2",
+                 "line": {"color": TEAL, "width": 1.5, "dash": "dot"},
+                 "marker": {"color": TEAL, "size": 9, "symbol": "diamond", "line": {"color": "white", "width": 1}},
+                 "hovertext": [f"site RTO {format_quantity(r, 'duration')}" for r in rto],
+                 "hovertemplate": "%{hovertext}<extra></extra>"})
+    title = _two_line_title("DR cost and site RTO by tier",
+                            f"{current}: <b>{format_quantity(p.total_dr_cost, 'usd')}</b>, "
+                            f"RTO <b>{format_quantity(p.rto_site, 'duration')}</b>")
+    i = names.index(current)
+    shapes = [{"type": "rect", "xref": "x", "yref": "paper", "x0": i - 0.5, "x1": i + 0.5, "y0": 0, "y1": 1,
+               "fillcolor": rgba(ORANGE, 0.12), "line": {"width": 0}, "layer": "below"}]
+    notes = []
+    if not np.isfinite(totals).all():
+        notes.append({"x": 0.5, "y": 1.0, "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "top",
+                      "showarrow": False, "font": {"size": 11, "color": RED}, "bgcolor": "rgba(255,255,255,0.8)",
+                      "text": "replication does not keep up:<br>the expected loss has no bound"})
+    layout = _layout("", "", f"expected cost [${suffix}]", height=340, barmode="stack", bargap=0.3,
+                     hovermode="x unified", legend=_bottom_legend(), shapes=shapes, annotations=notes,
+                     margin={"l": 56, "r": 56, "t": _TITLE_TOP + 52, "b": 84})
+    layout["title"] = title
+    layout["xaxis"].update(tickmode="array", tickvals=names, ticktext=[b.replace("-", "-<br>") for b in bold],
+                           tickangle=0)
+    headroom = 1.0 if np.isfinite(totals).all() else 1.35  # the note stands above the tallest column
+    layout["yaxis"]["range"] = [0, _nice_top(headroom * tops[np.isfinite(tops)].max(initial=0.0) / scale)]
+    layout["yaxis2"] = dict(_axis("site RTO"), overlaying="y", side="right", showgrid=False,
+                            **_duration_axis(_log_range(rto / rto_scale, step=1.0), rto_scale))
+    layout["yaxis2"]["title"]["font"] = {"color": TEAL}
     return {"data": data, "layout": layout}
 
 
@@ -798,6 +887,139 @@ def cost_link_spec(p, bandwidths, curves):
 
 
 cost_link_figure = _as_figure(cost_link_spec)
+
+
+# --------------------------------------------------------------------------- the solver's front
+
+
+_TIER_COLOURS = {"cold": BLUE, "pilot-light": TEAL, "warm": GREEN, "hot": PURPLE, "multi-site": PINK}
+"""One colour per DR tier on the Pareto front (orange is the chosen design's, red the infeasible side's)."""
+
+
+def _design_hover(row):
+    """One searched design in words: its tier, cost, RPO and RTO, and its levers in the units they are set in."""
+    tier = row["failover.tier"]
+    ckpt, standby = row["checkpoint.interval"], row["failover.standby_fraction"]
+    ckpt = "at the optimum" if np.isnan(ckpt) else f"every {short_duration(ckpt)}"
+    standby = presets.DR_TIERS[tier].standby_fraction if np.isnan(standby) else standby
+    verdict = "meets every target" if row["meets_requirements"] else "misses a target"
+    return (f"<b>{presets.DR_TIERS[tier].label}</b>: {verdict}<br>"
+            f"cost of resilience {format_quantity(row['total_cost_of_resilience'], 'usd')} "
+            f"(DR {format_quantity(row['total_dr_cost'], 'usd')})<br>"
+            f"site RPO {format_quantity(row['rpo_site'], 'duration')}, "
+            f"site RTO {format_quantity(row['rto_site'], 'duration')}<br>"
+            f"link {format_quantity(row['replication.link_bandwidth'], 'line_rate')}, "
+            f"copies every {short_duration(row['replication.interval'])}<br>"
+            f"checkpoints {ckpt}, standby {format_quantity(standby, 'fraction')} of the primary")
+
+
+def _target_marks(target, scale, log_range, axis, label):
+    """A target on a log duration axis: its line, the side beyond it shaded, and its label at the line."""
+    xref, yref = _refs(axis)
+    x = jsonable(target / scale)
+    beyond = {"type": "rect", "xref": xref, "yref": yref, "x0": x, "x1": jsonable(10 ** log_range[1]),
+              "y0": 0, "y1": 1, "fillcolor": BAD_FILL, "line": {"width": 0}, "layer": "below"}
+    return [beyond, _vline(x, RED, axis=axis)], [_note(x, f" {label} ≤ {short_duration(target)}", RED,
+                                                       y=0.98, axis=axis)]
+
+
+def pareto_spec(solution):
+    """The Pareto front of :func:`drmath.solve`: cost against site RPO and against site RTO, the design marked.
+
+    Parameters
+    ----------
+    solution : drmath.plan.Solution
+        What :func:`drmath.solve` returned: its ``front`` (cheapest first, SI), its ``plan`` (the chosen
+        design, or the closest one when nothing meets every target), ``feasible`` and ``scenario`` (whose
+        ``requirements`` give the targets).
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure of two stacked panels, total cost of resilience (the solver's
+        objective, in the unit of :func:`drmath.formatting.money_unit`) against site RPO (top) and
+        against site RTO (bottom), both log-scaled durations. Each tier is one colour; a design that
+        meets every target is a filled dot, one that misses an open circle; the hover gives its levers
+        (link in Gbit/s, cadences in minutes or hours). The chosen design is a star, labelled the closest
+        when no design meets every target. A set ``requirements.rpo_site`` or ``requirements.rto_site``
+        is a red line with the side that misses it shaded.
+
+    Examples
+    --------
+    >>> import drmath
+    >>> s = drmath.Scenario().with_changes({"requirements.rpo_site": 900.0, "requirements.rto_site": 14_400.0})
+    >>> spec = pareto_spec(drmath.solve(s))
+    >>> chosen = [t for t in spec["data"] if t["name"] == "chosen"]
+    >>> [t["xaxis"] for t in chosen], chosen[0]["hovertext"][0].split("<br>")[1]
+    (['x', 'x2'], '<b>Multi-site (active-active)</b>: meets every target')
+    >>> [a["text"] for a in spec["layout"]["annotations"] if "≤" in a["text"]]
+    [' site RPO ≤ 15 min', ' site RTO ≤ 4 h']
+    """
+    front, p = solution.front, solution.plan
+    requirements = solution.scenario.requirements
+    cost = front["total_cost_of_resilience"].to_numpy(dtype=float)
+    rpo, rto = (front[k].to_numpy(dtype=float) for k in ("rpo_site", "rto_site"))
+    scale, suffix = money_unit(np.append(cost, p.total_cost_of_resilience))
+    axes = []  # (axis suffix, front values, chosen value, target, label, unit scale, log range)
+    for n, values, chosen, target, label in (("", rpo, p.rpo_site, requirements.rpo_site, "site RPO"),
+                                             ("2", rto, p.rto_site, requirements.rto_site, "site RTO")):
+        marks = [v for v in (chosen, target) if v is not None]
+        finite = np.append(values, marks)
+        t_scale, _ = duration_unit(np.median(finite[np.isfinite(finite)]) if np.isfinite(finite).any() else 0.0)
+        axes.append((n, values, chosen, target, label, t_scale, _log_range(values / t_scale,
+                                                                           np.array(marks, dtype=float) / t_scale)))
+    hover = [_design_hover(row) for row in front.to_dict("records")]
+    meets = front["meets_requirements"].to_numpy(dtype=bool)
+    tiers = front["failover.tier"].to_numpy()
+    data = []
+    for tier in dict.fromkeys(tiers):
+        rows = np.flatnonzero(tiers == tier)
+        colour = _TIER_COLOURS.get(tier, GREY)
+        for n, values, _, _, _, t_scale, _ in axes:
+            data.append({"type": "scatter", "mode": "markers", "name": tier, "legendgroup": tier,
+                         "showlegend": n == "", "x": jsonable(values[rows] / t_scale),
+                         "y": jsonable(cost[rows] / scale), "xaxis": f"x{n}", "yaxis": f"y{n}",
+                         "marker": {"color": colour, "size": 8, "line": {"color": colour, "width": 1.5},
+                                    "symbol": ["circle" if m else "circle-open" for m in meets[rows]]},
+                         "hovertext": [hover[i] for i in rows], "hovertemplate": "%{hovertext}<extra></extra>"})
+    name = "chosen" if solution.feasible else "closest"
+    design = {"failover.tier": p.scenario.failover.tier,
+              "replication.link_bandwidth": p.scenario.replication.link_bandwidth,
+              "replication.interval": p.scenario.replication.interval,
+              "checkpoint.interval": p.checkpoint_interval,
+              "failover.standby_fraction": p.standby_fraction, "total_cost_of_resilience": p.total_cost_of_resilience,
+              "total_dr_cost": p.total_dr_cost, "rpo_site": p.rpo_site, "rto_site": p.rto_site,
+              "meets_requirements": solution.feasible}
+    layout = _panels(2, 1, ("cost vs site RPO", "cost vs site RTO"), height=560, gap=(0.2, 0))
+    shapes, notes = [], []  # the axes' titles name the panels
+    for n, _, chosen, target, label, t_scale, log_range in axes:
+        data.append({"type": "scatter", "mode": "markers", "name": name, "legendgroup": "chosen",
+                     "showlegend": n == "", "x": [jsonable(chosen / t_scale)],
+                     "y": [jsonable(p.total_cost_of_resilience / scale)], "xaxis": f"x{n}", "yaxis": f"y{n}",
+                     "marker": {"color": ORANGE, "size": 16, "symbol": "star", "line": {"color": INK, "width": 1}},
+                     "hovertext": [f"{name} design<br>" + _design_hover(design)],
+                     "hovertemplate": "%{hovertext}<extra></extra>"})
+        if target is not None:
+            s, a = _target_marks(target, t_scale, log_range, n, label)
+            shapes += s
+            notes += a
+        if not math.isfinite(chosen):
+            notes.append({"x": 0.5, "y": 0.5, "xref": f"x{n} domain", "yref": f"y{n} domain", "showarrow": False,
+                          "text": f"{name} design: {label} has no bound", "font": {"size": 11, "color": RED}})
+    if solution.feasible:
+        detail = (f"chosen design: <b>{p.scenario.failover.tier}</b>, "
+                  f"<b>{format_quantity(p.total_cost_of_resilience, 'usd')}</b>")
+    else:
+        detail = f"<b>no design meets every target</b>; closest: {p.scenario.failover.tier}"
+    layout.update(title=_two_line_title("Cost vs site RPO and RTO", detail), legend=_bottom_legend(),
+                  shapes=shapes, annotations=notes, margin={"l": 60, "r": 16, "t": _TITLE_TOP + 52, "b": 84})
+    for n, _, _, _, label, t_scale, log_range in axes:
+        layout[f"xaxis{n}"].update(title={"text": label, "standoff": 4}, **_duration_axis(log_range, t_scale))
+        layout[f"yaxis{n}"]["title"] = {"text": f"cost [${suffix}]"}
+    return {"data": data, "layout": layout}
+
+
+pareto_figure = _as_figure(pareto_spec)
 
 
 # --------------------------------------------------------------------------- the figure registry

@@ -113,13 +113,118 @@ def test_rto_phases_stack_to_the_site_rto():
     assert total["y"][0] == pytest.approx(p.rto_site / scale, rel=1e-5)
 
 
-def test_cost_tier_highlights_the_current_tier():
-    p = drmath.plan(drmath.Scenario().with_changes({"failover.tier": "hot"}))
-    bars = viz.cost_tier_spec(p)["data"][0]
-    assert bars["x"] == list(p.tier_total_costs)
-    colors = dict(zip(bars["x"], bars["marker"]["color"]))
-    assert colors["hot"] == viz.ORANGE and colors["cold"] == viz.BLUE
-    assert bars["y"][bars["x"].index("hot")] == pytest.approx(p.total_dr_cost / 1e6, rel=1e-5)
+MONEY_SCALE = {suffix: scale for scale, suffix in formatting.MONEY_UNITS}
+TIER_PARTS = {"standby": "tier_standby_costs", "links": "tier_link_costs", "loss": "tier_disaster_losses"}
+
+
+def money_scale(axis):
+    """Dollars per unit of a cost axis, read from its title ("expected cost [$M]")."""
+    return MONEY_SCALE[axis["title"]["text"].rsplit("[$", 1)[1].rstrip("]")]
+
+
+def duration_scale(axis):
+    """Seconds per unit of a log duration axis, read from its labelled ticks ("10 min" at 0.1667 means hours)."""
+    from drmath.units import parse_quantity
+
+    ticks = list(zip(axis["tickvals"], axis["ticktext"], strict=True))
+    assert len(ticks) >= 2, axis  # fails if the axis lost its labels
+    scales = [parse_quantity(text) / value for value, text in ticks]
+    assert scales == pytest.approx([scales[0]] * len(scales), rel=1e-4)  # one unit under every label
+    return scales[0]
+
+
+def test_cost_tier_stacks_the_plans_parts_to_its_totals(p):
+    spec = viz.cost_tier_spec(p)
+    *bars, totals, rto = spec["data"]
+    names = list(p.tier_total_costs)
+    assert spec["layout"]["barmode"] == "stack"
+    assert [b["name"] for b in bars] == list(TIER_PARTS) and {b["type"] for b in bars} == {"bar"}
+    scale = money_scale(spec["layout"]["yaxis"])
+    for bar in bars:
+        want = getattr(p, TIER_PARTS[bar["name"]])
+        assert bar["x"] == names
+        for tier, y, hover in zip(names, bar["y"], bar["customdata"], strict=True):
+            assert hover == formatting.format_quantity(want[tier], "usd")
+            if math.isfinite(want[tier]):
+                assert y * scale == pytest.approx(want[tier], rel=1e-5, abs=1e-6 * scale)
+            else:
+                assert y is None
+    finite = [n for n in names if math.isfinite(p.tier_total_costs[n])]
+    for i, tier in enumerate(names):
+        if tier in finite:  # the parts stack to the plan's total, and the label on top says it
+            stacked = sum(b["y"][i] for b in bars) * scale
+            assert stacked == pytest.approx(p.tier_total_costs[tier], rel=1e-4)
+            assert totals["y"][i] * scale == pytest.approx(p.tier_total_costs[tier], rel=1e-5)
+            assert formatting.money(p.tier_total_costs[tier], 2) in totals["text"][i]
+            assert formatting.format_quantity(p.tier_total_costs[tier], "usd") in totals["hovertext"][i]
+    top = max(totals["y"])
+    assert spec["layout"]["yaxis"]["range"][1] >= top
+
+
+@pytest.mark.parametrize("tier", ["hot", "cold", "multi-site"])
+def test_cost_tier_highlights_the_current_tier(tier):
+    p = drmath.plan(drmath.Scenario().with_changes({"failover.tier": tier}))
+    spec = viz.cost_tier_spec(p)
+    names = spec["data"][0]["x"]
+    i = names.index(tier)
+    band = next(s for s in spec["layout"]["shapes"] if s["type"] == "rect")
+    assert band["x0"] < i < band["x1"] and band["x1"] - band["x0"] <= 1  # this column and no other
+    assert band["fillcolor"] == viz.rgba(viz.ORANGE, 0.12)
+    ticks = spec["layout"]["xaxis"]["ticktext"]
+    assert [("<b>" in t) for t in ticks] == [n == tier for n in names]
+    totals = spec["data"][3]["text"]
+    assert [("<b>" in t) for t in totals] == [n == tier for n in names]
+    assert formatting.format_quantity(p.total_dr_cost, "usd") in spec["layout"]["title"]["text"]
+
+
+def test_cost_tier_draws_each_tiers_site_rto_on_a_log_axis():
+    for changes in ({}, {"failover.detection_time": 3600.0}):
+        p = drmath.plan(drmath.Scenario().with_changes(changes))
+        spec = viz.cost_tier_spec(p)
+        rto = spec["data"][-1]
+        assert rto["name"] == "site RTO" and rto["yaxis"] == "y2" and rto["x"] == list(p.tier_rto_sites)
+        axis = spec["layout"]["yaxis2"]
+        assert axis["type"] == "log" and axis["overlaying"] == "y" and axis["side"] == "right"
+        scale = duration_scale(axis)
+        assert [y * scale for y in rto["y"]] == pytest.approx(list(p.tier_rto_sites.values()), rel=1e-5)
+        lo, hi = axis["range"]
+        assert all(lo <= math.log10(y) <= hi for y in rto["y"])  # every tier's RTO in view
+        assert rto["hovertext"] == [f"site RTO {formatting.format_quantity(r, 'duration')}"
+                                    for r in p.tier_rto_sites.values()]
+
+
+def test_cost_tier_when_replication_cannot_keep_up():
+    p = drmath.plan(drmath.Scenario().with_changes({"replication.link_bandwidth": 1e8}))
+    assert not p.replication_keeps_up and not any(map(math.isfinite, p.tier_total_costs.values()))
+    spec = viz.cost_tier_spec(p)
+    json.dumps(spec, allow_nan=False)
+    standby, links, loss, totals, rto = spec["data"]
+    assert loss["y"] == [None] * len(loss["x"]) and set(loss["customdata"]) == {"no bound"}
+    assert all("∞" in t for t in totals["text"]) and all("no bound" in t for t in totals["hovertext"])
+    scale = money_scale(spec["layout"]["yaxis"])
+    # the finite parts still stand, and the labels sit on top of them
+    for i, tier in enumerate(totals["x"]):
+        finite = p.tier_standby_costs[tier] + p.tier_link_costs[tier]
+        assert (standby["y"][i] + links["y"][i]) * scale == pytest.approx(finite, rel=1e-4)
+        assert totals["y"][i] * scale == pytest.approx(finite, rel=1e-5)
+    assert any("no bound" in a["text"] for a in spec["layout"]["annotations"])
+    assert "no bound" in spec["layout"]["title"]["text"]
+    assert None not in rto["y"]
+
+
+def test_titles_sit_below_the_modebar_and_legends_clear_of_the_ticks():
+    p = drmath.plan()
+    s = drmath.Scenario().with_changes({"requirements.rpo_site": 900.0})
+    for spec in (viz.cost_tier_spec(p), viz.pareto_spec(drmath.solve(s))):
+        layout = spec["layout"]
+        title = layout["title"]
+        # placed in pixels from the top (the report's slider makes a figure taller), below the modebar's band
+        assert (title["yref"], title["y"], title["yanchor"]) == ("container", 1.0, "top")
+        assert title["pad"]["t"] > viz._TITLE_TOP and layout["margin"]["t"] > title["pad"]["t"] + 20
+        assert title["text"].count("<br>") == 1
+        head = title["text"].split("<br>")[0]
+        assert len(head) <= 30  # readable on a 300 px phone figure
+        assert layout["legend"]["yref"] == "container" and layout["legend"]["y"] == 0
 
 
 def test_cost_link_marks_the_current_link():
@@ -393,3 +498,111 @@ def test_one_palette_for_figures_and_pages():
     assert viz.rgba("#102030", 0.5) == "rgba(16, 32, 48, 0.5)"
     colours = {t.get("line", {}).get("color") for spec in all_specs(drmath.plan()).values() for t in spec["data"]}
     assert colours - {None} <= set(viz.PALETTE.values())
+
+
+# --------------------------------------------------------------------------- the solver's front
+
+
+@pytest.fixture(scope="module")
+def targets_met():
+    s = drmath.Scenario().with_changes({"requirements.rpo_site": 900.0, "requirements.rto_site": 4 * hour})
+    return drmath.solve(s)
+
+
+@pytest.fixture(scope="module")
+def targets_missed():
+    return drmath.solve(drmath.Scenario().with_changes({"requirements.rpo_site": 1.0}))
+
+
+def panel_traces(spec, axis):
+    return [t for t in spec["data"] if t["xaxis"] == f"x{axis}"]
+
+
+def test_pareto_draws_the_front_and_marks_the_chosen_design(targets_met):
+    solution = targets_met
+    assert solution.feasible
+    spec = viz.pareto_spec(solution)
+    json.dumps(spec, allow_nan=False)
+    assert {t["type"] for t in spec["data"]} <= BASIC_TRACES
+    layout, p, front = spec["layout"], solution.plan, solution.front
+    cost_scale = money_scale(layout["yaxis"])
+    assert money_scale(layout["yaxis2"]) == cost_scale
+    for axis, column, value in (("", "rpo_site", p.rpo_site), ("2", "rto_site", p.rto_site)):
+        scale = duration_scale(layout[f"xaxis{axis}"])
+        assert layout[f"xaxis{axis}"]["type"] == "log"
+        traces = panel_traces(spec, axis)
+        chosen = next(t for t in traces if t["name"] == "chosen")
+        assert chosen["x"][0] * scale == pytest.approx(value, rel=1e-5)
+        assert chosen["y"][0] * cost_scale == pytest.approx(p.total_cost_of_resilience, rel=1e-5)
+        assert chosen["marker"]["symbol"] == "star"
+        # every design of the front, once per panel, at its own cost and RPO (or RTO), coloured by tier
+        points = [(x * scale, y * cost_scale) for t in traces if t["name"] != "chosen"
+                  for x, y in zip(t["x"], t["y"], strict=True)]
+        want = sorted(zip(front[column], front["total_cost_of_resilience"]))
+        assert len(points) == len(want)
+        assert [v for pt in sorted(points) for v in pt] == pytest.approx([v for pt in want for v in pt], rel=1e-5)
+        for t in traces:
+            if t["name"] != "chosen":
+                rows = front[front["failover.tier"] == t["name"]]
+                assert t["marker"]["color"] == viz._TIER_COLOURS[t["name"]]
+                assert t["marker"]["symbol"] == ["circle" if m else "circle-open" for m in rows["meets_requirements"]]
+    assert "multi-site" in layout["title"]["text"] and "chosen design" in layout["title"]["text"]
+
+
+def test_pareto_draws_each_target_with_the_missing_side_shaded(targets_met):
+    spec = viz.pareto_spec(targets_met)
+    layout = spec["layout"]
+    for axis, target in (("", 900.0), ("2", 4 * hour)):
+        scale = duration_scale(layout[f"xaxis{axis}"])
+        line = next(s for s in layout["shapes"] if s["type"] == "line" and s["xref"] == f"x{axis}")
+        assert line["x0"] * scale == pytest.approx(target, rel=1e-5) and line["line"]["color"] == viz.RED
+        shade = next(s for s in layout["shapes"] if s["type"] == "rect" and s["xref"] == f"x{axis}")
+        # the side beyond the target misses it: shaded from the line to the axis' right end (shapes in data units)
+        assert shade["x0"] == line["x0"]
+        assert shade["x1"] == pytest.approx(10 ** layout[f"xaxis{axis}"]["range"][1], rel=1e-5)
+        label = next(a for a in layout["annotations"] if a["xref"] == f"x{axis}")
+        assert label["x"] == pytest.approx(math.log10(line["x0"]))  # annotations on a log axis take log10 units
+        assert formatting.short_duration(target) in label["text"]
+    none_set = viz.pareto_spec(drmath.solve(drmath.Scenario()))
+    assert none_set["layout"]["shapes"] == [] and none_set["layout"]["annotations"] == []
+
+
+def test_pareto_hover_gives_the_levers_in_readable_units(targets_met):
+    spec = viz.pareto_spec(targets_met)
+    design = targets_met.scenario
+    chosen = next(t for t in spec["data"] if t["name"] == "chosen")["hovertext"][0]
+    assert formatting.line_rate(design.replication.link_bandwidth) in chosen and "Gbit/s" in chosen
+    assert f"copies every {formatting.short_duration(design.replication.interval)}" in chosen
+    assert formatting.format_quantity(targets_met.plan.rto_site, "duration") in chosen
+    assert "e+" not in chosen
+    front = targets_met.front
+    first = next(t for t in spec["data"] if t["name"] == front["failover.tier"].iloc[0] and t["xaxis"] == "x")
+    assert formatting.line_rate(front["replication.link_bandwidth"].iloc[0]) in first["hovertext"][0]
+
+
+def test_pareto_when_no_design_meets_the_targets(targets_missed):
+    solution = targets_missed
+    assert not solution.feasible
+    spec = viz.pareto_spec(solution)
+    json.dumps(spec, allow_nan=False)
+    layout = spec["layout"]
+    assert "no design meets every target" in layout["title"]["text"]
+    closest = [t for t in spec["data"] if t["name"] == "closest"]
+    assert [t["xaxis"] for t in closest] == ["x", "x2"]
+    scale = duration_scale(layout["xaxis"])
+    assert closest[0]["x"][0] * scale == pytest.approx(solution.plan.rpo_site, rel=1e-5)
+    assert closest[0]["y"][0] * money_scale(layout["yaxis"]) == pytest.approx(
+        solution.plan.total_cost_of_resilience, rel=1e-5)
+    # nothing on the front meets the target: every design an open circle, and the 1 s target stays in view
+    assert all(s == "circle-open" for t in spec["data"] if t["name"] != "closest" for s in t["marker"]["symbol"])
+    line = next(s for s in layout["shapes"] if s["type"] == "line")
+    lo, hi = layout["xaxis"]["range"]
+    assert line["x0"] * scale == pytest.approx(1.0) and lo <= math.log10(line["x0"]) <= hi
+
+
+def test_pareto_figure_validates():
+    go = pytest.importorskip("plotly.graph_objects")
+    solution = drmath.solve(drmath.Scenario().with_changes({"requirements.rto_site": 4 * hour}))
+    fig = viz.pareto_figure(solution)
+    assert isinstance(fig, go.Figure) and viz.pareto_figure.__name__ == "pareto_figure"
+    assert "pareto" not in viz.FIGURES  # it needs a solve, not a sweep: the dashboard calls pareto_spec itself
