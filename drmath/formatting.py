@@ -30,7 +30,7 @@ import numpy as np
 from .units import Gbit_per_s, day, format_quantity, hour, minute, second, year
 
 __all__ = ["DURATION_UNITS", "MONEY_UNITS", "PARAM_UNITS", "duration_unit", "short_duration", "money_unit", "money",
-           "line_rate", "params", "ordinal", "every", "tex_text", "markdown_text"]
+           "line_rate", "params", "ordinal", "every", "change", "tex_text", "markdown_text"]
 
 DURATION_UNITS = ((year, "years"), (day, "days"), (hour, "h"), (minute, "min"), (second, "s"), (1e-3, "ms"))
 """The units durations are shown in, largest first: (seconds per unit [s], name)."""
@@ -144,8 +144,9 @@ def money(usd, digits=3):
     usd : float
         The amount. [USD]
     digits : int, default 3
-        The number of decimals is ``digits - 1`` in thousands and above; amounts under
-        $10k are written to the cent.
+        The number of decimals is ``digits - 1`` in thousands and above, so an amount reads
+        like its neighbours ("$3.09k" beside "$21.24M"); under $1k it is whole dollars, and
+        under $100 (a port-hour price) to the cent.
 
     Returns
     -------
@@ -154,15 +155,17 @@ def money(usd, digits=3):
 
     Examples
     --------
-    >>> money(84_952_800.0), money(5e4), money(22.5), money(2.1e9, 2)
-    ('$84.95M', '$50.00k', '$22.50', '$2.1B')
+    >>> money(84_952_800.0), money(5e4), money(3090.85), money(156.58), money(22.5), money(2.1e9, 2)
+    ('$84.95M', '$50.00k', '$3.09k', '$157', '$22.50', '$2.1B')
     """
     value = float(usd)
     if not math.isfinite(value):
         return format_quantity(value, "usd")
     scale, suffix = money_unit(value)
-    if abs(value) < 1e4:
+    if abs(value) < 100:
         return f"${value:,.2f}"
+    if abs(value) < 1e3:
+        return f"${value:,.0f}"
     return f"${value / scale:,.{digits - 1}f}{suffix}"
 
 
@@ -265,6 +268,43 @@ def every(k, noun="checkpoint"):
     ('every checkpoint', 'every 17th checkpoint', 'every 2nd hour')
     """
     return f"every {noun}" if int(k) == 1 else f"every {ordinal(k)} {noun}"
+
+
+def change(new, old, kind):
+    """How a quantity moved from ``old`` to ``new``, as signed text in its display unit.
+
+    Parameters
+    ----------
+    new, old : float or bool
+        The value now and the value it is compared with, in SI (see :data:`drmath.units.KINDS`).
+    kind : str
+        Their kind: a duration, money, a fraction (its change is in percentage points), a flag …
+
+    Returns
+    -------
+    text : str
+        ``"no change"``; ``"+1.50 h"``, ``"−$2.00M"``, ``"+1.5 pp"``; ``"was yes"`` for a flag; ``"was 4.00 h"``
+        when either side has no bound (a difference with infinity says nothing).
+
+    Examples
+    --------
+    >>> change(5400.0, 3600.0, "duration"), change(1e6, 3e6, "usd"), change(0.915, 0.9, "fraction")
+    ('+30.0 min', '−$2.00M', '+1.5 pp')
+    >>> change(float("inf"), 3600.0, "duration"), change(False, True, "flag"), change(2.0, 2.0, "usd")
+    ('was 1.00 h', 'was yes', 'no change')
+    """
+    if isinstance(new, (bool, np.bool_)) or kind == "flag":
+        return "no change" if bool(new) == bool(old) else f"was {'yes' if old else 'no'}"
+    new, old = float(new), float(old)
+    if new == old:
+        return "no change"
+    if not (math.isfinite(new) and math.isfinite(old)):
+        return f"was {money(old) if kind == 'usd' else format_quantity(old, kind)}"
+    delta = new - old
+    sign = "+" if delta > 0 else "−"
+    if kind == "fraction":
+        return f"{sign}{abs(delta) * 100:.2g} pp"
+    return sign + (money(abs(delta)) if kind == "usd" else format_quantity(abs(delta), kind))
 
 
 # --------------------------------------------------------------------------- TeX as plain text

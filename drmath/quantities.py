@@ -327,7 +327,10 @@ _ALL = (
     Quantity("daly_interval", "duration", "Daly interval", "cadence",
              r"\tau_D = \sqrt{2\delta M}\left[1 + \tfrac{1}{3}\sqrt{\tfrac{\delta}{2M}} + "
              r"\tfrac{1}{9}\tfrac{\delta}{2M}\right] - \delta",
-             r"\tau_D(\delta = <checkpoint_stall>,\ M = <mtbf>)", "Daly 2006, eq. 37 (M when δ ≥ 2M)."),
+             lambda p: r"\sqrt{2 \times <checkpoint_stall> \times <mtbf>}\left[1 + \tfrac{1}{3}\sqrt{\tfrac{"
+             r"<checkpoint_stall>}{2 \times <mtbf>}} + \tfrac{1}{9}\tfrac{<checkpoint_stall>}{2 \times <mtbf>}\right] "
+             r"- <checkpoint_stall>" if p.checkpoint_stall < 2 * p.mtbf else r"M = <mtbf> \quad (\delta \ge 2M)",
+             "Daly 2006, eq. 37 (M when δ ≥ 2M), with δ the checkpoint stall and M the cluster MTBF."),
     Quantity("optimal_interval", "duration", "Optimal checkpoint interval", "cadence",
              r"\tau^* = \max(\tau_D, \tau_{min})", r"\max(<daly_interval>, <checkpoint_interval_floor>)"),
     Quantity("checkpoint_interval", "duration", "Checkpoint interval", "cadence",
