@@ -4,7 +4,8 @@ A plan's RTO is a sum of named phases (:mod:`drmath.recovery`). Each number
 is an assumption until a drill measures it. This module holds:
 
 - :data:`DRILLS`, a catalogue of four drills, each with the phases it times,
-  its cadence and its cost in GPU-hours (:func:`drill_costs`);
+  its cadence and its cost in GPU-hours (:func:`drill_costs`), and their dates
+  over a run (:func:`drill_schedule`);
 - a drill-record format, a CSV with columns ``date, drill, phase, seconds,
   outcome``, read with pandas and validated by :func:`read_drill_records`
   (every error names the file's row, numbered as in a spreadsheet, and the
@@ -13,7 +14,8 @@ is an assumption until a drill measures it. This module holds:
 - :func:`promised_rto`, the Monte Carlo convolution of each phase's empirical
   distribution, beside the sum of best cases and the sum of means, with a
   staleness rule: a phase whose newest record is older than the cadence of
-  the drill that owns it makes the promise expire, and the drill is named.
+  the drill that owns it makes the promise expire, and the drill is named;
+  :func:`promise_sentence` says it in words, expired or not.
 
 Phases are named by scope, ``local.<phase>`` (:data:`drmath.recovery.LOCAL_PHASES`)
 or ``site.<phase>`` (:data:`drmath.recovery.SITE_PHASES`). An outcome is
@@ -42,8 +44,8 @@ from .recovery import LOCAL_PHASES, SITE_PHASES
 from .units import day, hour, week
 
 __all__ = ["Drill", "DRILLS", "PHASES", "DrillRecord", "PhaseEvidence", "RTOPromise",
-           "read_drill_records", "parse_drill_records", "example_log", "drill_costs", "promised_rto",
-           "phase_owner", "COLUMNS", "OUTCOMES"]
+           "read_drill_records", "parse_drill_records", "example_log", "drill_costs", "drill_schedule",
+           "promised_rto", "promise_sentence", "phase_owner", "COLUMNS", "OUTCOMES"]
 
 PHASES = {"local": tuple(f"local.{p}" for p in LOCAL_PHASES),
           "site": tuple(f"site.{p}" for p in SITE_PHASES)}
@@ -204,6 +206,77 @@ def drill_costs(plan):
         count = math.ceil(plan.time_to_train / DRILLS[name].cadence)
         out[name] = {"each": seconds / hour, "per_run": float(count), "total": count * seconds / hour}
     return out
+
+
+def drill_schedule(plan, start):
+    r"""Each drill's dates over the run, how many are held, and their GPU-hours.
+
+    Drills keep a promise true only when they recur [1]_: every kind of :data:`DRILLS` is held
+    on the run's first day and then once per cadence until the run ends.
+
+    Parameters
+    ----------
+    plan : Plan
+        From :func:`drmath.plan`; gives the run length and, through :func:`drill_costs`, each
+        drill's GPU-hours. [1]
+    start : datetime.date
+        The day the run starts, when the first drill of every kind is held (a
+        :class:`datetime.datetime` counts as its date). [1]
+
+    Returns
+    -------
+    schedule : pandas.DataFrame
+        One row per drill of :data:`DRILLS`, indexed by name, with the columns ``label``,
+        ``measures`` (its phases, comma-separated), ``cadence`` [s], ``held`` (drills in the run)
+        [1], ``first`` and ``last`` (dates), ``gpu_hours_each`` and ``gpu_hours_total`` [GPU·h],
+        and ``dates`` (a tuple of every date it is held). [1]
+
+    Raises
+    ------
+    TypeError
+        If ``plan`` is not a Plan or ``start`` is not a date.
+
+    Notes
+    -----
+    With run length :math:`T`, a drill of cadence :math:`c` is held :math:`n = \lceil T/c \rceil`
+    times, on the days
+
+    .. math:: d_i = d_0 + i\,c, \qquad i = 0, \dots, n - 1
+
+    (whole days; a cadence that is not a whole number of days is cut to one), so no day of the run
+    is further than one cadence from the drill before it. ``held`` and the GPU-hours are those of
+    :func:`drill_costs`.
+
+    References
+    ----------
+    .. [1] AWS DR whitepaper, "Testing disaster recovery".
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> from drmath import plan
+    >>> table = drill_schedule(plan(), dt.date(2025, 5, 26))
+    >>> game_day = table.loc["failover-game-day"]
+    >>> int(game_day["held"]), str(game_day["first"]), str(game_day["last"])
+    (3, '2025-05-26', '2025-07-25')
+    >>> round(table["gpu_hours_total"].sum())
+    69649
+    """
+    import pandas as pd
+
+    costs = drill_costs(plan)
+    if isinstance(start, _dt.datetime):
+        start = start.date()
+    if not isinstance(start, _dt.date):
+        raise TypeError(f"start must be a datetime.date, got {type(start).__name__} {short_repr(start)}")
+    rows = {}
+    for name, drill in DRILLS.items():
+        held = int(costs[name]["per_run"])
+        dates = tuple(start + _dt.timedelta(seconds=i * drill.cadence) for i in range(held))
+        rows[name] = {"label": drill.label, "measures": ", ".join(drill.measures), "cadence": drill.cadence,
+                      "held": held, "first": dates[0], "last": dates[-1],
+                      "gpu_hours_each": costs[name]["each"], "gpu_hours_total": costs[name]["total"], "dates": dates}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("drill")
 
 
 @dataclass(frozen=True)
@@ -621,3 +694,63 @@ def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, 
         mean_sum=float(sum(e.mean for e in phases.values())),
         worst_case_sum=float(sum(e.worst for e in phases.values())),
         samples=total, phases=phases, as_of=as_of, expires=expires, stale=stale, due=due)
+
+
+def _percentile(confidence):
+    """``0.95`` as "95th percentile" (one decimal when it is not a whole percent)."""
+    from .formatting import ordinal
+
+    percent = 100 * confidence
+    if math.isclose(percent, round(percent), abs_tol=1e-9):
+        return f"{ordinal(round(percent))} percentile"
+    return f"{percent:.1f}th percentile"
+
+
+def promise_sentence(promise):
+    """The promised RTO in one sentence: the figure, its percentile and how long it holds, or that it expired.
+
+    Parameters
+    ----------
+    promise : RTOPromise
+        From :func:`promised_rto`. [1]
+
+    Returns
+    -------
+    sentence : str
+        Plain text, no Markdown. While the promise is valid it names the promised RTO, the drill
+        percentile it is and the last day it holds; once a phase is stale it says the promise
+        **expired** (the word itself), after which day, which phases went stale and which drills
+        are due. [1]
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> log = example_log()
+    >>> promise_sentence(promised_rto(log, 0.95, as_of=dt.date(2025, 5, 26)))
+    'The site RTO we can promise is 2.37 h, the 95th percentile of the drilled recoveries, valid until 2025-05-26.'
+    >>> print(promise_sentence(promised_rto(log, 0.95, as_of=dt.date(2025, 7, 1))))  # doctest: +NORMALIZE_WHITESPACE
+    The site RTO promise of 2.37 h (the 95th percentile of the drilled recoveries) expired after 2025-05-26: as of
+    2025-07-01 its detection, decision, readiness, staging, launch, load and validation phases were last drilled
+    longer ago than their drills' cadence; run detection and alerting, failover game day and replication
+    verification before promising it again.
+    """
+    from .units import format_quantity
+
+    if not isinstance(promise, RTOPromise):
+        raise TypeError(f"promise must be an RTOPromise from promised_rto(), got {type(promise).__name__}")
+    rto = format_quantity(promise.promised, "duration")
+    where = f"the {_percentile(promise.confidence)} of the drilled recoveries"
+    if promise.valid:
+        return f"The {promise.scope} RTO we can promise is {rto}, {where}, valid until {promise.expires.isoformat()}."
+    phases = _words([p.split(".", 1)[1] for p in promise.stale])
+    due = _words([DRILLS[name].label.lower() for name in promise.due])
+    return (f"The {promise.scope} RTO promise of {rto} ({where}) expired after {promise.expires.isoformat()}: "
+            f"as of {promise.as_of.isoformat()} its {phases} phase{'s' if len(promise.stale) > 1 else ''} "
+            f"{'were' if len(promise.stale) > 1 else 'was'} last drilled longer ago than "
+            f"{'their' if len(promise.stale) > 1 else 'its'} drills' cadence; run {due} before promising it again.")
+
+
+def _words(items):
+    """``["a", "b", "c"]`` as "a, b and c"."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -33,6 +33,7 @@ Three edges of the model, all thin: nothing here derives a number.
     True
 """
 
+import datetime
 import errno
 import math
 import os
@@ -60,8 +61,10 @@ SCENARIO_DIR = _resources.scenario_dir()
 META = "scenario"
 """The TOML table for people (name, description, sources); the model ignores it."""
 
-META_TYPES = {"name": (str, "text"), "description": (str, "text"), "sources": (list, "a list of text")}
-"""The documented keys of the ``[scenario]`` table and their types; other keys are kept as they are."""
+META_TYPES = {"name": (str, "text"), "description": (str, "text"), "sources": (list, "a list of text"),
+              "date": (datetime.date, "a TOML date (date = 2025-05-26)")}
+"""The documented keys of the ``[scenario]`` table and their types; other keys are kept as they are. ``date`` is
+the day the scenario describes (what its drill promises are judged against), read as a :class:`datetime.date`."""
 
 BOM = "\ufeff"
 """A UTF-8 byte-order mark, as some editors write it at the start of a file; it is skipped."""
@@ -323,7 +326,8 @@ def read_meta(path):
     -------
     meta : dict
         ``name`` (defaults to the file's stem), ``description`` and ``sources``
-        (a list of str), plus any other keys of the table.
+        (a list of str), ``date`` (a :class:`datetime.date`) when the file gives
+        one, plus any other keys of the table.
 
     Raises
     ------
@@ -340,6 +344,8 @@ def read_meta(path):
     --------
     >>> read_meta(SCENARIO_DIR / "seed.toml")["name"]
     'Seed: 8,000 H100s, three months'
+    >>> str(read_meta(SCENARIO_DIR / "seed.toml")["date"])
+    '2025-05-26'
     """
 
     try:
@@ -404,7 +410,7 @@ def dumps(scenario, meta=None):
     scenario : Scenario
         The inputs.
     meta : dict, optional
-        Written as the ``[scenario]`` table (name, description, sources).
+        Written as the ``[scenario]`` table (name, description, sources, date).
 
     Returns
     -------

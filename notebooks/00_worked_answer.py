@@ -8,54 +8,91 @@
 
 # %% [markdown]
 # # Design disaster recovery for a three-month training run on 8,000 GPUs
-#
-# This is the worked answer, top to bottom, for drmath's default scenario. Every number on this page is
-# computed by `drmath.plan()` and printed with its derivation: the formula, the inputs substituted with
-# their units, and the result. Nothing is typed by hand, so the text and the numbers cannot disagree.
-#
-# **What you'll learn**
-# 1. How long the run takes, what it costs in GPU-hours, and how much that moves when MFU falls from 40% to
-#    30%.
-# 2. How big a checkpoint is, and which storage tier takes which job: host memory, the parallel filesystem, the
-#    object store.
-# 3. How often the cluster fails, how often to checkpoint, and the share of wall-clock time that makes progress
-#    (ETTR).
-# 4. How checkpoints reach the other site, and the recovery point (RPO) that follows, including when replication
-#    does not keep up.
-# 5. Which failover tier to buy, and the recovery time (RTO) it gives, phase by phase.
-# 6. What it costs, and the cost of delay at which each tier pays for itself.
-# 7. The drills that make these numbers true.
-#
-# The topic notebooks `01_time_to_train.ipynb` to `05_cost.ipynb` take one step each and let you drag the
-# inputs.
-#
-# ---
 
 # %%
+import datetime as dt
 from functools import partial
 
 import pandas as pd
 import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, diagrams, plan, presets, units, viz
-from drmath.formatting import markdown_text
+from drmath import answer, compare, diagrams, drills, plan, presets, scenario_io, solve, units, viz
+from drmath.formatting import markdown_text, short_duration
+from drmath.plan import DEFAULT_GRID
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
 # renderer stack here, once, rather than inside the first widget callback.
 pio.renderers.default = "plotly_mimetype"
 
+# %%
+# The answer's stated assumptions: the requirements a design review starts from, each with its reason.
+REQUIREMENTS = {  # path: (what it bounds, target, why)
+    "requirements.rpo_site": ("site RPO", 15 * units.minute,
+                              "lose at most a quarter hour of the fleet's work to a site loss: redoing that costs "
+                              "less than shipping every checkpoint off-site"),
+    "requirements.rto_site": ("site RTO", 4 * units.hour,
+                              "resume within the shift in which the site is lost, so the on-call team, not a new "
+                              "purchase of GPUs, brings training back"),
+    "requirements.max_slip": ("schedule slip", 7 * units.day,
+                              "let the model land at most a week late after a site loss: what the launch plan can "
+                              "absorb"),
+}
+SEED = scenario_io.SCENARIO_DIR / "seed.toml"
+meta = scenario_io.read_meta(SEED)  # its `date` is the day the scenario describes: promises are judged then
+wanted = scenario_io.load(SEED).with_changes({path: target for path, (_, target, _) in REQUIREMENTS.items()})
+solution = solve(wanted)
+s, p = solution.scenario, solution.plan  # the solved design: every section below shows it
+records = drills.read_drill_records(drills.example_log())
+promise = drills.promised_rto(records, 0.95, scope="site", as_of=meta["date"])
+display(Markdown(answer.paragraph(solution, promise, log="drmath's example drill log (illustrative, not measured)")))
+
 # %% [markdown]
-# ## The scenario
+# The rest of this page derives every number in that paragraph: the formula, the inputs substituted with
+# their units, and the result. Each is computed by `drmath.plan()` on the design `drmath.solve()` found, so
+# the paragraph and the sections cannot disagree.
 #
-# A dense 405B-parameter model (Llama 3 405B's size) trained for a fixed window on H100s, with a warm
-# standby at a second site. The window drives the run: the tokens that fit in it are derived. Each input
-# states its basis in `drmath.scenario.FIELDS`.
+# **What you'll learn**
+# 1. How to state the requirements, and how `solve()` turns them into the cheapest design that meets them.
+# 2. How long the run takes, what it costs in GPU-hours, and how much that moves when MFU falls.
+# 3. How big a checkpoint is, and which storage tier takes which job: host memory, the parallel filesystem, the
+#    object store.
+# 4. How often the cluster fails, how often to checkpoint, and the share of wall-clock time that makes progress
+#    (ETTR).
+# 5. How checkpoints reach the other site, and the recovery point (RPO) that follows, including when replication
+#    does not keep up.
+# 6. Which failover tier the requirements call for, and the recovery time (RTO) it gives, phase by phase.
+# 7. What it costs, and why the cheaper tiers are ruled out.
+# 8. The drills that turn the RTO into a promise, their schedule and their GPU-hours.
+# 9. The follow-up questions an interviewer asks, answered with numbers.
+#
+# The topic notebooks `01_time_to_train.ipynb` to `07_compare.ipynb` take one step each and let you drag the
+# inputs.
+#
+# ---
+#
+# ## The requirements, and the design that meets them
+#
+# A design review starts from targets, not from a tier. This answer states three as its assumptions: how
+# much training a site loss may destroy (site RPO), how soon training must resume (site RTO), and how far
+# the schedule may slip. `drmath.solve()` then searches the DR tier, the link, the off-site cadence, the
+# checkpoint interval and the standby size for the design with the lowest total cost of resilience (the
+# DR cost plus the goodput the cadences cost) that meets all of them.
 
 # %%
-s = Scenario()
-p = plan(s)
+display(Markdown(markdown_text(
+    "| requirement | target | why |\n|---|---|---|\n"
+    + "".join(f"| {label} | {units.format_quantity(target, 'duration')} | {why} |\n"
+              for label, target, why in REQUIREMENTS.values()))))
+display(Markdown(markdown_text(solution.message)))
+
+# %% [markdown]
+# The scenario around it: a dense 405B-parameter model (Llama 3 405B's size) trained for a fixed window on
+# H100s. The window drives the run: the tokens that fit in it are derived. Each input states its basis in
+# `drmath.scenario.FIELDS`; the rows marked *solved* are the levers `solve()` set.
+
+# %%
 tier = presets.DR_TIERS[s.failover.tier]
 display(Markdown(markdown_text(
     f"| input | value |\n|---|---|\n"
@@ -64,8 +101,14 @@ display(Markdown(markdown_text(
     f"| model | {units.format_quantity(s.training.params, 'params')} parameters |\n"
     f"| window | {units.format_quantity(s.training.window, 'duration')} |\n"
     f"| MFU | {units.format_quantity(s.training.mfu, 'fraction')} |\n"
-    f"| cross-site link | {units.format_quantity(s.replication.link_bandwidth, 'line_rate')} |\n"
-    f"| failover tier | {tier.label} |")))
+    f"| cost of delay | {units.format_quantity(s.cost.delay_cost, 'usd_rate')} |\n"
+    f"| failover tier (*solved*) | {tier.label} |\n"
+    f"| standby size (*solved*) | {p.format('standby_fraction')} of the primary |\n"
+    f"| cross-site link (*solved*) | {units.format_quantity(s.replication.link_bandwidth, 'line_rate')} |\n"
+    f"| off-site target interval (*solved*) | {units.format_quantity(s.replication.interval, 'duration')} |\n"
+    f"| checkpoint interval (*solved*) | "
+    f"{'Daly optimum' if s.checkpoint.interval is None else units.format_quantity(s.checkpoint.interval, 'duration')}"
+    f" |")))
 
 # %% [markdown]
 # ## 1. Time to train and GPU-hours
@@ -84,7 +127,7 @@ display(Markdown(markdown_text(
 p.explain("time_to_train", "tokens", "training_flops", "gpu_hours")
 
 # %% [markdown]
-# **If MFU falls from 40% to 30%.** MFU is the least certain input, and it enters linearly. Hold the
+# **If MFU falls.** MFU is the least certain input, and it enters linearly. Hold the
 # tokens above fixed and lower MFU: the same run takes longer and burns more GPU-hours. Hold the window
 # fixed instead and the model sees fewer tokens.
 
@@ -161,9 +204,20 @@ p.explain("young_interval", "daly_interval", "checkpoint_interval", "restart_ove
 # sent over the cross-site link, each hop taking $t = \ell + \frac{S/c}{B\,\eta}$. Store-and-forward adds
 # the hops; streaming takes the slower one. Replication **keeps up** only if one copy finishes before the
 # next is due: $t_{rep} \le k\tau$.
+#
+# The off-site cadence is not assumed. It is derived from the site RPO requirement: `solve()` searched the
+# target interval together with the link and kept the cheapest pair whose worst-case site RPO fits the target.
 
 # %%
-p.explain("replication_every", "object_store_time", "link_time", "replication_time", "replication_utilization")
+display(Markdown(markdown_text(
+    f"`solve()` tried off-site target intervals from {short_duration(min(DEFAULT_GRID['replication.interval']))} "
+    f"to {short_duration(max(DEFAULT_GRID['replication.interval']))} and chose "
+    f"{units.format_quantity(s.replication.interval, 'duration')}: with a checkpoint every "
+    f"{p.format('checkpoint_interval')}, one copy in {p.format('replication_every')} goes off-site, every "
+    f"{p.format('replication_interval')}, which leaves the site RPO {p.format('rpo_site_margin')} inside its "
+    f"target.")))
+p.explain("replication_every", "replication_interval", "object_store_time", "link_time", "replication_time",
+          "replication_utilization", "replication_bandwidth_needed")
 
 # %% [markdown]
 # The recovery point follows from the failure's scope. For a **local** failure (a GPU, node or rack) the
@@ -171,16 +225,17 @@ p.explain("replication_every", "object_store_time", "link_time", "replication_ti
 # the newest copy that survives is the last one that reached the other site.
 
 # %%
-p.explain("rpo_local", "rpo_local_expected", "rpo_site", "rpo_site_expected", "replication_bandwidth_needed")
+p.explain("rpo_local", "rpo_local_expected", "rpo_site", "rpo_site_expected", "rpo_site_margin")
 
 # %% [markdown]
 # **When replication does not keep up.** Sweep the link down. Below the bandwidth needed, each copy takes
 # longer than the interval, the backlog grows for the whole run, and the site RPO has no bound. drmath
-# says so instead of printing a finite number; the curve stops at that point (the dashed line).
+# says so instead of printing a finite number; the curve stops at that point (the dashed line). A link
+# below that bandwidth shows it:
 
 # %%
 viz.plan_figure("rpo_link", p).show()
-plan(s.with_changes({"replication.link_bandwidth": "dx-10g"})).explain("rpo_site")
+plan(s.with_changes({"replication.link_bandwidth": "dx-10g"})).explain("replication_bandwidth_needed", "rpo_site")
 
 # %% [markdown]
 # ## 5. Failover tier and RTO
@@ -195,7 +250,7 @@ plan(s.with_changes({"replication.link_bandwidth": "dx-10g"})).explain("rpo_site
 #   validation.
 
 # %%
-display(p.explain("rto_local", "rto_site"))
+display(p.explain("rto_local", "rto_site", "rto_site_margin", "schedule_slip"))
 diagrams.recovery_timeline_figure(p).show()
 
 # %% [markdown]
@@ -204,77 +259,155 @@ diagrams.recovery_timeline_figure(p).show()
 # slice, an hour to drain a reserved cluster running preemptible work, minutes for an idle one. A
 # multi-site run loses no time to readiness but continues at the surviving share of the fleet, so it pays
 # in schedule slip instead.
+#
+# Below, each tier at its own best: the cheapest design of that tier that meets every requirement, or, when
+# none does, the one that comes closest. The requirements, not the tier's price, decide.
 
 # %%
-fields = ["rto_site", "standby_gpus", "schedule_slip", "standby_cost"]
-tiers = compare([plan(s.with_changes({"failover.tier": name})) for name in presets.DR_TIERS],
-                [t.label for t in presets.DR_TIERS.values()], fields)
-(tiers.drop(columns="title").T.rename_axis("tier").reset_index().style.hide()
- .format({f: partial(units.format_quantity, kind=QUANTITIES[f].kind) for f in fields})
- .relabel_index(["tier", *map(card_title, fields)], axis="columns"))
+best = {name: solve(wanted, tiers=[name]) for name in presets.DR_TIERS}
+fields = ["meets_requirements", "rto_site", "rpo_site", "schedule_slip", "standby_gpus", "total_cost_of_resilience"]
+tiers = compare([b.plan for b in best.values()], [t.label for t in presets.DR_TIERS.values()], fields)
+display(tiers.drop(columns="title").T.rename_axis("tier").reset_index().style.hide()
+        .format({f: partial(units.format_quantity, kind=QUANTITIES[f].kind) for f in fields})
+        .relabel_index(["tier", *map(card_title, fields)], axis="columns"))
+display(Markdown(markdown_text("**Why not the others.** " + " ".join(
+    f"{presets.DR_TIERS[name].label}: {why}." for name, why in solution.reasons.items()))))
 
 # %% [markdown]
 # ## 6. Cost
 #
 # The run itself is the GPU-hours times the price. Disaster recovery adds the standby's reservation, the
-# replication (egress, remote storage, the link port), and the expected loss from a site event:
+# replication (egress, remote storage, the link priced by its bandwidth), and the expected loss from a site
+# event:
 #
 # $$E[C_{loss}] = P(\text{site event during the run})\,(\mathrm{RPO}_{site} + \mathrm{RTO}_{site} + \Delta T)\,(F + D)$$
 #
 # where $F$ is the fleet's cost rate and $D$ the **cost of delay**: what a late model is worth to the
-# business per day. Without $D$, a rare site loss never pays for any standby.
+# business per day. The cadences cost goodput too (stalls, rework, restarts), so the figure `solve()`
+# minimises is the **total cost of resilience**: the DR cost plus the goodput lost.
 
 # %%
 p.explain("run_cost", "standby_cost", "replication_cost", "site_event_probability", "expected_disaster_loss",
-          "total_dr_cost")
+          "total_dr_cost", "goodput_lost_cost", "total_cost_of_resilience")
 
 # %% [markdown]
 # Each tier trades a standing cost against the time a disaster costs. The break-even cost of delay is the
 # $D$ above which a tier is cheaper in expectation than cold backup & restore.
 
 # %%
-p.explain("tier_total_costs", "break_even_delay_costs")
+display(p.explain("tier_total_costs", "break_even_delay_costs"))
+display(Markdown(markdown_text(
+    f"On expected cost alone the {tier.label.lower()} pays for itself against cold backup & restore only once a "
+    f"day of delay costs more than {units.format_quantity(p.break_even_delay_costs[s.failover.tier], 'usd_rate')}, "
+    f"and this scenario assumes {units.format_quantity(s.cost.delay_cost, 'usd_rate')}. The expectation is not "
+    f"why it is bought: the requirements are. A site event is rare (probability "
+    f"{p.format('site_event_probability')} during the run), but when it happens the business needs training "
+    f"back within {units.format_quantity(s.requirements.rto_site, 'duration')}, and only the tiers that meet the "
+    f"requirements are candidates; among them, the {tier.label.lower()} is the cheapest.")))
 
 # %% [markdown]
 # ## 7. The drills that make the numbers true
 #
 # Every RTO above is a sum of planned phase durations: a sum of best cases. A promise needs the
 # distribution of that sum, and each phase's distribution has to be **measured**. Four drills each
-# measure named phases:
-#
-# | drill | what it proves | phases it measures |
-# |---|---|---|
-# | **checkpoint-restore drill** | a checkpoint loads, and the first steps reproduce the loss | launch, load, validation |
-# | **replication-verification drill** | the off-site copy is complete and readable, within the RPO | replication time (RPO), staging |
-# | **failover game day** | the standby really becomes ready, and people know the runbook | decision, readiness, launch |
-# | **detection/alerting drill** | the page fires and someone confirms the event | detection |
-#
-# The RTO you can promise is a high percentile (say the 95th) of the sum of the measured phase
-# distributions, computed by Monte Carlo convolution, and it expires when its drills go stale. Notebook
-# `06_drills_and_simulation.ipynb` does that convolution from drill records and cross-checks this page's
-# closed forms against a simulation of the whole run. The phases a drill must measure, and what this
-# plan assumes for them:
+# measure named phases, on a schedule, and each costs GPU-hours: a drill is a real recovery on the real
+# cluster. The schedule below starts on the scenario's date, the day the promise is made.
 
 # %%
-phases = pd.DataFrame({"planned, local": p.rto_local_phases, "planned, site": p.rto_site_phases})
-phases.rename_axis("phase").style.format(partial(units.format_quantity, kind="duration"), na_rep="—")
+schedule = drills.drill_schedule(p, meta["date"])
+display(schedule[["label", "measures", "cadence", "held", "first", "last", "gpu_hours_each", "gpu_hours_total"]]
+        .style.hide().format({"cadence": short_duration, "first": dt.date.isoformat, "last": dt.date.isoformat,
+                              "gpu_hours_each": partial(units.format_quantity, kind="gpu_hours"),
+                              "gpu_hours_total": partial(units.format_quantity, kind="gpu_hours")})
+        .relabel_index(["drill", "phases it measures", "cadence", "in the run", "first", "last", "GPU-hours each",
+                        "GPU-hours in the run"], axis="columns"))
+display(Markdown(markdown_text(
+    f"In all, {units.format_quantity(schedule['held'].sum(), 'count')} drills cost "
+    f"{units.format_quantity(schedule['gpu_hours_total'].sum(), 'gpu_hours')}, against the run's "
+    f"{p.format('gpu_hours')}.")))
 
 # %% [markdown]
-# ## The answer on one page
+# The RTO you can promise is a high percentile of the sum of the measured phase distributions, computed
+# by Monte Carlo convolution (`drills.promised_rto`), and it expires when the drill that owns a phase goes
+# stale. The drill log here is drmath's example: **illustrative**, invented numbers in the format of a real
+# log. Each site phase as the plan assumes it and as the drills measured it:
 
 # %%
+evidence = pd.DataFrame({
+    "planned": [p.rto_site_phases[phase.split(".", 1)[1]] for phase in promise.phases],
+    "drilled best": [e.best for e in promise.phases.values()],
+    "drilled mean": [e.mean for e in promise.phases.values()],
+    "drilled worst": [e.worst for e in promise.phases.values()],
+    "records": [e.count for e in promise.phases.values()],
+    "last drilled": [e.last.isoformat() for e in promise.phases.values()],
+    "kept fresh by": [drills.DRILLS[e.owner].label for e in promise.phases.values()],
+}, index=[phase.split(".", 1)[1] for phase in promise.phases])
+display(evidence.rename_axis("site phase").style.format(
+    partial(units.format_quantity, kind="duration"),
+    subset=["planned", "drilled best", "drilled mean", "drilled worst"]))
 display(Markdown(markdown_text(
-    f"**Takeaway.** The {s.training.gpus:,}-GPU run lasts {p.format('time_to_train')} and uses "
-    f"{p.format('gpu_hours')} ({p.format('run_cost')}); at 30% MFU the same tokens take "
-    f"{fixed_tokens.format('time_to_train')}. A {p.format('checkpoint_size')} checkpoint every "
-    f"{p.format('checkpoint_interval')} stalls training {p.format('checkpoint_stall')} and is durable after "
-    f"{p.format('checkpoint_write_time')}; the cluster fails every {p.format('mtbf')} and the run keeps "
-    f"ETTR = {p.format('ettr')}. One checkpoint in {int(p.replication_every)} reaches the other site after "
-    f"{p.format('replication_time')} "
-    f"(link {p.format('replication_utilization')} busy; it stops keeping up below "
-    f"{p.format('replication_bandwidth_needed')}), so a site loss costs at most {p.format('rpo_site')} of "
-    f"work and a node failure at most {p.format('rpo_local')}. The {tier.label.lower()} resumes training "
-    f"{p.format('rto_site')} after a site loss ({p.format('rto_local')} after a node failure), for "
-    f"{p.format('standby_cost')}; it pays for itself in expectation once a day of delay costs more than "
-    f"{units.format_quantity(p.break_even_delay_costs[s.failover.tier], 'usd_rate')}. Those RTOs become "
-    f"promises only when drills measure them.")))
+    f"Summed, the drills' best cases give {units.format_quantity(promise.best_case_sum, 'duration')} and their "
+    f"means {units.format_quantity(promise.mean_sum, 'duration')}; the plan's phases give {p.format('rto_site')}. "
+    f"{drills.promise_sentence(promise)}")))
+
+# %% [markdown]
+# ## 8. Talking points: the follow-up questions
+#
+# An interviewer probes the design. Each answer below comes from `plan()` or `solve()` on a changed
+# scenario, so it is as worked as the design itself.
+
+# %%
+def met(q):
+    """Whether a plan meets every requirement, in words."""
+    return "still meets every requirement" if q.meets_requirements else "no longer meets every requirement"
+
+
+def cheapest(answer_):
+    """What solve() found, in words: the cheapest design that meets every requirement, or the closest."""
+    design = answer_.scenario
+    head = ("the cheapest design that meets every requirement is" if answer_.feasible
+            else "no design meets every requirement; the closest is")
+    return (f"{head} a {presets.DR_TIERS[design.failover.tier].label.lower()} with a "
+            f"{units.format_quantity(design.replication.link_bandwidth, 'line_rate')} link, for "
+            f"{answer_.plan.format('total_cost_of_resilience')}")
+
+
+half = plan(s.with_changes({"replication.link_bandwidth": s.replication.link_bandwidth / 2}))
+half_solution = solve(wanted, grid={"replication.link_bandwidth": [half.scenario.replication.link_bandwidth]})
+hot = best["hot"]
+mfu = plan(s.with_changes({"training.mfu": 0.30, "training.tokens": p.tokens}))
+mfu_solution = solve(wanted.with_changes({"training.mfu": 0.30, "training.tokens": p.tokens}))
+game_days = promise.phases["site.readiness"].count
+big = plan(s.with_changes({"training.gpus": 100_000}))
+big_solution = solve(wanted.with_changes({"training.gpus": 100_000}))
+display(Markdown(markdown_text(
+    f"- **What if the link halves?** At "
+    f"{units.format_quantity(half.scenario.replication.link_bandwidth, 'line_rate')} replication "
+    f"{'still keeps up' if half.replication_keeps_up else 'no longer keeps up'} (the link "
+    f"{half.format('replication_utilization')} busy; it needs {half.format('replication_bandwidth_needed')}). "
+    f"Each copy takes {half.format('replication_time')} instead of {p.format('replication_time')}, so the site "
+    f"RPO becomes {half.format('rpo_site')} against its {units.format_quantity(s.requirements.rpo_site, 'duration')} "
+    f"target and the design {met(half)}; solved afresh with the link fixed at that rate, "
+    f"{cheapest(half_solution)}, shipping a copy every {half_solution.plan.format('replication_interval')}.\n"
+    f"- **Why not hot?** A hot standby cuts the site RTO from {p.format('rto_site')} to "
+    f"{hot.plan.format('rto_site')}, but the requirement is already met, and its cheapest design costs "
+    f"{hot.plan.format('total_cost_of_resilience')} against {p.format('total_cost_of_resilience')}. In "
+    f"expectation it pays for itself only once a day of delay costs more than "
+    f"{units.format_quantity(p.break_even_delay_costs['hot'], 'usd_rate')}; this scenario assumes "
+    f"{units.format_quantity(s.cost.delay_cost, 'usd_rate')}.\n"
+    f"- **What if MFU drops to {units.format_quantity(0.30, 'fraction')}?** The same tokens take "
+    f"{mfu.format('time_to_train')} instead of {p.format('time_to_train')} and "
+    f"{mfu.format('run_cost')} instead of {p.format('run_cost')}; the design {met(mfu)}, and the total cost of "
+    f"resilience becomes {mfu.format('total_cost_of_resilience')} over the longer run. Solved afresh, "
+    f"{cheapest(mfu_solution)}.\n"
+    f"- **How do you know the RTO holds?** Only from drills. The plan's {p.format('rto_site')} is a sum of "
+    f"planned phases; the drilled phases sum to {units.format_quantity(promise.best_case_sum, 'duration')} at "
+    f"best and {units.format_quantity(promise.worst_case_sum, 'duration')} at worst. "
+    f"{drills.promise_sentence(promise)} It rests on only {game_days} failover game days, so the tail is "
+    f"understated until more are run; the schedule above adds "
+    f"{units.format_quantity(schedule.loc['failover-game-day', 'held'], 'count')} in the run.\n"
+    f"- **What breaks at {big.scenario.training.gpus:,} GPUs?** Goodput, before disaster recovery: the "
+    f"cluster fails every {big.format('mtbf')} ({big.format('expected_interruptions')} interruptions in the "
+    f"run), Daly's interval falls to {big.format('checkpoint_interval')}, and ETTR to {big.format('ettr')}. "
+    f"Goodput lost becomes {big.format('goodput_lost_cost')} of a {big.format('total_cost_of_resilience')} "
+    f"total cost of resilience. Solved afresh, {cheapest(big_solution)}.")))

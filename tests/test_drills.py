@@ -16,14 +16,16 @@ from drmath.drills import (
     PHASES,
     DrillRecord,
     drill_costs,
+    drill_schedule,
     example_log,
     parse_drill_records,
     phase_owner,
+    promise_sentence,
     promised_rto,
     read_drill_records,
 )
 from drmath.recovery import LOCAL_PHASES, SITE_PHASES
-from drmath.units import day, week
+from drmath.units import day, format_quantity, week
 
 EXAMPLE = example_log()
 HEADER = "date,drill,phase,seconds,outcome\n"
@@ -229,3 +231,57 @@ def test_missing_phase_names_the_drill_to_run():
         promised_rto(_local(), scope="site", as_of=DAY0)
     with pytest.raises(ValueError, match="phase must be one of"):
         phase_owner("site.coffee")
+
+
+def test_drill_schedule_holds_each_drill_once_per_cadence_over_the_run():
+    p = plan(Scenario().with_changes({"training.window": 40 * day}))
+    start = dt.date(2025, 5, 26)
+    schedule = drill_schedule(p, start)
+    costs = drill_costs(p)
+    end = start + dt.timedelta(seconds=p.time_to_train)
+    assert list(schedule.index) == list(DRILLS)
+    for name, row in schedule.iterrows():
+        drill = DRILLS[name]
+        assert row["held"] == costs[name]["per_run"] == len(row["dates"]) == math.ceil(40 * day / drill.cadence)
+        assert row["first"] == start and row["last"] == row["dates"][-1] < end
+        gaps = {(b - a).days for a, b in itertools.pairwise(row["dates"])}
+        assert gaps <= {drill.cadence / day}
+        assert row["gpu_hours_each"] == costs[name]["each"] and row["gpu_hours_total"] == costs[name]["total"]
+        assert row["label"] == drill.label and row["measures"].split(", ") == list(drill.measures)
+    assert schedule.loc["failover-game-day", "dates"] == (start, start + dt.timedelta(days=30))
+    noon = drill_schedule(p, dt.datetime(2025, 5, 26, 12, 0))
+    assert (noon["first"] == start).all() and noon["dates"].equals(schedule["dates"])
+
+
+def test_drill_schedule_refuses_bad_arguments():
+    with pytest.raises(TypeError, match="start must be a datetime.date, got str '2025-05-26'"):
+        drill_schedule(plan(), "2025-05-26")
+    with pytest.raises(TypeError, match="plan must be a Plan"):
+        drill_schedule(Scenario(), dt.date(2025, 5, 26))
+
+
+def test_promise_sentence_states_the_promise_or_that_it_expired():
+    records = _local(detection=(100.0, 200.0))
+    valid = promised_rto(records, 0.9, scope="local", as_of=DAY0)
+    assert promise_sentence(valid) == (
+        f"The local RTO we can promise is {format_quantity(valid.promised, 'duration')}, the 90th percentile of "
+        f"the drilled recoveries, valid until {(DAY0 + dt.timedelta(days=7)).isoformat()}.")
+    fresh_detection = records + [DrillRecord(DAY0 + dt.timedelta(days=6), "detection-alerting", "local.detection",
+                                             150.0, "pass")]
+    one = promised_rto(fresh_detection, 0.9, scope="local", as_of=DAY0 + dt.timedelta(days=8))
+    assert one.stale == ("local.reschedule", "local.launch", "local.load", "local.validation")
+    text = promise_sentence(one)
+    assert text.startswith(f"The local RTO promise of {format_quantity(one.promised, 'duration')} (the 90th "
+                           f"percentile of the drilled recoveries) expired after {one.expires.isoformat()}: as of "
+                           f"{one.as_of.isoformat()} its reschedule, launch, load and validation phases were ")
+    assert text.endswith("run checkpoint restore before promising it again.")
+    stale_detection = promised_rto(_local(when=DAY0) + [
+        DrillRecord(DAY0 + dt.timedelta(days=5), "checkpoint-restore", p, 60.0, "pass")
+        for p in ("local.reschedule", "local.launch", "local.load", "local.validation")],
+        0.995, scope="local", as_of=DAY0 + dt.timedelta(days=8))
+    assert stale_detection.stale == ("local.detection",)
+    assert ("the 99.5th percentile" in promise_sentence(stale_detection)
+            and "its detection phase was last drilled longer ago than its drills' cadence; run detection and "
+                "alerting before" in promise_sentence(stale_detection))
+    with pytest.raises(TypeError, match="promise must be an RTOPromise"):
+        promise_sentence(valid.promised)
