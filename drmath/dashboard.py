@@ -52,12 +52,12 @@ from ipywidgets.widgets.widget_description import DescriptionStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 from . import _resources, presets, quantities, scenario_io, viz
-from .formatting import every, line_rate, short_duration
+from .formatting import change, every, line_rate, short_duration
 from .plan import plan
 from .quantities import card_detail, card_title
 from .report import markdown_html
 from .scenario import FIELDS, Scenario
-from .units import Gbit_per_s, day, hour, minute
+from .units import Gbit_per_s, day, format_quantity, hour, minute
 
 __all__ = ["build_app", "Dashboard", "PlotlyView", "ShareLink", "CARDS", "CONTROLS", "FIGURES", "PLOTLY_STATIC",
            "PLOTLY_JS_VERSION",
@@ -73,7 +73,8 @@ CARDS = quantities.CARDS
 
 CONTROLS = ("training.gpus", "training.mfu", "training.params", "checkpoint.interval",
             "replication.link_bandwidth", "replication.interval", "failures.gpu_failure_rate",
-            "failover.tier", "failover.standby_fraction", "failover.detection_time", "failover.decision_time")
+            "failover.tier", "failover.standby_fraction", "failover.detection_time", "failover.decision_time",
+            "requirements.rpo_site", "requirements.rto_site", "requirements.max_slip")
 """The Scenario fields the dashboard controls, in order."""
 
 FIGURES = ("rpo", "ettr", "rto", "cost_tier", "cost_link")
@@ -284,7 +285,25 @@ def _controls(s):
                            instant))
     controls.append(slider("failover.decision_time", "Decide to fail over", [(instant(v), v) for v in decide],
                            instant))
+    # the targets the design must meet: "none" leaves one unset
+    for path, description, values in TARGET_CONTROLS:
+        controls.append(slider(path, description, [("none", AUTO)] + [(short_duration(v), v) for v in values],
+                               short_duration, optional=True))
     return {c.path: c for c in controls}
+
+
+TARGET_CONTROLS = (
+    ("requirements.rpo_site", "Site RPO at most", (minute, 5 * minute, 10 * minute, 15 * minute, 30 * minute, hour,
+                                                    2 * hour, 4 * hour, 12 * hour, day)),
+    ("requirements.rto_site", "Site RTO at most", (10 * minute, 30 * minute, hour, 2 * hour, 4 * hour, 8 * hour,
+                                                    12 * hour, day, 3 * day, 7 * day, 30 * day)),
+    ("requirements.max_slip", "Slip at most", (0.0, hour, day, 3 * day, 7 * day, 14 * day, 30 * day, 60 * day)),
+)
+"""The target controls of the "meet these targets" panel: (input, label, the values offered) [s]."""
+
+TARGET_OF_CARD = {value if value != "schedule_slip" else "site_loss_time": (path, margin)
+                  for path, value, margin, *_ in quantities._TARGETS}
+"""Which card shows which target's verdict: ``{card: (requirement path, margin quantity)}``."""
 
 
 # --------------------------------------------------------------------------- cards
@@ -303,6 +322,9 @@ DEFINITIONS = {
     "time_to_train": "Time to train: the wall-clock time the run takes, failures and recoveries included.",
     "total_dr_cost": "Total DR cost: what disaster recovery costs over the run: the standby site, the link "
                      "and the storage, plus the expected loss from a site disaster.",
+    "site_loss_time": "Site loss: what losing the whole site costs the run, in time and in dollars: the work since "
+                      "the last off-site copy, the time until training resumes at the other site, and the schedule "
+                      "slip while a smaller standby carries on.",
     "replication_keeps_up": "Replication keeps up: each off-site copy finishes before the next one starts. "
                             "If not, copies pile up and the site RPO has no bound.",
 }
@@ -322,16 +344,84 @@ STORY = (
 """The page's opening: what a run is, what goes wrong, and what RPO, RTO, ETTR and MFU mean."""
 
 
-def _card_html(p, name):
-    """A KPI card: the registry's title, the plan's value and the registry's sub-line."""
+def _target_html(p, name):
+    """The card's verdict on its target (:data:`TARGET_OF_CARD`): met with what to spare, or missed by how much."""
+    if name not in TARGET_OF_CARD:
+        return ""
+    path, margin_name = TARGET_OF_CARD[name]
+    target = p.scenario.get(path)
+    if target is None:
+        return ""
+    margin = getattr(p, margin_name)
+    what = "slip " if path == "requirements.max_slip" else ""
+    goal = f"target: {what}≤ {short_duration(target)}"
+    if margin >= 0:
+        text, state = f"{goal} · met, {short_duration(margin)} to spare", "met"
+    else:
+        text, state = f"{goal} · missed by {'no bound' if math.isinf(margin) else short_duration(-margin)}", "missed"
+    return (f'<div class="drmath-target drmath-target-{state}" data-margin="{data_value(margin)}">'
+            f'{html.escape(text)}</div>')
+
+
+def _card_html(p, name, baseline=None):
+    """A KPI card: the registry's title, the plan's value, the registry's sub-line, its target's verdict and,
+    with a pinned ``baseline`` plan, its change against it."""
     value = getattr(p, name)
     bad = (name == "replication_keeps_up" and not value) or (
         isinstance(value, float) and math.isinf(value))
+    delta = ""
+    if baseline is not None:
+        text = change(value, getattr(baseline, name), quantities.QUANTITIES[name].kind)
+        delta = (f'<div class="drmath-delta{" drmath-delta-none" if text == "no change" else ""}">'
+                 f'{html.escape(text)} vs baseline</div>')
     return (f'<div class="drmath-card-title" title="{html.escape(DEFINITIONS.get(name, card_title(name)))}">'
             f'{html.escape(card_title(name))}</div>'
             f'<div class="drmath-kpi drmath-kpi-{name}{" drmath-bad" if bad else ""}" '
             f'data-value="{data_value(value)}">{html.escape(p.format(name))}</div>'
-            f'<div class="drmath-card-sub">{html.escape(card_detail(p, name))}</div>')
+            f'<div class="drmath-card-sub">{html.escape(card_detail(p, name))}</div>'
+            + _target_html(p, name) + delta)
+
+
+TIER_COLUMNS = (("tier_rto_sites", "site RTO"), ("rpo_site", "site RPO"), ("tier_total_costs", "total DR cost"),
+                ("tier_schedule_slips", "expected slip"), ("break_even_delay_costs", "pays for itself above"))
+"""The tier table's columns: (plan quantity, heading); ``rpo_site`` is one value for every tier."""
+
+
+def tier_table_html(p):
+    """Every DR tier side by side (site RTO, RPO, cost, slip, break-even), the plan's own tier highlighted.
+
+    Parameters
+    ----------
+    p : Plan
+        The current plan; its per-tier quantities (:data:`drmath.quantities.TABLES`).
+
+    Returns
+    -------
+    html : str
+        A ``<table class="drmath-tier-table">``; each cell's ``data-value`` is the SI value.
+
+    Examples
+    --------
+    >>> from drmath import plan
+    >>> "drmath-tier-current" in tier_table_html(plan()), tier_table_html(plan()).count("<tr")
+    (True, 6)
+    """
+    current = p.scenario.failover.tier
+    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in TIER_COLUMNS)
+    rows = []
+    for tier in presets.DR_TIERS.values():
+        cells = []
+        for name, _ in TIER_COLUMNS:
+            value = getattr(p, name) if name == "rpo_site" else getattr(p, name)[tier.name]
+            kind = quantities.QUANTITIES[name].kind
+            shown = ("baseline" if name == "break_even_delay_costs" and tier.name == "cold"
+                     else format_quantity(value, kind))
+            cells.append(f'<td data-value="{data_value(value)}">{html.escape(shown)}</td>')
+        mark = ' class="drmath-tier-current"' if tier.name == current else ""
+        rows.append(f'<tr{mark} data-tier="{tier.name}"><th title="{html.escape(tier.assumptions)}">'
+                    f'{html.escape(tier.label)}</th>{"".join(cells)}</tr>')
+    return (f'<table class="drmath-tier-table"><caption>Every DR tier for these inputs (yours highlighted)'
+            f'</caption><thead><tr><th>tier</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
 _STYLE = (f"<style>\n{viz.css_variables()}\n{_resources.data_file('widgets', 'dashboard.css').read_text('utf-8')}"
@@ -398,6 +488,23 @@ class Dashboard:
         self.opened = self._html("").add_class("drmath-opened-holder")  # the scenario last opened, and if edited
         seed = scenario_io.SCENARIO_DIR / "seed.toml"
         self._opened = (Scenario(), scenario_io.read_meta(seed) if seed.exists() else {"name": "default scenario"})
+        # the baseline each card is compared with (pinned by a button), and the "meet these targets" panel
+        self.baseline = None
+        self.pin = W.Button(description="pin as baseline", icon="", layout=W.Layout(width="auto"),
+                            tooltip="keep this design's numbers: every card then shows its change against them")
+        self.pin.add_class("drmath-pin")
+        self.pin.on_click(lambda _: self.pin_baseline(self.baseline is None))
+        self.solve_button = W.Button(description="apply the cheapest design", icon="", button_style="primary",
+                                     layout=W.Layout(width="auto"),
+                                     tooltip="search tier, link, replication and checkpoint cadence and standby size "
+                                             "for the cheapest design that meets every target, and apply it")
+        self.solve_button.add_class("drmath-solve")
+        self.solve_button.on_click(lambda _: self.solve())
+        self.solution = self._html("").add_class("drmath-solution")
+        self.solution_view = None  # the last search: (Solution, the scenario it applied)
+        # not a "drmath-figure": those five are drawn on every page; this one only after a search
+        self.pareto = PlotlyView(layout=W.Layout(display="none")).add_class("drmath-pareto")
+        self.tiers = self._html("", layout=W.Layout(width="100%")).add_class("drmath-tiers")
         self.cards, self.math_toggles, self.math_views = {}, {}, {}
         card_boxes = []
         toggle_layout, toggle_style = W.Layout(width="auto"), ToggleButtonStyle()
@@ -431,6 +538,8 @@ class Dashboard:
             self.replication_note,
             section("Failures and failover"), c["failures.gpu_failure_rate"], c["failover.tier"],
             c["failover.standby_fraction"], c["failover.detection_time"], c["failover.decision_time"],
+            section("Meet these targets"), *(c[path] for path, *_ in TARGET_CONTROLS),
+            W.HBox([self.solve_button], layout=self._plain).add_class("drmath-solve-row"), self.solution,
         ], layout=self._plain).add_class("drmath-controls")
         # sizes and the grid's areas live in dashboard.css (a Layout would write them inline, out of reach of
         # its media queries): side by side on a wide screen, controls above one column of charts on a phone
@@ -443,10 +552,10 @@ class Dashboard:
         # the derivations' views are made on first use: fewer widgets for the page to build
         maths = self._maths = W.VBox([], layout=self._full)
         body = W.HBox([controls, grid], layout=self._plain).add_class("drmath-body")
-        files = W.HBox([self.picker, self.opened, self.save_link, self.share],
+        files = W.HBox([self.picker, self.opened, self.save_link, self.share, self.pin],
                        layout=W.Layout(width="100%", align_items="center", grid_gap="10px")).add_class("drmath-files")
         return W.VBox([self._html(_STYLE), header, files, self.notice, cards, self.warnings, maths, self.error, body,
-                       self.scenario_view],
+                       self.tiers, self.pareto, self.scenario_view],
                       layout=W.Layout(width="100%", grid_gap="10px")).add_class("drmath-app")
 
     def _html(self, value, layout=None):
@@ -578,6 +687,76 @@ class Dashboard:
         query = query_string()
         return bool(query) and self.restore(query)
 
+    def pin_baseline(self, on=True):
+        """Pin the current plan as the baseline every card is compared with, or unpin it.
+
+        Parameters
+        ----------
+        on : bool, default True
+            Pin the design on screen now; False clears the baseline.
+
+        Examples
+        --------
+        >>> app = build_app()
+        >>> app.pin_baseline()
+        >>> app.apply({"failover.tier": "hot"}), "vs baseline" in app.cards["rto_site"].value
+        (True, True)
+        """
+        self.baseline = self.plan if on else None
+        self.pin.description = "clear baseline" if on else "pin as baseline"
+        self._render_cards(self.plan)
+
+    def solve(self):
+        """Find the cheapest design that meets every target (:func:`drmath.solve`), apply it and draw its front.
+
+        The search runs on the inputs on screen; when nothing meets the targets, nothing is applied and the
+        message says which target is closest and what it would take.
+
+        Returns
+        -------
+        solution : Solution or None
+            The search's result; None when the search was refused (its message is in :attr:`error`).
+
+        Examples
+        --------
+        >>> app = build_app({"requirements.rto_site": 4 * 3600})
+        >>> sol = app.solve()
+        >>> sol.feasible, app.scenario.failover.tier == sol.scenario.failover.tier
+        (True, True)
+        """
+        from .plan import solve
+
+        self.solve_button.disabled, self.solve_button.description = True, "searching…"
+        self.solution.value = '<div class="drmath-solution-message">searching the designs…</div>'
+        try:
+            solution = solve(self.scenario)
+        except (ValueError, TypeError) as exc:
+            self.solution.value = ""
+            self._show_error(exc)
+            return None
+        finally:
+            self.solve_button.disabled, self.solve_button.description = False, "apply the cheapest design"
+        if solution.feasible:
+            self.apply(solution.changes)
+        self.solution_view = (solution, self.scenario)
+        with self.pareto.hold_sync():
+            self.pareto.revision += 1
+            self.pareto.figure = viz.pareto_spec(solution)
+        self.pareto.layout.display = "block"
+        self._render_solution()
+        return solution
+
+    def _render_solution(self):
+        if self.solution_view is None:
+            return
+        solution, applied = self.solution_view
+        stale = ("" if self.scenario == applied else
+                 '<div class="drmath-solution-stale">The inputs changed since this search: press again.</div>')
+        verdict = "applied" if solution.feasible else "nothing applied"
+        self.solution.value = (f'<div class="drmath-solution-message drmath-solution-'
+                               f'{"found" if solution.feasible else "none"}">'
+                               f"<b>{verdict}:</b> {markdown_html(solution.message)}</div>{stale}")
+
     def _show_error(self, exc):
         self.error.value = f'<div class="drmath-error-message">{html.escape(str(exc))}</div>'
 
@@ -609,10 +788,14 @@ class Dashboard:
         """Every figure of the plan, through the one registry (:func:`drmath.viz.figure_specs`)."""
         return viz.figure_specs(p, FIGURES)
 
+    def _render_cards(self, p):
+        for name in CARDS:
+            self.cards[name].value = _card_html(p, name, self.baseline)
+
     def _render(self, p, specs):
         self.error.value = ""
+        self._render_cards(p)
         for name in CARDS:
-            self.cards[name].value = _card_html(p, name)
             if self.math_toggles[name].value:
                 self._show_math(name)
         for name, spec in specs.items():
@@ -631,6 +814,8 @@ class Dashboard:
         self.scenario_view.value = (f'<div class="drmath-scenario" data-scenario="'
                                     f'{html.escape(json.dumps(flat))}"></div>')
         self.share.query = scenario_io.to_query(p.scenario)
+        self.tiers.value = tier_table_html(p)
+        self._render_solution()
         self._render_file()
 
     def _render_file(self):

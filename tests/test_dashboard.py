@@ -276,3 +276,94 @@ def test_the_page_opens_with_a_story(app):
         assert words in text
     assert "plan()" not in text and "sweep()" not in text
     assert set(dashboard.DEFINITIONS) >= set(CARDS)
+
+
+# ---- issue 13: the architect's screen (targets, baseline, tier table, site loss)
+
+TARGETS = {"requirements.rpo_site": 15 * minute, "requirements.rto_site": 4 * 3600.0,
+           "requirements.max_slip": 7 * 86400.0}
+
+
+def target_verdict(app, card):
+    match = re.search(r'class="drmath-target drmath-target-(met|missed)" data-margin="([^"]*)">([^<]*)<',
+                      app.cards[card].value)
+    return None if match is None else (match.group(1), float(match.group(2)), html.unescape(match.group(3)))
+
+
+def test_site_loss_card_adds_work_lost_resume_and_slip(app):
+    """Issue 13: with a 50% standby the 45-day slip showed on no card."""
+    app.controls["failover.tier"].value = "multi-site"
+    p = app.plan
+    assert p.site_loss_time == pytest.approx(p.rpo_site_expected + p.rto_site + p.schedule_slip)
+    assert p.schedule_slip > 0 and kpis(app)["site_loss_time"] == (repr(p.site_loss_time), p.format("site_loss_time"))
+    assert p.format("site_loss_cost") in app.cards["site_loss_time"].value
+    assert p.site_loss_cost == pytest.approx(p.site_loss_time * (p.fleet_cost_rate + p.scenario.cost.delay_cost))
+
+
+def test_targets_are_controls_and_every_card_says_met_or_missed(app):
+    assert target_verdict(app, "rpo_site") is None  # no target set, no verdict
+    for path, value in TARGETS.items():
+        app.controls[path].value = value
+    assert {path: app.scenario.get(path) for path in TARGETS} == TARGETS
+    p = app.plan
+    for card, margin in (("rpo_site", "rpo_site_margin"), ("rto_site", "rto_site_margin"),
+                         ("site_loss_time", "max_slip_margin")):
+        state, shown, text = target_verdict(app, card)
+        assert shown == getattr(p, margin)
+        assert state == ("met" if getattr(p, margin) >= 0 else "missed")
+    assert target_verdict(app, "rpo_site")[0] == "missed"  # 1.19 h against 15 min
+    assert "missed by" in target_verdict(app, "rpo_site")[2]
+    app.controls["requirements.rpo_site"].value = AUTO
+    assert app.scenario.requirements.rpo_site is None and target_verdict(app, "rpo_site") is None
+
+
+def test_the_cheapest_design_is_applied_and_its_front_drawn(app):
+    for path, value in TARGETS.items():
+        app.controls[path].value = value
+    before = app.scenario
+    app.solve_button.click()
+    expected = drmath.solve(before)
+    assert expected.feasible and app.scenario == expected.scenario
+    assert all(target_verdict(app, card)[0] == "met" for card in ("rpo_site", "rto_site", "site_loss_time"))
+    assert app.controls["failover.tier"].value == expected.scenario.failover.tier
+    assert app.pareto.layout.display == "block" and app.pareto.figure["data"]
+    assert "applied" in app.solution.value and not app.solve_button.disabled
+    app.controls["training.mfu"].value = 0.3
+    assert "changed since this search" in app.solution.value
+
+
+def test_no_design_meets_the_targets_then_nothing_is_applied(app):
+    app.apply({"requirements.rpo_site": 1.0})
+    before = app.scenario
+    solution = app.solve()
+    assert not solution.feasible and app.scenario == before
+    assert "nothing applied" in app.solution.value and app.pareto.figure["data"]
+
+
+def test_a_pinned_baseline_shows_every_cards_change():
+    app = build_app()
+    assert "vs baseline" not in app.cards["rto_site"].value
+    app.pin.click()
+    base = app.plan
+    assert app.baseline is base and app.pin.description == "clear baseline"
+    assert "no change vs baseline" in app.cards["rto_site"].value
+    app.controls["failover.tier"].value = "hot"
+    p = app.plan
+    expected = formatting.change(p.rto_site, base.rto_site, "duration")
+    assert expected.startswith("−") and f"{expected} vs baseline" in html.unescape(app.cards["rto_site"].value)
+    assert "no change vs baseline" in app.cards["rpo_site"].value  # the tier does not move replication
+    app.pin.click()
+    assert app.baseline is None and "vs baseline" not in app.cards["rto_site"].value
+
+
+def test_the_tier_table_shows_every_tier_from_the_plan(app):
+    rows = dict(re.findall(r'<tr(?: class="drmath-tier-current")? data-tier="([^"]+)">(.*?)</tr>', app.tiers.value))
+    p = app.plan
+    assert list(rows) == list(p.tier_total_costs)
+    for tier, row in rows.items():
+        values = [float(v) for v in re.findall(r'data-value="([^"]+)"', row)]
+        assert values[:4] == [p.tier_rto_sites[tier], p.rpo_site, p.tier_total_costs[tier],
+                              p.tier_schedule_slips[tier]]
+    assert 'class="drmath-tier-current" data-tier="warm"' in app.tiers.value
+    app.controls["failover.tier"].value = "cold"
+    assert 'class="drmath-tier-current" data-tier="cold"' in app.tiers.value
