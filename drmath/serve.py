@@ -27,6 +27,9 @@ What it sets up (see ``stack.md`` for why):
   spike cannot exhaust memory; a browser gets the static explainer of its
   scenario under a "busy, try again" notice, other clients one line of text
   (:class:`CappedVoilaHandler`);
+- while a visitor's kernel starts, a static preview of the scenario the page opens with (the
+  story and the explainer's headline cards, :func:`_preview_html`) under a progress bar, in place
+  of Voilà's blank spinner; the default scenario's is rendered at start, a share link's once;
 - page requests that cannot inject or switch: ``theme`` and ``template``
   arguments are dropped (a redirect without them), and a link over
   :data:`MAX_URL_LENGTH` gets a readable 414 page;
@@ -54,6 +57,7 @@ import argparse
 import contextvars
 import functools
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -66,7 +70,8 @@ from . import _resources, units
 __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "SESSION_END", "parse_size", "GraceKernelManager",
            "voila_argv", "voila_env", "command", "voila_main", "main",
-           "machine_defaults", "BUSY_TEXT", "MAX_URL_LENGTH", "MAX_HEADER_SIZE", "REFILL_NICENESS"]
+           "machine_defaults", "BUSY_TEXT", "MAX_URL_LENGTH", "MAX_HEADER_SIZE", "REFILL_NICENESS",
+           "PREVIEW_MARKER", "PREVIEW_WAIT"]
 
 ROOT = Path(__file__).resolve().parent.parent
 """The folder this drmath is imported from (a checkout, or site-packages): the server runs there and the
@@ -652,6 +657,71 @@ def _busy_page(document, visitors, notice, retry, share, share_text, plotly):
     return document.replace("</head>", head + "</head>", 1).replace("<main>", "<main>" + box, 1)
 
 
+# --------------------------------------------------------------------------- the preview (issue 13)
+# While a visitor's kernel starts, the page shows a static preview of the scenario it will open with:
+# the dashboard's story, then the report's title and headline cards. The drlab template renders the
+# page once per preheated kernel, before any request, so it holds PREVIEW_MARKER where the preview
+# goes and CappedVoilaHandler puts the request's own preview there as the page is written. The
+# preview is cut from the explainer the busy page uses (the same cache: one render per scenario).
+
+PREVIEW_MARKER = "<!--drmath-preview-->"
+"""Where the ``drlab`` template's page takes its visitor's preview (:func:`_preview_html`)."""
+
+PREVIEW_WAIT = 1.0
+"""Longest a page request waits for its scenario's explainer to be rendered for the preview; past it the
+page goes without one (the render goes on, for the next visitor). The default scenario's is rendered when
+the server starts. [s]"""
+
+_REPORT_TITLE = re.compile(r"<h1>(.*?)</h1>", re.S)
+_REPORT_HEADLINE = re.compile(r'<div class="kpis" id="headline">.*?</div>', re.S)  # its cards hold no <div>
+_STORY_CLASS = re.compile(r"\bdrmath-(header|story)\b")
+
+
+def _preview_html(document, notice=None):
+    """The page's preview cut from an explainer ``document`` (:func:`drmath.report.build_report`).
+
+    Parameters
+    ----------
+    document : str
+        The explainer of the visitor's scenario (autoescaped HTML: its text cannot close a tag).
+    notice : str, optional
+        Why the link's settings were not used (text; escaped here).
+
+    Returns
+    -------
+    html : str
+        The dashboard's story (:data:`drmath.dashboard.STORY`, its classes renamed ``drmath-preview-*`` so
+        that they name the live page's only), the report's title, the notice and the
+        report's headline cards (``<div class="kpis" id="headline">``, each number a
+        ``<span class="num" data-field data-si>`` with the text of ``Plan.format``).
+
+    Raises
+    ------
+    ValueError
+        If ``document`` has no title or no headline cards.
+
+    Examples
+    --------
+    >>> from drmath.report import build_report
+    >>> html = _preview_html(build_report(include_plotlyjs=False), "a <b>bad</b> link")
+    >>> from drmath.quantities import CARDS
+    >>> html.count('class="num"') == len(CARDS), "a &lt;b&gt;bad&lt;/b&gt; link" in html  # a number per card
+    (True, True)
+    """
+    import html
+
+    from .dashboard import STORY
+
+    title, headline = _REPORT_TITLE.search(document), _REPORT_HEADLINE.search(document)
+    if title is None or headline is None:
+        raise ValueError("document: the explainer has no <h1> title or no headline cards to preview")
+    reason = f'<p class="drmath-preview-notice">{html.escape(notice, quote=True)}</p>' if notice else ""
+    story = _STORY_CLASS.sub(r"drmath-preview-\1", STORY)  # the live page's own story keeps its class names
+    return (f'{story}<h3 class="drmath-preview-title">{title.group(1)}</h3>{reason}{headline.group(0)}'
+            '<p class="drmath-preview-more">The charts, the controls and the derivation of every number come with '
+            "the live workbook.</p>")
+
+
 @functools.cache
 def _handler_class():
     """The page handler with the kernel cap (imported late: Voilà is only needed to serve)."""
@@ -667,6 +737,8 @@ def _handler_class():
         - Over the kernel cap, the answer is HTTP 503 with ``Retry-After`` and no kernel starts: a
           browser gets the static explainer of its scenario with a notice on top (a retry link and
           the scenario's share link), any other client :data:`BUSY_TEXT`.
+        - A page that takes a kernel gets its scenario's preview (:func:`_preview_html`) at the
+          template's :data:`PREVIEW_MARKER`, shown until the live workbook has drawn itself.
 
         Why a redirect for ``theme``/``template``: Voilà writes the theme unescaped into the
         page (script injection), switches to any installed template (the stock one loads a CDN;
@@ -677,6 +749,7 @@ def _handler_class():
         """
 
         explainers = _Explainers(_render_explainer)
+        _preview = None  # this request's preview, until the page's first chunk takes it (see write)
 
         @tornado.web.authenticated
         async def get(self, path=None):
@@ -693,16 +766,38 @@ def _handler_class():
                 kept = _without(self.request.query, _DROPPED)
                 return self.redirect(self.base_url + ("?" + kept if kept else ""))
             if not hasattr(km, "admit"):
+                self._preview = await self._page_preview()
                 return await super().get(path)
             slot = km.admit()
             if slot is None:
                 return await self._busy(km.visitors)
             token = _SLOT.set(slot)
             try:
+                self._preview = await self._page_preview()
                 return await super().get(path)
             finally:
                 _SLOT.reset(token)
                 km.release(slot)
+
+        async def _page_preview(self):
+            """The preview of this request's scenario; "" when it is not rendered within :data:`PREVIEW_WAIT`."""
+            import asyncio
+
+            try:
+                query, notice = _link_query(self.request.query)
+                document = await asyncio.wait_for(self.explainers.get(query), PREVIEW_WAIT)
+                return _preview_html(document, notice)
+            except TimeoutError:
+                self.log.info("The preview of %r was not ready in %g s: the page goes without it", query, PREVIEW_WAIT)
+            except Exception:  # noqa: BLE001 - logged; the page still comes, with its progress bar only
+                self.log.exception("Could not render the preview")
+            return ""
+
+        def write(self, chunk):
+            # the template renders before the request (preheated kernels): its marker takes this request's preview
+            if self._preview is not None and isinstance(chunk, str) and PREVIEW_MARKER in chunk:
+                chunk, self._preview = chunk.replace(PREVIEW_MARKER, self._preview, 1), None
+            return super().write(chunk)
 
         def _too_long(self):
             import html
@@ -1317,6 +1412,10 @@ def voila_main(argv=None):
             # issue 12: tornado closes a request over 64 KiB with no answer; let it read up to MAX_HEADER_SIZE
             # so that CappedVoilaHandler answers a long link (over MAX_URL_LENGTH) with its readable 414 page
             self.app.listen = functools.partial(self.app.listen, max_header_size=MAX_HEADER_SIZE)
+            # issue 13: the default scenario's explainer (the page's preview) is rendered before a visitor asks
+            from tornado.ioloop import IOLoop
+
+            IOLoop.current().add_callback(_handler_class().explainers.get, _link_query("")[0])
             return super().listen()
 
     Voila.launch_instance(sys.argv[1:] if argv is None else list(argv))

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.browser
 FIGURE_DATA_JS = """() => Object.fromEntries([...document.querySelectorAll('.drmath-figure')].map(f => {
   const name = [...f.classList].find(c => c.startsWith('drmath-figure-')).slice('drmath-figure-'.length);
   const gd = f.querySelector('.js-plotly-plot');
-  return [name, JSON.stringify(gd.data.map(t => [t.x, t.y, t.base, t.marker && t.marker.color]))];
+  return [name, JSON.stringify([gd.data.map(t => [t.x, t.y, t.base, t.marker && t.marker.color]),
+                                 gd.layout.title && gd.layout.title.text, gd.layout.shapes])];
 }))"""
 KPIS_JS = """() => Object.fromEntries([...document.querySelectorAll('.drmath-kpi')].map(e => {
   const name = [...e.classList].find(c => c.startsWith('drmath-kpi-')).slice('drmath-kpi-'.length);
@@ -131,6 +132,35 @@ def test_show_the_math_renders_the_derivation(session):
     page.wait_for_selector(".drmath-math-rpo_site .jp-RenderedMarkdown mjx-container", timeout=30_000)
     text = page.locator(".drmath-math-rpo_site").first.inner_text()
     assert drmath.plan(scenario_from_page(page)).format("rpo_site") in text
+    assert log["errors"] == [] and log["failed"] == [] and log["bad_status"] == [] and log["external"] == []
+
+
+def test_targets_in_the_cheapest_design_out_with_its_front_and_a_baseline(session):
+    """Issue 13: set a target, press one button, the cheapest design meeting it is applied and its front drawn;
+    a pinned baseline puts each card's change beside it; the tier table follows the tier."""
+    page, log = session["page"], session["log"]
+    page.locator(".drmath-pin button, button.drmath-pin").first.click()
+    css = "drmath-control-requirements-rto_site"
+    for _ in range(5):  # none -> 10 min -> 30 min -> 1 h -> 2 h -> 4 h
+        before = page.evaluate(SCENARIO_JS)
+        move_slider(page, css)
+        page.wait_for_function(f"(b) => ({SCENARIO_JS})() !== b", arg=before, timeout=15_000)
+    targeted = scenario_from_page(page)
+    assert targeted.requirements.rto_site == 4 * 3600.0
+    expected = drmath.solve(targeted)
+    before = page.evaluate(SCENARIO_JS)
+    page.locator(".drmath-solve button, button.drmath-solve").first.click()
+    page.wait_for_function(f"(b) => ({SCENARIO_JS})() !== b", arg=before, timeout=30_000)
+    page.wait_for_function("() => { const g = document.querySelector('.drmath-pareto .js-plotly-plot');"
+                           " return g && g.data && g.data.length && g.querySelector('.main-svg'); }", timeout=30_000)
+    assert scenario_from_page(page) == expected.scenario
+    p = assert_cards_equal_plan(page)
+    card = page.locator(".drmath-kpi-rto_site").locator("xpath=..")
+    assert card.locator(".drmath-target-met").count() == 1 and card.locator(".drmath-target-missed").count() == 0
+    assert "vs baseline" in page.locator(".drmath-kpi-rto_site").locator("xpath=..").inner_text()
+    current = page.locator(".drmath-tier-table tr.drmath-tier-current").first.get_attribute("data-tier")
+    assert current == p.scenario.failover.tier
+    assert page.locator(".drmath-pareto").first.bounding_box()["width"] > 300
     assert log["errors"] == [] and log["failed"] == [] and log["bad_status"] == [] and log["external"] == []
 
 
