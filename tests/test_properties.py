@@ -39,12 +39,14 @@ def scenarios(draw, fields=None):
 
 
 # unbounded because replication does not keep up (flag: replication_keeps_up)
-INF_IF_BEHIND = {"rpo_site", "rpo_site_expected", "expected_disaster_loss", "total_dr_cost", "total_cost_of_resilience"}
+INF_IF_BEHIND = {"rpo_site", "rpo_site_expected", "expected_disaster_loss", "total_dr_cost", "total_cost_of_resilience",
+                 "site_loss_time", "site_loss_cost"}
 # unbounded because failures outpace progress in a token-driven run (flag: goodput_collapsed; the exact
 # ETTR stays positive, but the run it implies may overflow)
 INF_IF_NO_PROGRESS = {"time_to_train", "gpu_hours", "run_cost", "expected_interruptions", "standby_cost",
                       "replication_cost", "schedule_slip", "expected_disaster_loss", "total_dr_cost",
-                      "bytes_shipped", "cross_site_cost", "goodput_lost_cost", "total_cost_of_resilience"}
+                      "bytes_shipped", "cross_site_cost", "goodput_lost_cost", "total_cost_of_resilience",
+                      "site_loss_time", "site_loss_cost"}
 
 
 @given(scenarios())
