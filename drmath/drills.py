@@ -581,12 +581,8 @@ class RTOPromise:
         return not self.stale
 
     def message(self):
-        """One sentence: the promise, or why it has expired and which drills are due."""
-        hours = self.promised / hour
-        if self.valid:
-            return (f"RTO {hours:.2f} h at {self.confidence:.0%} confidence, valid until {self.expires.isoformat()}.")
-        return (f"RTO promise expired: {', '.join(self.stale)} last drilled too long ago; "
-                f"due: {', '.join(self.due)}.")
+        """One sentence: the promise, or why it has expired and which drills are due (:func:`promise_sentence`)."""
+        return promise_sentence(self)
 
 
 def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, as_of=None):

@@ -156,10 +156,9 @@ def update(change=None, drawn=None):
             f"The 95th-percentile run finished in "
             f"{result.percentiles('completion_time', (95,))[95.0] / units.day:.1f} days "
             f"and lost {result.percentiles('lost_gpu_hours', (95,))[95.0] / 1e3:,.0f}k GPU-hours to failures. "
-            f"From the drill log, the site RTO you can promise at {confidence.value:.0%} is "
-            f"**{promise.promised / units.hour:.2f} h**, against {promise.best_case_sum / units.hour:.2f} h "
-            f"for the sum of best cases and {promise.mean_sum / units.hour:.2f} h for the sum of means. "
-            + promise.message())))
+            f"From the drill log: {promise.message()} The sum of best cases would say "
+            f"{units.format_quantity(promise.best_case_sum, 'duration')} and the sum of means "
+            f"{units.format_quantity(promise.mean_sum, 'duration')}.")))
 
 
 # one widget for the four panels, drawn by drmath.viz. It is built from the first draw: a FigureWidget

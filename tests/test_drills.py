@@ -192,7 +192,8 @@ def test_staleness_expires_the_promise_and_names_the_drill():
     assert not stale.valid
     assert stale.stale == PHASES["local"]
     assert stale.due == ("detection-alerting", "checkpoint-restore")
-    assert "due: detection-alerting, checkpoint-restore" in stale.message()
+    assert stale.message() == promise_sentence(stale)
+    assert "expired" in stale.message() and "run detection and alerting and checkpoint restore" in stale.message()
     assert stale.phases["local.load"].last == DAY0 and stale.phases["local.load"].count == 2
 
 
