@@ -71,7 +71,7 @@ __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "I
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "SESSION_END", "parse_size", "GraceKernelManager",
            "voila_argv", "voila_env", "command", "voila_main", "main",
            "machine_defaults", "BUSY_TEXT", "MAX_URL_LENGTH", "MAX_HEADER_SIZE", "REFILL_NICENESS",
-           "PREVIEW_MARKER", "PREVIEW_WAIT"]
+           "PREVIEW_MARKER", "PREVIEW_WAIT", "IOPUB_TIMEOUT"]
 
 ROOT = Path(__file__).resolve().parent.parent
 """The folder this drmath is imported from (a checkout, or site-packages): the server runs there and the
@@ -664,6 +664,10 @@ def _busy_page(document, visitors, notice, retry, share, share_text, plotly):
 # goes and CappedVoilaHandler puts the request's own preview there as the page is written. The
 # preview is cut from the explainer the busy page uses (the same cache: one render per scenario).
 
+IOPUB_TIMEOUT = 120
+"""Longest the server waits for a notebook cell's output after the cell has run, before it gives up on the rest
+of that cell's output (nbclient's ``iopub_timeout``, 4 s by default): the app cell's output is the page. [s]"""
+
 PREVIEW_MARKER = "<!--drmath-preview-->"
 """Where the ``drlab`` template's page takes its visitor's preview (:func:`_preview_html`)."""
 
@@ -1240,6 +1244,8 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
     --------
     >>> [a for a in voila_argv(cull_interval=5) if "cull_interval" in a]
     ['--MappingKernelManager.cull_interval=5']
+    >>> [a for a in voila_argv() if "iopub" in a]
+    ['--VoilaExecutor.iopub_timeout=120']
     """
     from .dashboard import PLOTLY_STATIC
 
@@ -1258,6 +1264,9 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
         "--KernelRestarter.restart_limit=0",  # a dead kernel's session ends: a restart would lose its widgets
         # refill the pool after a visit's page has loaded, not while it competes for the CPU
         "--VoilaKernelManager.fill_delay=8",
+        # a busy server reads a kernel's output late: after nbclient's default 4 s it skips the rest of the cell's
+        # output, and a pooled kernel would serve a page with no app on it (a 1 MB-message flood did this in CI)
+        f"--VoilaExecutor.iopub_timeout={IOPUB_TIMEOUT}",
         f"--VoilaConfiguration.resources={resources!r}",
         f"--Voila.tornado_settings={tornado!r}",
         # the page loads only the front-end extensions the dashboard uses (not plotly's 4.8 MB one, nor any other
