@@ -30,9 +30,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 READY_INIT = """window.__drmathReady = null; (function poll(){ try {
   const figs = document.querySelectorAll('.drmath-figure');
-  if (figs.length === 5 && [...figs].every(g => g.data && g.querySelector('.main-svg .cartesianlayer .trace'))) {
+  if (figs.length === %d && [...figs].every(g => g.data && g.querySelector('.main-svg .cartesianlayer .trace'))) {
     window.__drmathReady = performance.now(); return; } } catch (e) {}
   requestAnimationFrame(poll); })();"""
+"""Installed before the page's scripts: stamps when every figure of the report (``%d``: how many,
+from :data:`drmath.report.FIGURES`) is drawn."""
 
 
 def build_times(runs):
@@ -58,6 +60,8 @@ def cold_cli(out):
 def load_times(path, runs):
     from playwright.sync_api import sync_playwright
 
+    from drmath.report import FIGURES
+
     times, blocked, errors = [], [], []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
@@ -66,7 +70,7 @@ def load_times(path, runs):
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:")
                        else (blocked.append(r.request.url), r.abort()))
-            page.add_init_script(READY_INIT)
+            page.add_init_script(READY_INIT % len(FIGURES))
             page.goto(path.as_uri())
             page.wait_for_function("window.__drmathReady !== null", timeout=60_000)
             times.append(page.evaluate("window.__drmathReady") / 1000)
