@@ -14,7 +14,7 @@ which show the same solved design, cannot disagree. Nothing here derives a numbe
 
 from . import presets
 from .drills import DRILLS, RTOPromise, drill_costs, promise_sentence
-from .formatting import every, markdown_text, short_duration
+from .formatting import every, listed, markdown_text, short_duration
 from .quantities import _TARGETS
 from .units import day, format_quantity, week
 
@@ -42,12 +42,6 @@ def cadence_words(seconds):
     return {day: "daily", week: "weekly"}.get(float(seconds)) or f"every {short_duration(seconds)}"
 
 
-def _words(items):
-    """``["a", "b", "c"]`` as "a, b and c"."""
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _drill_sentence(p):
     """Which drills recur how often, how many are held in the run and what they cost in GPU-hours."""
     costs = drill_costs(p)
@@ -56,7 +50,7 @@ def _drill_sentence(p):
              for name, drill in sorted(DRILLS.items(), key=lambda item: item[1].cadence)]
     held = sum(c["per_run"] for c in costs.values())
     gpu_hours = sum(c["total"] for c in costs.values())
-    return (f"The promise stays true only while drills keep measuring it: {_words(plans)}, "
+    return (f"The promise stays true only while drills keep measuring it: {listed(plans)}, "
             f"{format_quantity(held, 'count')} drills and {format_quantity(gpu_hours, 'gpu_hours')} over the run "
             f"({format_quantity(gpu_hours / p.gpu_hours, 'fraction')} of its GPU-hours).")
 
@@ -108,8 +102,8 @@ def paragraph(solution, promise, log="the drill log"):
                if s.get(path) is not None]
     parts = ["**The answer.**"]
     if targets:
-        parts.append("The requirements: " + _words(
-            f"{label.lower().replace('rpo', 'RPO').replace('rto', 'RTO')} at most {format_quantity(target, 'duration')}"
+        parts.append("The requirements: " + listed(
+            f"{label[0].lower()}{label[1:]} at most {format_quantity(target, 'duration')}"
             for label, _, target in targets) + ".")
     parts.append(f"A site loss costs at most **{p.format('rpo_site')}** of training (the worst case; "
                  f"{p.format('rpo_site_expected')} expected).")

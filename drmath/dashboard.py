@@ -53,7 +53,7 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 
 from . import _resources, presets, quantities, scenario_io, viz
 from .formatting import change, every, line_rate, short_duration
-from .plan import plan
+from .plan import plan, solve
 from .quantities import card_detail, card_title
 from .report import markdown_html
 from .scenario import FIELDS, Scenario
@@ -724,8 +724,6 @@ class Dashboard:
         >>> sol.feasible, app.scenario.failover.tier == sol.scenario.failover.tier
         (True, True)
         """
-        from .plan import solve
-
         self.solve_button.disabled, self.solve_button.description = True, "searching…"
         self.solution.value = '<div class="drmath-solution-message">searching the designs…</div>'
         try:

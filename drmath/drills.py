@@ -40,8 +40,9 @@ import numpy as np
 
 from ._resources import data_file
 from ._validate import short_repr
+from .formatting import listed, ordinal
 from .recovery import LOCAL_PHASES, SITE_PHASES
-from .units import day, hour, week
+from .units import day, format_quantity, hour, week
 
 __all__ = ["Drill", "DRILLS", "PHASES", "DrillRecord", "PhaseEvidence", "RTOPromise",
            "read_drill_records", "parse_drill_records", "example_log", "drill_costs", "drill_schedule",
@@ -694,8 +695,6 @@ def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, 
 
 def _percentile(confidence):
     """``0.95`` as "95th percentile" (one decimal when it is not a whole percent)."""
-    from .formatting import ordinal
-
     percent = 100 * confidence
     if math.isclose(percent, round(percent), abs_tol=1e-9):
         return f"{ordinal(round(percent))} percentile"
@@ -730,23 +729,15 @@ def promise_sentence(promise):
     longer ago than their drills' cadence; run detection and alerting, failover game day and replication
     verification before promising it again.
     """
-    from .units import format_quantity
-
     if not isinstance(promise, RTOPromise):
         raise TypeError(f"promise must be an RTOPromise from promised_rto(), got {type(promise).__name__}")
     rto = format_quantity(promise.promised, "duration")
     where = f"the {_percentile(promise.confidence)} of the drilled recoveries"
     if promise.valid:
         return f"The {promise.scope} RTO we can promise is {rto}, {where}, valid until {promise.expires.isoformat()}."
-    phases = _words([p.split(".", 1)[1] for p in promise.stale])
-    due = _words([DRILLS[name].label.lower() for name in promise.due])
+    phases = listed(p.split(".", 1)[1] for p in promise.stale)
+    due = listed(DRILLS[name].label.lower() for name in promise.due)
     return (f"The {promise.scope} RTO promise of {rto} ({where}) expired after {promise.expires.isoformat()}: "
             f"as of {promise.as_of.isoformat()} its {phases} phase{'s' if len(promise.stale) > 1 else ''} "
             f"{'were' if len(promise.stale) > 1 else 'was'} last drilled longer ago than "
             f"{'their' if len(promise.stale) > 1 else 'its'} drills' cadence; run {due} before promising it again.")
-
-
-def _words(items):
-    """``["a", "b", "c"]`` as "a, b and c"."""
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -30,7 +30,7 @@ import numpy as np
 from .units import Gbit_per_s, day, format_quantity, hour, minute, second, year
 
 __all__ = ["DURATION_UNITS", "MONEY_UNITS", "PARAM_UNITS", "duration_unit", "short_duration", "money_unit", "money",
-           "line_rate", "params", "ordinal", "every", "change", "tex_text", "markdown_text"]
+           "line_rate", "params", "ordinal", "every", "listed", "change", "tex_text", "markdown_text"]
 
 DURATION_UNITS = ((year, "years"), (day, "days"), (hour, "h"), (minute, "min"), (second, "s"), (1e-3, "ms"))
 """The units durations are shown in, largest first: (seconds per unit [s], name)."""
@@ -270,6 +270,28 @@ def every(k, noun="checkpoint"):
     return f"every {noun}" if int(k) == 1 else f"every {ordinal(k)} {noun}"
 
 
+def listed(items):
+    """Items in a sentence: ``"a"``, ``"a and b"``, ``"a, b and c"``.
+
+    Parameters
+    ----------
+    items : iterable of str
+        At least one.
+
+    Returns
+    -------
+    text : str
+        The items joined by commas, the last by "and".
+
+    Examples
+    --------
+    >>> listed(["load"]), listed(["launch", "load"]), listed(["daily", "weekly", "monthly"])
+    ('load', 'launch and load', 'daily, weekly and monthly')
+    """
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def change(new, old, kind):
     """How a quantity moved from ``old`` to ``new``, as signed text in its display unit.
 
@@ -299,12 +321,12 @@ def change(new, old, kind):
     if new == old:
         return "no change"
     if not (math.isfinite(new) and math.isfinite(old)):
-        return f"was {money(old) if kind == 'usd' else format_quantity(old, kind)}"
+        return f"was {format_quantity(old, kind)}"
     delta = new - old
     sign = "+" if delta > 0 else "−"
     if kind == "fraction":
         return f"{sign}{abs(delta) * 100:.2g} pp"
-    return sign + (money(abs(delta)) if kind == "usd" else format_quantity(abs(delta), kind))
+    return sign + format_quantity(abs(delta), kind)
 
 
 # --------------------------------------------------------------------------- TeX as plain text
