@@ -235,6 +235,13 @@ def _keeps_up_detail(p):
 
 # --------------------------------------------------------------------------- the quantities
 
+# formulas shown twice: by the quantity and by its per-tier table
+_RTO_SITE_TEX = r"\mathrm{RTO}_{site} = t_{det} + t_{dec} + t_{ready} + t_{stage} + t_{launch} + L + t_{val}"
+_SLIP_TEX = (r"\Delta T = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
+             r"R\left(1 - \frac{G_s}{G}\right)\right)")
+_STANDBY_COST_TEX = r"C_{standby} = r\,p\,G_s\,T / 3600"
+_LOSS_TEX = r"E[C_{loss}] = P\,(E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T)\,(F + D)"
+
 _ALL = (
     # 1. the run
     Quantity("training_flops", "flop", "Training compute", "run", r"C = k\,N\,D",
@@ -453,7 +460,7 @@ _ALL = (
              short="Local RTO", card=3, compare=True,
              detail=lambda p: f"load {p.format('checkpoint_load_time')}, MTBF {p.format('mtbf')}"),
     Quantity("rto_site", "duration", "Site RTO", "rto",
-             r"\mathrm{RTO}_{site} = t_{det} + t_{dec} + t_{ready} + t_{stage} + t_{launch} + L + t_{val}",
+             _RTO_SITE_TEX,
              _phases("rto_site_phases", SITE_PHASES), _site_rto_note,
              short="Site RTO", card=4, detail=lambda p: _tier(p).label, compare=True),
     Quantity("standby_fraction", "fraction", "Standby size over primary size", "rto",
@@ -464,26 +471,24 @@ _ALL = (
     Quantity("standby_gpus", "count", "Standby GPUs", "rto", r"G_s = f\,G",
              r"<standby_fraction> \times <training.gpus>"),
     Quantity("schedule_slip", "duration", "Expected schedule slip after failover", "rto",
-             r"\Delta T = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
-             r"R\left(1 - \frac{G_s}{G}\right)\right)",
+             _SLIP_TEX,
              r"\min\left(\frac{<time_to_train>}{2} \left(\frac{<training.gpus>}{<standby_gpus>} - 1\right),\; "
              r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
              "Expected slip for a site event at a uniform time in the run: the run continues on the standby until "
              "the lost site's GPUs are rebuilt (R, the same for every tier)."),
     Quantity("tier_rto_sites", "duration", "Site RTO by tier", "rto",
-             r"\mathrm{RTO}_{site} = t_{det} + t_{dec} + t_{ready} + t_{stage} + t_{launch} + L + t_{val}",
+             _RTO_SITE_TEX,
              short="site RTO", table=True,
              note="Each tier's own readiness, staging and decision (automatic tiers skip it); the other phases "
                   "are the scenario's."),
     Quantity("tier_schedule_slips", "duration", "Expected schedule slip by tier", "rto",
-             r"\Delta T = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
-             r"R\left(1 - \frac{G_s}{G}\right)\right)", short="slip", table=True,
+             _SLIP_TEX, short="slip", table=True,
              note=lambda p: "Each tier at its own standby size." if p.scenario.failover.standby_fraction is None
              else "Every tier at the standby size set in the scenario (failover.standby_fraction)."),
     # 7. cost
     Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", r"F = G\,p / 3600",
              r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
-    Quantity("standby_cost", "usd", "Standby cost", "cost", r"C_{standby} = r\,p\,G_s\,T / 3600",
+    Quantity("standby_cost", "usd", "Standby cost", "cost", _STANDBY_COST_TEX,
              r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
              r"\times <time_to_train>",
              lambda p: f"Reserved share r of the {_tier(p).label} tier: {_tier(p).assumptions}", compare=True),
@@ -520,7 +525,7 @@ _ALL = (
              r"<cost.link_bandwidth_hour_price|g> \times <cross_site_bandwidth> \times <time_to_train>",
              "p_b: price of one B/s of circuit for an hour (cost.link_bandwidth_hour_price)."),
     Quantity("expected_disaster_loss", "usd", "Expected disaster loss", "cost",
-             r"E[C_{loss}] = P\,(E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T)\,(F + D)",
+             _LOSS_TEX,
              r"<site_event_probability> \times (<rpo_site_expected> + <rto_site> + <schedule_slip>) \times "
              r"(<fleet_cost_rate> + <cost.delay_cost>)",
              "D is the cost of delay (cost.delay_cost): the business value of finishing on time.", compare=True),
@@ -548,13 +553,13 @@ _ALL = (
              r"C_{res} = C_{DR} + C_{goodput}", r"<total_dr_cost> + <goodput_lost_cost>",
              "What solve() minimises: the DR cost plus the goodput the cadences cost, so a design that meets an RPO "
              "by starving goodput is never cheap.", compare=True),
-    Quantity("tier_standby_costs", "usd", "Standby cost by tier", "cost", r"C_{standby} = r\,p\,G_s\,T / 3600",
+    Quantity("tier_standby_costs", "usd", "Standby cost by tier", "cost", _STANDBY_COST_TEX,
              short="standby", table=True, note="Each tier's reserved share r and standby size."),
     Quantity("tier_link_costs", "usd", "Replication and cross-site cost by tier", "cost",
              r"C_{rep} + C_x", short="replication + cross-site", table=True,
              note="Replication is the same for every tier; only multi-site adds a cross-site circuit for gradients."),
     Quantity("tier_disaster_losses", "usd", "Expected disaster loss by tier", "cost",
-             r"E[C_{loss}] = P\,(E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T)\,(F + D)",
+             _LOSS_TEX,
              short="expected loss", table=True),
     Quantity("tier_total_costs", "usd", "Total DR cost by tier", "cost",
              r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
