@@ -20,7 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import _kernels, http_get, kernel_ids, problems, start_voila, stop_voila, watch
 
 import drmath
-from drmath import report, serve
+from drmath import report
+from drmath.serve import kernels as serve_kernels
+from drmath.serve import pages as serve_pages
 
 pytestmark = pytest.mark.slow
 
@@ -96,7 +98,7 @@ def test_a_client_that_is_not_a_browser_gets_the_short_busy_answer(full_server):
 
 
 def test_a_pool_refill_runs_at_lower_priority_than_a_visitor(full_server):
-    if not (os.geteuid() == 0 or serve._can_restore_priority()):
+    if not (os.geteuid() == 0 or serve_kernels.can_restore_priority()):
         pytest.skip("this user may not restore a claimed kernel's priority (see docs/deployment.md)")
     kernels = {kid: process for process, kid in _kernels(full_server["proc"].pid)}
     visitor = kernels.pop(full_server["visitor"])
@@ -115,7 +117,7 @@ def test_a_burst_renders_each_scenario_once():
         return f"<html>{query}</html>"
 
     async def burst():
-        pages = serve._Explainers(render, size=2)
+        pages = serve_pages.Explainers(render, size=2)
         first = await asyncio.gather(*[pages.get("training.gpus=1") for _ in range(10)])
         second = [await pages.get(q) for q in ("", "training.gpus=2", "", "training.gpus=1")]
         return first, second
@@ -130,6 +132,6 @@ def test_a_burst_renders_each_scenario_once():
 
 
 def test_the_explainer_reads_a_link_as_the_dashboard_does():
-    assert serve._link_query("?token=abc&training.gpus=10000") == ("training.gpus=10000", None)
-    query, notice = serve._link_query("training.gpus=-1")
+    assert serve_pages.link_query("?token=abc&training.gpus=10000") == ("training.gpus=10000", None)
+    query, notice = serve_pages.link_query("training.gpus=-1")
     assert query == "" and "were not used" in notice

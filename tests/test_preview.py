@@ -17,10 +17,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import READY_JS, http_get, problems, start_voila, stop_voila, watch
 
 import drmath
-from drmath import serve
 from drmath.dashboard import CARDS
 from drmath.report import build_report
 from drmath.scenario_io import to_query
+from drmath.serve import pages
 
 SHARED = {"training.gpus": 4096, "failover.tier": "hot"}  # a share link's scenario, unlike the default
 HOSTILE = "training.gpus=%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"
@@ -50,7 +50,7 @@ def expected(changes=None):
 
 def test_the_preview_is_the_story_and_the_explainers_headline():
     document = build_report(drmath.Scenario().with_changes(SHARED), include_plotlyjs=False)
-    fragment = serve._preview_html(document)
+    fragment = pages.preview_html(document)
     assert numbers(fragment) == expected(SHARED)
     assert "4,096 GPUs" in fragment and "RPO" in fragment and "drmath-preview-story" in fragment
     # the live page's own story keeps its class names: the preview's copy uses others
@@ -59,10 +59,10 @@ def test_the_preview_is_the_story_and_the_explainers_headline():
 
 def test_the_preview_escapes_the_notice_and_refuses_a_document_without_a_headline():
     document = build_report(include_plotlyjs=False)
-    fragment = serve._preview_html(document, notice='"><img src=x onerror=alert(1)>')
+    fragment = pages.preview_html(document, notice='"><img src=x onerror=alert(1)>')
     assert "<img" not in fragment and html.escape('"><img src=x onerror=alert(1)>', quote=True) in fragment
     with pytest.raises(ValueError, match="document: .*headline"):
-        serve._preview_html(document.replace('id="headline"', 'id="elsewhere"'))
+        pages.preview_html(document.replace('id="headline"', 'id="elsewhere"'))
 
 
 # --------------------------------------------------------------------------- the served page
@@ -83,7 +83,7 @@ def test_the_page_previews_the_default_scenario(server):
     preview = preview_of(body)
     assert numbers(preview) == expected()
     assert 'role="progressbar"' in preview and "The live workbook is starting" in preview
-    assert serve.PREVIEW_MARKER not in body  # the request's preview took the template's place for it
+    assert pages.PREVIEW_MARKER not in body  # the request's preview took the template's place for it
 
 
 @pytest.mark.slow

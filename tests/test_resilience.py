@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import READY_JS, _kernels, kernel_ids, run_async, start_voila, stop_voila
 
 from drmath import serve
+from drmath.serve import sessions, websocket
 
 pytestmark = pytest.mark.slow
 
@@ -52,13 +53,22 @@ def server(tmp_path_factory):
     stop_voila(proc)
 
 
+class KernelSeat(str):
+    """A kernel id, with the Cookie header of the page that took it (its seat: the websocket needs it)."""
+
+    cookie = ""
+
+
 def open_page(url):
-    """A visitor without a browser: GET the page; its kernel id."""
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    """A visitor without a browser: GET the page; its kernel id (with the page's cookies)."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     with opener.open(url, timeout=120) as r:
         html = r.read().decode()
     config = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', html, re.S)
-    return json.loads(config.group(1))["kernelId"]
+    seat = KernelSeat(json.loads(config.group(1))["kernelId"])
+    seat.cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
+    return seat
 
 
 class Socket:
@@ -75,7 +85,9 @@ class Socket:
 
         session = uuid.uuid4().hex
         ws_url = url.replace("http://", "ws://") + f"api/kernels/{kernel_id}/channels?session_id={session}"
-        ws = await websocket_connect(HTTPRequest(ws_url), subprotocols=[V1] if protocol == "v1" else None,
+        cookie = getattr(kernel_id, "cookie", "")
+        ws = await websocket_connect(HTTPRequest(ws_url, headers={"Cookie": cookie} if cookie else {}),
+                                     subprotocols=[V1] if protocol == "v1" else None,
                                      max_message_size=64 * 2**20)
         return cls(ws, protocol)
 
@@ -163,7 +175,10 @@ def new_page(browser, url):
     page = context.new_page()
     page.goto(url, wait_until="commit", timeout=120_000)
     page.wait_for_function(READY_JS, timeout=120_000, polling=200)
-    return context, page, page.evaluate(KERNEL_ID_JS)
+    seat = KernelSeat(page.evaluate(KERNEL_ID_JS))
+    seat.cookie = "; ".join(f"{c['name']}={c['value']}" for c in context.cookies()
+                            if c["path"].endswith(f"/api/kernels/{seat}"))  # the page's seat: to talk to its kernel
+    return context, page, seat
 
 
 def assert_notice(page, reason, text):
@@ -201,7 +216,7 @@ def test_tracebacks_stay_in_the_server_log(server, protocol):
 
     errors, raw = run_async(provoke())
     assert errors, "the bad widget value raised no error message"
-    assert errors[0]["evalue"] == serve.HIDDEN_ERROR and errors[0]["traceback"] == [serve.HIDDEN_ERROR]
+    assert errors[0]["evalue"] == websocket.HIDDEN_ERROR and errors[0]["traceback"] == [websocket.HIDDEN_ERROR]
     leaks = [m for m in raw if PATH_RE.search(m) or "TraitError" in m or "Incompatible widget" in m]
     assert leaks == [], f"{len(leaks)} messages carry a traceback or a path, e.g. {leaks[0][:300]!r}"
     log = server["log"].read_text()
@@ -269,7 +284,7 @@ def test_a_kernel_over_the_memory_limit_ends_that_session_with_a_notice(server, 
                 await asyncio.sleep(0.02)
             return await reader
 
-        assert run_async(grow()) == serve.SESSION_END["memory"][0]
+        assert run_async(grow()) == sessions.SESSION_END["memory"][0]
         assert_notice(page, "memory", "used more memory than allowed")
         wait_until(lambda: kernel_id not in kernel_ids(server["proc"]), 30, "the kernel over the limit did not stop")
         assert re.search(rf"Kernel {kernel_id} uses \d+ MB, over the limit of 250 MB", server["log"].read_text())

@@ -1,0 +1,53 @@
+r"""Serve the dashboard with Voilà: ``python -m drmath.serve [--port N] [--ip 127.0.0.1]``.
+
+The public page is hostile ground: every byte a visitor sends is checked before a library parses it,
+and everything a visitor can make the server spend is bounded. One module a job:
+
+- :mod:`~drmath.serve.settings`: every limit and default, with its unit, and the machine sizing that
+  picks the preheated pool and the kernel cap (:func:`machine_defaults`);
+- :mod:`~drmath.serve.command`: ``python -m drmath.serve``'s options, the Voilà command line they
+  become (:func:`voila_argv`) and its environment (:func:`voila_env`);
+- :mod:`~drmath.serve.app`: the Voilà application with drmath's handlers (:func:`~drmath.serve.app.voila_main`);
+- :mod:`~drmath.serve.kernels`: the seat count, the pool, culling, and the watchdog that ends a session
+  over its memory or CPU budget, frees a seat whose page never connects, and stops a busy kernel whose
+  page has gone;
+- :mod:`~drmath.serve.sessions`: why a session ends (the code its page explains) and the seat cookie
+  that binds a kernel to the page that took it;
+- :mod:`~drmath.serve.frames`: every websocket frame checked before jupyter_server parses it;
+- :mod:`~drmath.serve.websocket`: the kernel websocket (seat, frames, queues, no tracebacks);
+- :mod:`~drmath.serve.pages`: the page (cap, seat, preview), the busy and static explainers, the 414
+  page;
+- :mod:`~drmath.serve.query`: each preheated kernel's own request channel;
+- :mod:`~drmath.serve.handlers`: plain error pages, the kernel API behind the seat, security headers
+  and bounded log lines.
+
+``stack.md`` says why Voilà is set up as it is: the local ``drlab`` template (no CDN), plotly.js as a
+cached static file, preheated kernels with culling, permessage-deflate, a cap on kernels, loopback
+only unless ``--ip`` says otherwise. What stays as Voilà 0.5.13 ships it (``tests/test_security.py``
+checks each): a visitor's websocket forwards only comm and kernel-info messages; notebook sources are
+stripped; none of Jupyter's contents, sessions, terminals, lab or tree endpoints are registered; XSRF
+checks stay on.
+
+    >>> "--Voila.ip=127.0.0.1" in voila_argv(port=8866)
+    True
+"""
+
+from .command import command, main, voila_argv, voila_env
+from .settings import (
+    IDLE_CONNECTED_TIMEOUT,
+    IOPUB_TIMEOUT,
+    KERNEL_MEMORY_LIMIT,
+    MAX_KERNELS,
+    MAX_MESSAGE_SIZE,
+    MAX_URL_LENGTH,
+    NOTEBOOK,
+    RETRY_AFTER,
+    ROOT,
+    TEMPLATE_ROOT,
+    machine_defaults,
+    parse_size,
+)
+
+__all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
+           "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "MAX_URL_LENGTH", "IOPUB_TIMEOUT", "parse_size",
+           "machine_defaults", "voila_argv", "voila_env", "command", "main"]

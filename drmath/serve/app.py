@@ -1,0 +1,79 @@
+"""The Voilà application drmath runs: Voilà's, with drmath's handlers, kernel manager, headers and log.
+
+:func:`voila_main` is what ``python -m drmath.serve`` becomes (:func:`drmath.serve.command.command`).
+"""
+
+import functools
+import sys
+
+import voila.app
+from jupyter_server.services.kernels.handlers import KernelHandler
+from tornado.ioloop import IOLoop
+from voila.request_info_handler import RequestInfoSocketHandler
+from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
+from voila.tornado.handler import TornadoVoilaHandler
+from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+
+from .handlers import BoundedLog, LogoutHandler, SeatKernelHandler, SeatShutdownHandler, SecurityHeaders, log_request
+from .kernels import capped
+from .pages import CappedVoilaHandler, link_query
+from .query import KernelQueryHandler
+from .settings import MAX_HEADER_SIZE
+from .websocket import KernelSessionWebsocketHandler
+
+__all__ = ["REPLACEMENTS", "Voila", "voila_main"]
+
+REPLACEMENTS = {TornadoVoilaHandler: CappedVoilaHandler,  # the cap, the seat, the preview, busy and static pages
+                RequestInfoSocketHandler: KernelQueryHandler,  # the kernel's own request channel only
+                VoilaKernelWebsocketHandler: KernelSessionWebsocketHandler,  # frames checked, session ends
+                KernelHandler: SeatKernelHandler,  # the kernel API: its seat only
+                VoilaShutdownKernelHandler: SeatShutdownHandler}  # the tab-close beacon: its seat only
+"""Voilà's handler class -> drmath's subclass that replaces it (same URL rule, same arguments)."""
+
+
+class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
+    """Voilà with :data:`REPLACEMENTS`, ``/logout`` sent home, bounded logs and no ``Server`` header."""
+
+    def init_handlers(self):
+        rules = []
+        for rule in super().init_handlers():
+            if len(rule) > 1 and rule[1] in REPLACEMENTS:
+                rule = (rule[0], REPLACEMENTS[rule[1]], *rule[2:])
+            elif str(rule[0]).endswith("/logout"):
+                rule = (rule[0], LogoutHandler)  # jupyter_server's logout page answered 500
+            rules.append(rule)
+        return rules
+
+    def listen(self):
+        # issue 12: tornado closes a request over 64 KiB with no answer; let it read up to MAX_HEADER_SIZE
+        # so that CappedVoilaHandler answers a long link (over MAX_URL_LENGTH) with its readable 414 page
+        self.app.listen = functools.partial(self.app.listen, max_header_size=MAX_HEADER_SIZE)
+        # issue 19: no Server header, nosniff everywhere, and no log line a visitor can make long
+        self.app.transforms.append(SecurityHeaders)
+        self.app.settings["log_function"] = log_request
+        BoundedLog.install(self.log)
+        # issue 13: the default scenario's explainer (the page's preview) is rendered before a visitor asks
+        IOLoop.current().add_callback(CappedVoilaHandler.explainers.get, link_query("")[0])
+        return super().listen()
+
+
+def voila_main(argv=None):
+    """Run Voilà (``python -m voila``) with drmath's kernel cap: the process ``python -m drmath.serve`` becomes.
+
+    Voilà's kernel manager is built on :class:`~drmath.serve.kernels.GraceKernelManager` (the command
+    line says so) and then counted by :func:`~drmath.serve.kernels.capped`; its handlers are replaced as
+    :data:`REPLACEMENTS` says. Every other handler, and every option, is Voilà's.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Voilà's command line (see :func:`~drmath.serve.command.voila_argv`); ``sys.argv[1:]`` when omitted.
+
+    Returns
+    -------
+    None
+        It returns when Voilà stops.
+    """
+    factory = voila.app.voila_kernel_manager_factory
+    voila.app.voila_kernel_manager_factory = lambda *args, **kwargs: capped(factory(*args, **kwargs))
+    Voila.launch_instance(sys.argv[1:] if argv is None else list(argv))

@@ -1,0 +1,353 @@
+"""The pages: the live workbook (a kernel per visitor), the busy and static explainers, the 414 page.
+
+:class:`CappedVoilaHandler` is Voilà's page handler with drmath's limits on a page request:
+
+- a request target over :data:`~drmath.serve.settings.MAX_URL_LENGTH` gets a readable HTTP 414 page;
+- ``theme`` and ``template`` arguments are dropped, by a redirect to the same link without them, before
+  Voilà reads them (Voilà wrote the theme unescaped into the page, switched to any installed template,
+  and started a fresh kernel past the preheated pool for either);
+- a request that is not a page navigation (``Sec-Fetch-Dest`` other than ``document``: another site's
+  ``<img>``, ``<iframe>`` or ``fetch``) gets the static explainer of its scenario and takes no seat
+  (issue 19);
+- over the kernel cap, HTTP 503 with ``Retry-After`` and no kernel: a browser gets the static explainer
+  of its scenario under a "busy" notice, any other client :data:`BUSY_TEXT`;
+- a page that takes a kernel gets its seat (:func:`~drmath.serve.sessions.give_seat`) and its scenario's
+  preview at the template's :data:`PREVIEW_MARKER`, shown until the live workbook has drawn itself.
+
+The explainers (busy page, static page, preview) come from :class:`Explainers`: rendered once per
+scenario off the event loop, at most :data:`~drmath.serve.settings.MAX_RENDERS` queued, and a queued render
+whose visitors have all left is dropped.
+"""
+
+import asyncio
+import collections
+import functools
+import html
+import re
+import urllib.parse
+
+import tornado.web
+from voila.tornado.handler import TornadoVoilaHandler
+
+from . import settings
+from .handlers import PlainErrors, cut
+from .kernels import SLOT
+from .sessions import give_seat
+
+__all__ = ["BUSY_HTML", "BUSY_TEXT", "TOO_LONG_HTML", "PREVIEW_MARKER", "Overloaded", "Explainers",
+           "link_query", "preview_html", "CappedVoilaHandler"]
+
+BUSY_HTML = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>drmath is busy</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: sans-serif; max-width: 36em; margin: 4em auto; color: #222">
+<h1 class="drmath-busy">The workbook is busy</h1>
+<p>Every seat of this drmath workbook is taken right now ({visitors}).
+Please try again in a minute: <a href="">reload this page</a>.</p>
+</body></html>
+"""
+
+STATIC_HTML = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>drmath</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: sans-serif; max-width: 36em; margin: 4em auto; color: #222">
+<h1 class="drmath-static">drmath</h1>
+<p><a href="{home}">Open the workbook</a>.</p>
+</body></html>
+"""
+"""What a request that is not a page navigation gets when no explainer can be rendered now."""
+
+BUSY_TEXT = "The workbook is busy: every seat is taken ({visitors}). Please try again in {retry} s.\n"
+"""The 503 body for clients that are not browsers (their ``Accept`` names no ``text/html``)."""
+
+TOO_LONG_HTML = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>This link is too long</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: sans-serif; max-width: 36em; margin: 4em auto; color: #222">
+<h1 class="drmath-too-long">This link is too long</h1>
+<p>It is {length:,} characters long; this workbook reads links of at most {limit:,}. A share link the
+workbook makes is far shorter, so this one was probably cut, pasted twice or altered on its way.</p>
+<p><a href="{home}">Open the workbook with the default scenario</a>.</p>
+</body></html>
+"""
+"""The HTTP 414 page of a request target over :data:`~drmath.serve.settings.MAX_URL_LENGTH`."""
+
+PREVIEW_MARKER = "<!--drmath-preview-->"
+"""Where the ``drlab`` template's page takes its visitor's preview (:func:`preview_html`)."""
+
+_DROPPED = frozenset({"theme", "template"})  # Voilà's page arguments a visitor may not set
+
+
+def _without(query, names):
+    """``query`` (raw, as sent) without the pairs whose key is in ``names``; the others verbatim."""
+    return "&".join(part for part in query.split("&")
+                    if part and urllib.parse.unquote_plus(part.split("=", 1)[0]) not in names)
+
+
+def link_query(query):
+    """``(share-link query of the scenario, notice)`` for a page request's query: the scenario's own
+    :func:`~drmath.scenario_io.to_query` (the default's when the link is bad, with the reason)."""
+    from ..scenario_io import VOILA_PARAMETERS, from_query, to_query
+
+    scenario, notice = from_query(query, ignore=VOILA_PARAMETERS)
+    return to_query(scenario), notice
+
+
+def _render_explainer(query):
+    """The standalone explainer (:func:`drmath.report.build_report`) of a share-link query, plotly.js not inlined."""
+    from ..report import build_report
+    from ..scenario_io import from_query
+
+    return build_report(from_query(query)[0], include_plotlyjs=False)
+
+
+class Overloaded(Exception):
+    """:data:`~drmath.serve.settings.MAX_RENDERS` renders are queued already: answer without an explainer."""
+
+
+class Explainers:
+    """The rendered explainers of the last ``size`` scenarios (LRU), each rendered once, off the event loop.
+
+    ``await get(query)`` returns ``render(query)``: from the cache, or from the render already under way
+    for that query (a burst of visitors renders it once), or from a new render in a worker thread. At
+    most ``most`` renders wait at once (:class:`Overloaded` past it); a render that has not started when
+    its last waiting visitor leaves (their ``get`` is cancelled) is dropped.
+    """
+
+    def __init__(self, render, size=8, most=settings.MAX_RENDERS):
+        self._render, self._size, self._most = render, size, most
+        self._done, self._pending, self._waiting = collections.OrderedDict(), {}, collections.Counter()
+        self._executor = None
+
+    async def get(self, query):
+        """The document for ``query``."""
+        if query in self._done:
+            self._done.move_to_end(query)
+            return self._done[query]
+        job = self._pending.get(query)
+        if job is None:
+            if len(self._pending) >= self._most:
+                raise Overloaded(f"{len(self._pending)} explainers are being rendered")
+            if self._executor is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._executor = ThreadPoolExecutor(1, thread_name_prefix="drmath-explainer")
+            job = self._executor.submit(self._render, query)
+            self._pending[query] = job
+            loop = asyncio.get_running_loop()  # the cache is the loop's own: the worker hands its result over
+            job.add_done_callback(lambda done: loop.call_soon_threadsafe(self._finished, query, done))
+        self._waiting[query] += 1
+        try:
+            return await asyncio.shield(asyncio.wrap_future(job))  # a visitor who leaves cancels no one else's
+        finally:
+            self._waiting[query] -= 1
+            if self._waiting[query] <= 0:
+                del self._waiting[query]
+                job.cancel()  # nobody waits for it: a render not yet started never starts (a running one ends)
+
+    def _finished(self, query, job):
+        self._pending.pop(query, None)
+        if not job.cancelled() and job.exception() is None:
+            self._done[query] = job.result()
+            while len(self._done) > self._size:
+                self._done.popitem(last=False)
+
+
+def _explainer_page(document, box, plotly):
+    """The explainer ``document`` with ``box`` (HTML) on top and plotly.js from ``plotly`` (a URL)."""
+    head = '<link rel="icon" href="data:;base64,=">'  # no /favicon.ico request (as Voilà's page)
+    head += f'<script src="{html.escape(plotly, quote=True)}"></script>' if plotly else ""
+    return document.replace("</head>", head + "</head>", 1).replace("<main>", "<main>" + box, 1)
+
+
+def _notice_box(lead, retry, share, share_text, notice):
+    """The notice on top of a static explainer: ``lead`` (HTML), the live workbook's link, the share link."""
+    e = functools.partial(html.escape, quote=True)
+    reason = f'<p class="drmath-busy-reason">{e(notice)}</p>' if notice else ""
+    return (f'<div class="drmath-busy" role="status" style="background:#fff4e5;border:2px solid #b35c00;'
+            f'border-radius:6px;padding:10px 16px;margin:0 0 16px">'
+            f'<p>{lead} <a class="drmath-retry" href="{e(retry)}">open the live workbook</a>.</p>'
+            f'<p>Share link of this scenario: <a class="drmath-share" href="{e(share)}">{e(share_text)}</a></p>'
+            f"{reason}</div>")
+
+
+# --------------------------------------------------------------------------- the preview (issue 13)
+# While a visitor's kernel starts, the page shows a static preview of the scenario it will open with:
+# the dashboard's story, then the report's title and headline cards. The drlab template renders the
+# page once per preheated kernel, before any request, so it holds PREVIEW_MARKER where the preview
+# goes and CappedVoilaHandler puts the request's own preview there as the page is written.
+
+_REPORT_TITLE = re.compile(r"<h1>(.*?)</h1>", re.S)
+_REPORT_HEADLINE = re.compile(r'<div class="kpis" id="headline">.*?</div>', re.S)  # its cards hold no <div>
+_STORY_CLASS = re.compile(r"\bdrmath-(header|story)\b")
+
+
+def preview_html(document, notice=None):
+    """The page's preview cut from an explainer ``document`` (:func:`drmath.report.build_report`).
+
+    Parameters
+    ----------
+    document : str
+        The explainer of the visitor's scenario (autoescaped HTML: its text cannot close a tag).
+    notice : str, optional
+        Why the link's settings were not used (text; escaped here).
+
+    Returns
+    -------
+    html : str
+        The dashboard's story (its classes renamed ``drmath-preview-*`` so that they name the live page's
+        only), the report's title, the notice and the report's headline cards.
+
+    Raises
+    ------
+    ValueError
+        If ``document`` has no title or no headline cards.
+
+    Examples
+    --------
+    >>> from drmath.report import build_report
+    >>> html = preview_html(build_report(include_plotlyjs=False), "a <b>bad</b> link")
+    >>> from drmath.quantities import CARDS
+    >>> html.count('class="num"') == len(CARDS), "a &lt;b&gt;bad&lt;/b&gt; link" in html  # a number per card
+    (True, True)
+    """
+    from ..dashboard import STORY
+
+    title, headline = _REPORT_TITLE.search(document), _REPORT_HEADLINE.search(document)
+    if title is None or headline is None:
+        raise ValueError("document: the explainer has no <h1> title or no headline cards to preview")
+    reason = f'<p class="drmath-preview-notice">{html.escape(notice, quote=True)}</p>' if notice else ""
+    story = _STORY_CLASS.sub(r"drmath-preview-\1", STORY)  # the live page's own story keeps its class names
+    return (f'{story}<h3 class="drmath-preview-title">{title.group(1)}</h3>{reason}{headline.group(0)}'
+            '<p class="drmath-preview-more">The charts, the controls and the derivation of every number come with '
+            "the live workbook.</p>")
+
+
+class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
+    """Voilà's page handler with drmath's limits on a page request (see the module docstring)."""
+
+    explainers = Explainers(_render_explainer)
+    _preview = None  # this request's preview, until the page's first chunk takes it (see write)
+    _seated = False  # whether this response carries its kernel's seat
+    _waiting = None  # the explainer this request waits for, cancelled if its visitor leaves
+
+    @tornado.web.authenticated
+    async def get(self, path=None):
+        # Voilà's page posts a tab-close shutdown beacon with the _xsrf cookie's token, but Voilà
+        # 0.5 never sets that cookie (voila#1458): the beacon got a 403, which a page still alive
+        # logs as a console error. Reading the token sets the cookie, so the beacon goes through.
+        self.xsrf_token  # noqa: B018 - read for its side effect: the _xsrf cookie
+        if len(self.request.uri) > settings.MAX_URL_LENGTH:
+            return self._too_long()
+        km = self.kernel_manager
+        if self.notebook_path and path:
+            return await super().get(path)  # a redirect to a file: takes no kernel
+        if _DROPPED.intersection(self.request.query_arguments):
+            kept = _without(self.request.query, _DROPPED)
+            return self.redirect(self.base_url + ("?" + kept if kept else ""))
+        if self.request.headers.get("Sec-Fetch-Dest", "document") != "document":
+            return await self._static()  # issue 19: another site's <img>, <iframe> or fetch takes no seat
+        if not hasattr(km, "admit"):
+            self._preview = await self._page_preview()
+            return await super().get(path)
+        slot = km.admit()
+        if slot is None:
+            return await self._busy(km.visitors)
+        token = SLOT.set(slot)
+        try:
+            self._preview = await self._page_preview()
+            return await super().get(path)
+        finally:
+            SLOT.reset(token)
+            km.release(slot)
+
+    def on_connection_close(self):
+        if self._waiting is not None:
+            self._waiting.cancel()  # its visitor left: stop waiting, and the render if nobody else waits
+        super().on_connection_close()
+
+    async def _explainer(self, query):
+        """The explainer of ``query``, cancelled if this request's visitor leaves."""
+        self._waiting = asyncio.ensure_future(self.explainers.get(query))
+        try:
+            return await self._waiting
+        finally:
+            self._waiting = None
+
+    async def _page_preview(self):
+        """The preview of this request's scenario; "" when it is not rendered within PREVIEW_WAIT."""
+        try:
+            query, notice = link_query(self.request.query)
+            # past the wait the page goes without it, but the render goes on (for the next visitor)
+            document = await asyncio.wait_for(asyncio.shield(self._explainer(query)), settings.PREVIEW_WAIT)
+            return preview_html(document, notice)
+        except TimeoutError:
+            self.log.info("The preview of %r was not ready in %g s: the page goes without it", cut(query, 200),
+                          settings.PREVIEW_WAIT)
+        except Overloaded as err:
+            self.log.info("No preview: %s", err)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - logged; the page still comes, with its progress bar only
+            self.log.exception("Could not render the preview")
+        return ""
+
+    def write(self, chunk):
+        if not self._seated:  # the first chunk: the kernel is taken, the headers not yet sent
+            slot = SLOT.get()
+            if slot is not None and slot.kernel_id:
+                give_seat(self, slot.kernel_id)
+                self._seated = True
+        # the template renders before the request (preheated kernels): its marker takes this request's preview
+        if self._preview is not None and isinstance(chunk, str) and PREVIEW_MARKER in chunk:
+            chunk, self._preview = chunk.replace(PREVIEW_MARKER, self._preview, 1), None
+        return super().write(chunk)
+
+    def _too_long(self):
+        self.log.warning("A %d-byte request target: answering 414", len(self.request.uri))
+        self.set_status(414)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(TOO_LONG_HTML.format(length=len(self.request.uri), limit=settings.MAX_URL_LENGTH,
+                                         home=html.escape(self.base_url, quote=True)))
+
+    async def _busy(self, visitors):
+        self.log.warning("Kernel cap reached (%s visitors): answering 503 busy", visitors)
+        visitors = f"{visitors} visitor{'' if visitors == 1 else 's'}"
+        self.set_status(503)
+        self.set_header("Retry-After", str(settings.RETRY_AFTER))
+        self.set_header("Cache-Control", "no-store")
+        if "text/html" not in self.request.headers.get("Accept", ""):
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            return self.finish(BUSY_TEXT.format(visitors=visitors, retry=settings.RETRY_AFTER))
+        lead = (f"<strong>The live workbook is busy</strong>: every seat is taken right now ({visitors}). "
+                "Below is the same worked answer for your scenario, as a static page. Please try again in a "
+                "minute:")
+        await self._explainer_answer(lead, BUSY_HTML.format(visitors=visitors))
+
+    async def _static(self):
+        """A request that is not a page navigation: the static explainer of its scenario, no kernel."""
+        self.set_header("Cache-Control", "no-store")
+        lead = "<strong>This is the static worked answer</strong> for this scenario. For the controls:"
+        await self._explainer_answer(lead, STATIC_HTML.format(home=html.escape(self.base_url, quote=True)))
+
+    async def _explainer_answer(self, lead, fallback):
+        """Finish with the explainer of this request's scenario under a notice (``fallback`` if none)."""
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        try:
+            query, notice = link_query(self.request.query)
+            document = await self._explainer(query)
+        except asyncio.CancelledError:
+            self.log.info("A visitor left before their explainer was rendered")
+            return None
+        except Overloaded as err:
+            self.log.warning("No explainer for this request: %s", err)
+            return self.finish(fallback)
+        except Exception:  # noqa: BLE001 - logged; the visitor still gets the plain page
+            self.log.exception("Could not render the explainer")
+            return self.finish(fallback)
+        share = self.base_url + ("?" + query if query else "")
+        retry = self.base_url + ("?" + self.request.query if self.request.query else "")
+        plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
+        box = _notice_box(lead, retry, share, f"{self.request.protocol}://{self.request.host}{share}", notice)
+        return self.finish(_explainer_page(document, box, plotly and self.base_url + plotly))

@@ -1,0 +1,233 @@
+"""The server's limits and defaults, and the machine sizing that picks the pool and the kernel cap.
+
+Every bound a visitor meets is a named constant here, with its unit; ``python -m drmath.serve --help``
+(:mod:`drmath.serve.command`) lists the ones an operator may change.
+
+    >>> machine_defaults(2, 24e9)
+    (2, 24)
+"""
+
+import math
+import numbers
+import os
+import re
+from pathlib import Path
+
+from .. import _resources, units
+
+__all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "KERNEL_RSS", "SERVER_RSS", "KERNELS_PER_CORE",
+           "REFILL_NICENESS", "MAX_URL_LENGTH", "MAX_HEADER_SIZE", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
+           "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "REQUEST_TIMEOUT", "IOPUB_TIMEOUT", "PREVIEW_WAIT",
+           "KERNEL_CPU_BUDGET", "CPU_WINDOW", "MAX_QUEUED", "MAX_QUEUED_BYTES", "CONNECT_TIMEOUT",
+           "DISCONNECT_GRACE", "MAX_DROPPED", "MAX_RENDERS", "MAX_LOG_LINE", "parse_size", "machine_defaults"]
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+"""The folder this drmath is imported from (a checkout, or site-packages): the server runs there and the
+kernels import the same drmath. No file is read from it; the data files are package data."""
+
+NOTEBOOK = _resources.data_file("dashboard.ipynb")
+"""The Voilà app notebook (package data)."""
+
+TEMPLATE_ROOT = _resources.data_dir()
+"""The Jupyter data dir holding ``voila/templates/drlab`` (``drmath/data``, package data)."""
+
+MAX_KERNELS = 24
+"""Cap on kernels alive at once, the preheated pool included, that :func:`~drmath.serve.command.voila_argv`
+writes unless told: 22 visitors + 2 pooled, about 3.5 GB of kernels; what :func:`machine_defaults` gives the
+2-core project machine. ``python -m drmath.serve`` sizes it from the machine it runs on. [1]"""
+
+KERNEL_RSS = 120e6
+"""Resident memory of one kernel that has run the notebook (measured: 115-139 MB, docs/deployment.md). [B]"""
+
+SERVER_RSS = 0.2e9
+"""Resident memory of the Voilà server itself, with a margin (measured: 115-165 MB). [B]"""
+
+KERNELS_PER_CORE = 12
+"""Kernels per core the cap allows: a page's kernel takes ~1-6 CPU-s to start (~5 typical), so a cap's
+worth of visitors arriving at once get their kernels within about a minute. [1]"""
+
+REFILL_NICENESS = 10
+"""How much nicer (lower CPU priority) than the server a pool refill kernel runs until a visitor claims it. [1]"""
+
+MAX_URL_LENGTH = 32 * 1024
+"""Longest page request target (path and query) drmath serves; a longer link gets the readable 414 page.
+A real share link is at most ~2,000 characters (``scenario_io.MAX_QUERY_LENGTH``). [B]"""
+
+MAX_HEADER_SIZE = 256 * 1024
+"""Tornado's limit on a request's line and headers (its default, 64 KiB, closes the connection with no
+answer); above :data:`MAX_URL_LENGTH`, so a long link reaches the handler and gets its readable page. [B]"""
+
+RETRY_AFTER = 30
+"""``Retry-After`` of the busy page. [s]"""
+
+IDLE_CONNECTED_TIMEOUT = 1800
+"""Default time after which a kernel whose open page sent nothing is shut down (issue 12). [s]"""
+
+KERNEL_MEMORY_LIMIT = 10**9
+"""Default ceiling on a visitor kernel's resident memory (RSS); over it, its session ends. [B]"""
+
+MAX_MESSAGE_SIZE = 2**20
+"""Default limit on one message a page sends over its kernel websocket; over it, its session ends. [B]"""
+
+REQUEST_TIMEOUT = 120
+"""How long a pooled kernel taken by a page may wait for that page's request (``GraceKernelManager.request_timeout``;
+normally it arrives in milliseconds, or once the kernel has run its first cell). [s]"""
+
+IOPUB_TIMEOUT = 120
+"""Longest the server waits for a notebook cell's output after the cell has run, before it gives up on the rest
+of that cell's output (nbclient's ``iopub_timeout``, 4 s by default): the app cell's output is the page. [s]"""
+
+PREVIEW_WAIT = 1.0
+"""Longest a page request waits for its scenario's explainer to be rendered for the preview; past it the
+page goes without one (the render goes on, for the next visitor). The default scenario's is rendered when
+the server starts. [s]"""
+
+KERNEL_CPU_BUDGET = 30.0
+"""Most CPU time a visitor's kernel may use in any :data:`CPU_WINDOW`; over it, its session ends with a notice
+(issue 19). Dragging a slider for a whole minute costs about 15 CPU-s (one plan per ~50 ms, one update in
+flight at a time); 1,000 queued "apply the cheapest design" clicks cost 76. [s]"""
+
+CPU_WINDOW = 60.0
+"""The sliding window over which :data:`KERNEL_CPU_BUDGET` is counted. [s]"""
+
+MAX_QUEUED = 64
+"""Most messages a page may have sent its kernel that the kernel has not finished (its ``idle`` status for
+them has not come back). ipywidgets keeps one update per widget in flight and merges the rest, so a real page
+has a few; over it, the session ends with a notice (issue 19). [1]"""
+
+MAX_QUEUED_BYTES = 16 * 2**20
+"""Most bytes of such unfinished messages a page may have queued at its kernel. [B]"""
+
+CONNECT_TIMEOUT = 30.0
+"""How long a kernel a page request took may wait for that page's websocket; a request that never opens one
+(a bot, a cross-site ``<img>``) gives its seat back after this (issue 19). [s]"""
+
+DISCONNECT_GRACE = 10.0
+"""How long a busy visitor kernel whose page has gone (no websocket) may go on before it is shut down; an idle
+one is culled after ``--cull-idle-timeout`` as before, so a page that reconnects finds it (issue 19). [s]"""
+
+MAX_DROPPED = 100
+"""Most messages of a type a visitor may not send (``execute_request`` …) that one socket may send: each is
+dropped, and past this many the socket is closed. [1]"""
+
+MAX_RENDERS = 4
+"""Most explainer renders (busy page, preview) queued at once; a request past it gets the plain busy page. [1]"""
+
+MAX_LOG_LINE = 2000
+"""Longest log message the server writes; a longer one (a 255 KiB link in an access line) is cut. [B]"""
+
+_SIZE_UNITS = {"": 1, "b": 1, "kb": units.kilo, "mb": units.mega, "gb": units.giga,  # parse_size reads any case
+               "kib": units.kibi, "mib": units.mebi, "gib": units.gibi}
+
+
+def parse_size(text, field="size"):
+    """A size such as ``"250MB"``, ``"1 GiB"`` or ``"1048576"``, in bytes.
+
+    Parameters
+    ----------
+    text : str or int
+        A non-negative number, optionally followed by B, kB, MB, GB (powers of 1000) or
+        KiB, MiB, GiB (powers of 1024), any case.
+    field : str, default "size"
+        The option's name, for the error message.
+
+    Returns
+    -------
+    size : int
+        The size. [B]
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not such a size.
+
+    Examples
+    --------
+    >>> parse_size("250MB"), parse_size("1 MiB"), parse_size(4096)
+    (250000000, 1048576, 4096)
+    >>> parse_size("lots", "--kernel-memory-limit")
+    Traceback (most recent call last):
+    ...
+    ValueError: --kernel-memory-limit = 'lots': must be a size >= 0 such as 512MB, 1GB or 1048576 (bytes)
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([a-zA-Z]*)\s*", str(text))
+    if not match or match.group(2).lower() not in _SIZE_UNITS:
+        raise ValueError(f"{field} = {text!r}: must be a size >= 0 such as 512MB, 1GB or 1048576 (bytes)")
+    return int(float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()])
+
+
+def machine_defaults(cores, memory):
+    """The preheated pool size and the kernel cap that fit a machine of ``cores`` CPUs and ``memory`` bytes.
+
+    Parameters
+    ----------
+    cores : int
+        CPUs the server may use (at least 1). [1]
+    memory : float
+        The machine's memory (at least 0.88 GB: the server and two kernels in half of it). [B]
+
+    Returns
+    -------
+    pool_size : int
+        Preheated kernels (``--pool-size``). [1]
+    max_kernels : int
+        Most kernels alive at once, pool included (``--max-kernels``). [1]
+
+    Raises
+    ------
+    ValueError
+        If ``cores`` is not a whole number >= 1, or ``memory`` cannot hold the server and two kernels.
+
+    Notes
+    -----
+    A kernel that has run the notebook holds :data:`KERNEL_RSS` (~120 MB RSS) and takes ~1-6 CPU-s
+    to start, so CPU bounds how many visitors a burst can serve promptly and memory how many can
+    stay. Half of the memory goes to kernels (the rest to the server, :data:`SERVER_RSS`, the OS
+    and the page cache)::
+
+        fit         = floor((memory / 2 - SERVER_RSS) / KERNEL_RSS)
+        pool_size   = min(cores, 8, max(fit // 4, 1))
+        max_kernels = max(min(KERNELS_PER_CORE * cores, fit), pool_size + 1)
+
+    One preheated kernel per core: refilling it costs CPU that visitors' pages want (refills run
+    at lower priority, :data:`REFILL_NICENESS`), and a bigger pool only helps a burst that arrives
+    faster than the cores can refill it anyway. :data:`KERNELS_PER_CORE` (12) visitors per core
+    get their kernels within about a minute when all arrive at once (~5 CPU-s each).
+
+    Examples
+    --------
+    >>> machine_defaults(2, 24e9)  # the project machine: the CPU sets the cap
+    (2, 24)
+    >>> machine_defaults(8, 4e9)   # memory sets it: (2 GB - 0.2 GB) / 120 MB
+    (3, 15)
+    >>> machine_defaults(0, 8e9)
+    Traceback (most recent call last):
+    ...
+    ValueError: cores = 0: must be a whole number of CPUs, at least 1
+    """
+    if isinstance(cores, bool) or not isinstance(cores, numbers.Integral) or cores < 1:
+        raise ValueError(f"cores = {cores!r}: must be a whole number of CPUs, at least 1")
+    least = 2 * (SERVER_RSS + 2 * KERNEL_RSS)
+    if isinstance(memory, bool) or not isinstance(memory, numbers.Real):
+        raise ValueError(f"memory = {memory!r}: must be a number of bytes, at least {least:g}")
+    if not memory >= least:  # NaN too
+        raise ValueError(f"memory = {memory:g} B: must be at least {least:g} B (the server and two "
+                         f"{KERNEL_RSS / 1e6:g} MB kernels in half of it)")
+    fit = math.floor((memory / 2 - SERVER_RSS) / KERNEL_RSS)
+    pool_size = min(int(cores), 8, max(fit // 4, 1))
+    return pool_size, max(min(KERNELS_PER_CORE * int(cores), fit), pool_size + 1)
+
+
+def machine():
+    """``(cores, memory [B])`` of this machine: the CPUs this process may run on, and total memory."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        import psutil
+
+        memory = psutil.virtual_memory().total
+    except ImportError:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return cores, memory
