@@ -47,8 +47,9 @@ from .plan import plan, sweep
 from .scenario import FIELDS
 from .units import Gbit_per_s, day, format_quantity, hour, minute, week, year
 
-PLOTLY_JS_VERSION = "4.1.1"
-"""Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only)."""
+PLOTLY_JS_VERSION = _resources.PLOTLY_JS_VERSION
+"""Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only):
+:data:`drmath._resources.PLOTLY_JS_VERSION`."""
 
 PLOTLY_BASIC_JS = _resources.plotly_bundle(PLOTLY_JS_VERSION)
 """The bundle's file: the Voilà template serves it to the dashboard, and reports inline it."""
