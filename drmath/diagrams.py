@@ -4,7 +4,7 @@ Both are pure plotly builders ``f(plan) -> go.Figure``. They hold no physics:
 every number drawn is a field of the :class:`drmath.Plan` (or an input of its
 scenario), rendered with :meth:`drmath.Plan.format`,
 :func:`drmath.units.format_quantity` or :mod:`drmath.formatting`, in the
-colours of :data:`drmath.viz.PALETTE`. The only arithmetic here is layout: the
+colours of :data:`drmath.viz.palette.PALETTE`. The only arithmetic here is layout: the
 start of a phase on a timeline is the sum of the phases before it, and axes are
 scaled into a readable unit (:func:`drmath.formatting.duration_unit`).
 
@@ -24,7 +24,7 @@ from plotly.subplots import make_subplots
 from . import presets
 from .formatting import duration_unit, every, line_rate
 from .units import format_quantity
-from .viz import BLUE, FONT, GREEN, GREY, GRID, INK, MUTED, PALETTE, PHASE_COLOURS, RED, rgba
+from .viz.palette import BLUE, FONT, GREEN, GREY, GRID, INK, MUTED, PALETTE, PHASE_COLOURS, RED, rgba
 
 __all__ = ["data_path_figure", "recovery_timeline_figure", "NODES", "EDGES"]
 

@@ -9,6 +9,7 @@ import pytest
 import drmath
 from drmath import formatting, viz
 from drmath.units import Gbit_per_s, hour
+from drmath.viz import _common
 
 RPO_OUT = ["rpo_site", "rpo_site_expected", "replication_keeps_up"]
 COST_OUT = ["total_dr_cost", "standby_cost", "replication_cost", "expected_disaster_loss", "replication_keeps_up"]
@@ -220,7 +221,7 @@ def test_titles_sit_below_the_modebar_and_legends_clear_of_the_ticks():
         title = layout["title"]
         # placed in pixels from the top (the report's slider makes a figure taller), below the modebar's band
         assert (title["yref"], title["y"], title["yanchor"]) == ("container", 1.0, "top")
-        assert title["pad"]["t"] > viz._TITLE_TOP and layout["margin"]["t"] > title["pad"]["t"] + 20
+        assert title["pad"]["t"] > _common._TITLE_TOP and layout["margin"]["t"] > title["pad"]["t"] + 20
         assert title["text"].count("<br>") == 1
         head = title["text"].split("<br>")[0]
         assert len(head) <= 30  # readable on a 300 px phone figure
@@ -544,7 +545,7 @@ def test_pareto_draws_the_front_and_marks_the_chosen_design(targets_met):
         for t in traces:
             if t["name"] != "chosen":
                 rows = front[front["failover.tier"] == t["name"]]
-                assert t["marker"]["color"] == viz._TIER_COLOURS[t["name"]]
+                assert t["marker"]["color"] == viz.TIER_COLOURS[t["name"]]
                 assert t["marker"]["symbol"] == ["circle" if m else "circle-open" for m in rows["meets_requirements"]]
     assert "multi-site" in layout["title"]["text"] and "chosen design" in layout["title"]["text"]
 
