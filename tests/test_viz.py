@@ -2,6 +2,7 @@
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -499,6 +500,26 @@ def test_one_palette_for_figures_and_pages():
     assert viz.rgba("#102030", 0.5) == "rgba(16, 32, 48, 0.5)"
     colours = {t.get("line", {}).get("color") for spec in all_specs(drmath.plan()).values() for t in spec["data"]}
     assert colours - {None} <= set(viz.PALETTE.values())
+    assert set(viz.TIER_COLOURS.values()) <= set(viz.PALETTE.values())
+
+
+def test_each_colour_is_written_once_in_the_palette():
+    # figures, diagrams, the dashboard's widgets and the report take their colours from drmath.viz.palette;
+    # a hex colour written anywhere else is a second definition that drifts
+    import re
+
+    from drmath import _resources
+
+    root = Path(drmath.__file__).parent
+    # (the server's own busy and error pages are not drawn with the palette yet: serve.py is left out)
+    sources = [*(path for path in root.glob("*.py") if path.name != "serve.py"), *root.glob("viz/*.py"),
+               *root.glob("dashboard/*.py"),
+               *_resources.data_file("widgets").glob("*.*"), _resources.data_file("report", "report.css")]
+    hex_colour = re.compile(r"#[0-9a-fA-F]{6}\b")
+    written = {path.relative_to(root).as_posix(): hex_colour.findall(path.read_text("utf-8")) for path in sources}
+    assert {path for path, found in written.items() if found} == {"viz/palette.py"}
+    assert sorted(written["viz/palette.py"]) == sorted(list(viz.PALETTE.values()) + ["#1f2933"])  # + its doctest
+    assert "var(--drmath-" in _resources.data_file("report", "report.css").read_text("utf-8")
 
 
 # --------------------------------------------------------------------------- the solver's front
