@@ -46,7 +46,6 @@ TARGET_OF_CARD = {value if value != "schedule_slip" else "site_loss_time": (path
 """Which card shows which target's verdict: ``{card: (requirement path, margin quantity)}``."""
 
 
-
 def data_value(value):
     """The ``data-value`` attribute of a KPI card: the SI value, losslessly.
 

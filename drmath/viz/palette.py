@@ -7,7 +7,8 @@ takes them as CSS custom properties (:func:`css_variables`), so each colour is w
     (True, True)
 """
 
-
+__all__ = ["PALETTE", "SERIES", "PHASE_COLOURS", "TIER_COLOURS", "FONT", "rgba", "css_variables", "INK", "MUTED",
+           "GRID", "BLUE", "ORANGE", "GREEN", "GREY", "RED", "PURPLE", "PINK", "TEAL", "BAD_FILL"]
 
 PALETTE = {
     # a quiet palette that reads in print and on a projector
@@ -65,6 +66,7 @@ def rgba(colour, alpha):
 
 
 BAD_FILL = rgba(RED, 0.08)
+"""The fill of a region where the design fails: replication falls behind, a target is missed."""
 
 
 def css_variables():
