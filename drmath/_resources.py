@@ -26,7 +26,15 @@ unpacked, and an editable install points into the checkout.
 from importlib.resources import files
 from pathlib import Path
 
-__all__ = ["data_dir", "data_file", "scenario_dir", "scenario_files", "template_dir", "plotly_bundle"]
+__all__ = ["data_dir", "data_file", "scenario_dir", "scenario_files", "template_dir", "plotly_bundle",
+           "PLOTLY_JS_VERSION", "PLOTLY_STATIC"]
+
+PLOTLY_JS_VERSION = "4.1.1"
+"""Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only)."""
+
+PLOTLY_STATIC = f"voila/templates/drlab/static/plotly-basic-{PLOTLY_JS_VERSION}.min.js?v={PLOTLY_JS_VERSION}"
+"""plotly.js (the scatter/bar/pie "basic" bundle, vendored in the drlab template), relative to
+the server's base URL. The versioned query makes tornado mark it cacheable for ten years."""
 
 
 def data_dir():
@@ -147,7 +155,7 @@ def plotly_bundle(version):
     Parameters
     ----------
     version : str
-        Its version, :data:`drmath.viz.PLOTLY_JS_VERSION`.
+        Its version, :data:`PLOTLY_JS_VERSION`.
 
     Returns
     -------
@@ -158,7 +166,6 @@ def plotly_bundle(version):
 
     Examples
     --------
-    >>> from drmath.viz import PLOTLY_JS_VERSION
     >>> plotly_bundle(PLOTLY_JS_VERSION).name, round(plotly_bundle(PLOTLY_JS_VERSION).stat().st_size / 1e6, 1)
     ('plotly-basic-4.1.1.min.js', 1.2)
     """

@@ -4,7 +4,7 @@ Both are pure plotly builders ``f(plan) -> go.Figure``. They hold no physics:
 every number drawn is a field of the :class:`drmath.Plan` (or an input of its
 scenario), rendered with :meth:`drmath.Plan.format`,
 :func:`drmath.units.format_quantity` or :mod:`drmath.formatting`, in the
-colours of :data:`drmath.viz.PALETTE`. The only arithmetic here is layout: the
+colours of :data:`drmath.viz.palette.PALETTE`. The only arithmetic here is layout: the
 start of a phase on a timeline is the sum of the phases before it, and axes are
 scaled into a readable unit (:func:`drmath.formatting.duration_unit`).
 
@@ -24,7 +24,7 @@ from plotly.subplots import make_subplots
 from . import presets
 from .formatting import duration_unit, every, line_rate
 from .units import format_quantity
-from .viz import BLUE, FONT, GREEN, GREY, GRID, INK, MUTED, PALETTE, PHASE_COLOURS, RED, rgba
+from .viz.palette import BLUE, FONT, GREEN, GREY, GRID, INK, MUTED, PALETTE, PHASE_COLOURS, RED, rgba
 
 __all__ = ["data_path_figure", "recovery_timeline_figure", "NODES", "EDGES"]
 
@@ -43,42 +43,8 @@ def _dur(value):
     return format_quantity(value, "duration")
 
 
-def data_path_figure(plan):
-    r"""Where a checkpoint goes, hop by hop, with each hop's bandwidth and time.
-
-    Primary cluster -> host memory -> parallel filesystem -> site object
-    store -> remote site -> standby cluster. A checkpoint is *durable* once the
-    persist to the filesystem finishes and *off-site* once the link transfer
-    finishes; both points are marked.
-
-    Parameters
-    ----------
-    plan : drmath.Plan
-        The derived numbers; every label is one of its fields or an input of
-        ``plan.scenario``.
-
-    Returns
-    -------
-    figure : plotly.graph_objects.Figure
-        Six boxes and five labelled arrows. Each hop's label is a layout
-        annotation named ``"edge:<hop>"`` (hops in :data:`EDGES`) and each box's
-        ``"node:<station>"`` (stations in :data:`NODES`).
-
-    Notes
-    -----
-    The hop times drawn are ``checkpoint_stall`` (async copy to host memory),
-    ``checkpoint_write_time``, ``object_store_time``, ``link_time`` and, for
-    the restore, ``rto_site_phases["staging"]`` plus ``checkpoint_load_time``.
-    When replication does not keep up (``replication_keeps_up`` is False) the
-    link is drawn red and says so.
-
-    Examples
-    --------
-    >>> from drmath import plan
-    >>> fig = data_path_figure(plan())
-    >>> sorted(a.name for a in fig.layout.annotations if (a.name or "").startswith("edge:"))
-    ['edge:host_copy', 'edge:link', 'edge:persist', 'edge:restore', 'edge:upload']
-    """
+def _data_path_labels(plan):
+    """The data path's words: each station's (title, body) and each hop's (title, rate, time), by name."""
     s = plan.scenario
     tier = presets.DR_TIERS[s.failover.tier]
     asynchronous = s.checkpoint.mode == "async"
@@ -120,6 +86,49 @@ def data_path_figure(plan):
                      else "lands on standby storage"),
                     f"<b>{_dur(staging)}</b> + <b>{plan.format('checkpoint_load_time')}</b>"),
     }
+
+    return nodes, edges
+
+
+def data_path_figure(plan):
+    r"""Where a checkpoint goes, hop by hop, with each hop's bandwidth and time.
+
+    Primary cluster -> host memory -> parallel filesystem -> site object
+    store -> remote site -> standby cluster. A checkpoint is *durable* once the
+    persist to the filesystem finishes and *off-site* once the link transfer
+    finishes; both points are marked.
+
+    Parameters
+    ----------
+    plan : drmath.Plan
+        The derived numbers; every label is one of its fields or an input of
+        ``plan.scenario``.
+
+    Returns
+    -------
+    figure : plotly.graph_objects.Figure
+        Six boxes and five labelled arrows. Each hop's label is a layout
+        annotation named ``"edge:<hop>"`` (hops in :data:`EDGES`) and each box's
+        ``"node:<station>"`` (stations in :data:`NODES`).
+
+    Notes
+    -----
+    The hop times drawn are ``checkpoint_stall`` (async copy to host memory),
+    ``checkpoint_write_time``, ``object_store_time``, ``link_time`` and, for
+    the restore, ``rto_site_phases["staging"]`` plus ``checkpoint_load_time``.
+    When replication does not keep up (``replication_keeps_up`` is False) the
+    link is drawn red and says so.
+
+    Examples
+    --------
+    >>> from drmath import plan
+    >>> fig = data_path_figure(plan())
+    >>> sorted(a.name for a in fig.layout.annotations if (a.name or "").startswith("edge:"))
+    ['edge:host_copy', 'edge:link', 'edge:persist', 'edge:restore', 'edge:upload']
+    """
+    s = plan.scenario
+    keeps_up = plan.replication_keeps_up
+    nodes, edges = _data_path_labels(plan)
 
     fig = go.Figure()
     width, top, bottom = 0.78, 1.0, 0.55

@@ -304,6 +304,7 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
                          "figures": [{"div": f"fig-{fig}", "caption": viz.FIGURES[fig].caption} for fig in figs]})
     return _templates().get_template("report.html.j2").render(
         title=title, description=description, version=__version__, headline=[_kpi(p, n) for n in HEADLINE],
+        palette_css=Markup(viz.css_variables()),
         sections=sections,
         warnings=warnings, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario),
         plotlyjs=Markup(viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")) if include_plotlyjs else None,

@@ -4,6 +4,7 @@ import html
 import json
 import math
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 import drmath
 from drmath import dashboard, formatting, viz
-from drmath.dashboard import AUTO, CARDS, CONTROLS, FIGURES, build_app
+from drmath.dashboard import AUTO, CARDS, CONTROLS, FIGURES, build_app, cards_html
 from drmath.units import Gbit_per_s, minute
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
@@ -367,3 +368,30 @@ def test_the_tier_table_shows_every_tier_from_the_plan(app):
     assert 'class="drmath-tier-current" data-tier="warm"' in app.tiers.value
     app.controls["failover.tier"].value = "cold"
     assert 'class="drmath-tier-current" data-tier="cold"' in app.tiers.value
+
+
+def test_cards_and_page_text_load_without_widgets():
+    # the web server draws its static preview from these, and must not load ipywidgets to do it
+    code = ("import sys, drmath.dashboard.cards, drmath.dashboard.page, drmath.dashboard; "
+            "from drmath.dashboard import STORY, PLOTLY_STATIC, CARDS, cards_html, tier_table_html; "
+            "cards_html(drmath.plan()); tier_table_html(drmath.plan()); "
+            "print(sorted(m for m in ('ipywidgets', 'anywidget', 'plotly', 'traitlets') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.split() == ["[]"], out.stdout + out.stderr
+    # the widget names still come from the package, loaded on first use
+    assert dashboard.build_app is build_app and dashboard.AUTO == "auto"
+    assert {"build_app", "Dashboard", "PlotlyView", "ShareLink"} <= set(dir(dashboard))
+    with pytest.raises(AttributeError, match="has no attribute 'nonesuch'"):
+        dashboard.nonesuch  # noqa: B018
+
+
+@pytest.mark.parametrize("pin", [False, True], ids=["alone", "against-a-baseline"])
+def test_static_cards_are_the_live_cards(app, pin):
+    # cards_html is what the server's preview shows: the live page's cards, in order, with the same hooks
+    if pin:
+        app.pin_baseline()
+        app.apply({"failover.tier": "hot"})
+    static = cards_html(app.plan, app.baseline)
+    live = "".join(f'<div class="drmath-card">{app.cards[name].value}</div>' for name in CARDS)
+    assert static == f'<div class="drmath-cards">{live}</div>'
+    assert [m.group(1) for m in KPI.finditer(static)] == list(CARDS)

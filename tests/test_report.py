@@ -76,6 +76,12 @@ def test_self_contained(report_file):
     assert not re.search(r"https?:|//cdn|url\(", rest)  # no URL at all outside the inlined plotly.js
 
 
+def test_the_page_takes_its_colours_from_the_palette(report_file):
+    from drmath import viz
+    style = report_file.read_text().split("<style>", 1)[1].split("</style>", 1)[0]
+    assert style.lstrip().startswith(viz.css_variables()) and "var(--drmath-red-tint)" in style
+
+
 def test_same_scenario_same_bytes(report_file, tmp_path):
     again = tmp_path / "again.html"
     assert main(["report", str(SEED), "-o", str(again), "--quiet"]) == 0

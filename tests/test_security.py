@@ -175,7 +175,7 @@ def test_sources_are_stripped_and_not_served(server):
     assert not re.search(r'class="[^"]*(jp-InputArea|jp-CodeMirrorEditor|jp-InputPrompt)', html)  # no input cells
     assert not any("strip_sources" in a for a in serve.command([])[0])  # Voilà's default (True) stands
     for path in ["voila/files/dashboard.ipynb", "voila/files/notebooks/dashboard.ipynb", "notebooks/dashboard.ipynb",
-                 "voila/files/drmath/serve.py", "voila/files/drmath/dashboard.py", "voila/files/pyproject.toml",
+                 "voila/files/drmath/serve.py", "voila/files/drmath/dashboard/app.py", "voila/files/pyproject.toml",
                  "voila/files/README.md", "voila/files/../README.md", "voila/static/../../drmath/serve.py"]:
         status, final, _, body = request(server["url"] + path)
         assert status in (403, 404), (path, status, final)

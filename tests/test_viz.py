@@ -2,6 +2,7 @@
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ import pytest
 import drmath
 from drmath import formatting, viz
 from drmath.units import Gbit_per_s, hour
+from drmath.viz import _common
 
 RPO_OUT = ["rpo_site", "rpo_site_expected", "replication_keeps_up"]
 COST_OUT = ["total_dr_cost", "standby_cost", "replication_cost", "expected_disaster_loss", "replication_keeps_up"]
@@ -220,7 +222,7 @@ def test_titles_sit_below_the_modebar_and_legends_clear_of_the_ticks():
         title = layout["title"]
         # placed in pixels from the top (the report's slider makes a figure taller), below the modebar's band
         assert (title["yref"], title["y"], title["yanchor"]) == ("container", 1.0, "top")
-        assert title["pad"]["t"] > viz._TITLE_TOP and layout["margin"]["t"] > title["pad"]["t"] + 20
+        assert title["pad"]["t"] > _common._TITLE_TOP and layout["margin"]["t"] > title["pad"]["t"] + 20
         assert title["text"].count("<br>") == 1
         head = title["text"].split("<br>")[0]
         assert len(head) <= 30  # readable on a 300 px phone figure
@@ -498,6 +500,26 @@ def test_one_palette_for_figures_and_pages():
     assert viz.rgba("#102030", 0.5) == "rgba(16, 32, 48, 0.5)"
     colours = {t.get("line", {}).get("color") for spec in all_specs(drmath.plan()).values() for t in spec["data"]}
     assert colours - {None} <= set(viz.PALETTE.values())
+    assert set(viz.TIER_COLOURS.values()) <= set(viz.PALETTE.values())
+
+
+def test_each_colour_is_written_once_in_the_palette():
+    # figures, diagrams, the dashboard's widgets and the report take their colours from drmath.viz.palette;
+    # a hex colour written anywhere else is a second definition that drifts
+    import re
+
+    from drmath import _resources
+
+    root = Path(drmath.__file__).parent
+    # (the server's own busy and error pages are not drawn with the palette yet: serve.py is left out)
+    sources = [*(path for path in root.glob("*.py") if path.name != "serve.py"), *root.glob("viz/*.py"),
+               *root.glob("dashboard/*.py"),
+               *_resources.data_file("widgets").glob("*.*"), _resources.data_file("report", "report.css")]
+    hex_colour = re.compile(r"#[0-9a-fA-F]{6}\b")
+    written = {path.relative_to(root).as_posix(): hex_colour.findall(path.read_text("utf-8")) for path in sources}
+    assert {path for path, found in written.items() if found} == {"viz/palette.py"}
+    assert sorted(written["viz/palette.py"]) == sorted(list(viz.PALETTE.values()) + ["#1f2933"])  # + its doctest
+    assert "var(--drmath-" in _resources.data_file("report", "report.css").read_text("utf-8")
 
 
 # --------------------------------------------------------------------------- the solver's front
@@ -544,7 +566,7 @@ def test_pareto_draws_the_front_and_marks_the_chosen_design(targets_met):
         for t in traces:
             if t["name"] != "chosen":
                 rows = front[front["failover.tier"] == t["name"]]
-                assert t["marker"]["color"] == viz._TIER_COLOURS[t["name"]]
+                assert t["marker"]["color"] == viz.TIER_COLOURS[t["name"]]
                 assert t["marker"]["symbol"] == ["circle" if m else "circle-open" for m in rows["meets_requirements"]]
     assert "multi-site" in layout["title"]["text"] and "chosen design" in layout["title"]["text"]
 

@@ -1,0 +1,209 @@
+"""The dashboard's KPI cards and tier table as HTML: pure string builders over a :class:`~drmath.Plan`.
+
+Each card shows one plan field (:data:`CARDS`): the registry's title (with :data:`DEFINITIONS` as its
+tooltip), the value, the registry's sub-line, its target's verdict and, against a pinned baseline,
+its change. The live dashboard puts each card's HTML in a widget; :func:`cards_html` writes the same
+cards as one static block, for the web server's preview. Nothing here imports ipywidgets, anywidget
+or plotly.
+
+Test hooks (a contract; the browser tests use them): each card renders an element with class
+``drmath-kpi-<plan field>`` whose ``data-value`` is the SI value from ``plan()`` (:func:`data_value`)
+and whose text is the human reading; a target's verdict is a ``.drmath-target`` with ``data-margin``.
+
+    >>> import drmath
+    >>> html = cards_html(drmath.plan())
+    >>> html.count('class="drmath-card"'), 'data-value="0.' in html
+    (9, True)
+"""
+
+import html
+import math
+
+import numpy as np
+
+from .. import presets, quantities
+from ..formatting import change, short_duration
+from ..quantities import card_detail, card_title
+from ..units import day, format_quantity, hour, minute
+
+__all__ = ["CARDS", "DEFINITIONS", "TARGET_CONTROLS", "TARGET_OF_CARD", "TIER_COLUMNS", "data_value", "cards_html",
+           "tier_table_html"]
+
+CARDS = quantities.CARDS
+"""The plan fields shown as KPI cards, in order: :data:`drmath.quantities.CARDS`."""
+
+TARGET_CONTROLS = (
+    ("requirements.rpo_site", "Site RPO at most", (minute, 5 * minute, 10 * minute, 15 * minute, 30 * minute, hour,
+                                                    2 * hour, 4 * hour, 12 * hour, day)),
+    ("requirements.rto_site", "Site RTO at most", (10 * minute, 30 * minute, hour, 2 * hour, 4 * hour, 8 * hour,
+                                                    12 * hour, day, 3 * day, 7 * day, 30 * day)),
+    ("requirements.max_slip", "Slip at most", (0.0, hour, day, 3 * day, 7 * day, 14 * day, 30 * day, 60 * day)),
+)
+"""The target controls of the "meet these targets" panel: (input, label, the values offered) [s]."""
+
+TARGET_OF_CARD = {value if value != "schedule_slip" else "site_loss_time": (path, margin)
+                  for path, value, margin, *_ in quantities._TARGETS}
+"""Which card shows which target's verdict: ``{card: (requirement path, margin quantity)}``."""
+
+
+def data_value(value):
+    """The ``data-value`` attribute of a KPI card: the SI value, losslessly.
+
+    Parameters
+    ----------
+    value : float or bool
+        A plan field in SI.
+
+    Returns
+    -------
+    text : str
+        ``repr`` of the float, ``"inf"`` for no bound, ``"true"``/``"false"`` for a flag.
+
+    Examples
+    --------
+    >>> data_value(0.25), data_value(float("inf")), data_value(True)
+    ('0.25', 'inf', 'true')
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    value = float(value)
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)
+
+
+# --------------------------------------------------------------------------- cards
+
+DEFINITIONS = {
+    "rpo_local": "Local RPO (recovery point objective): the training work lost when a GPU or node fails, "
+                 "at worst: everything since the last checkpoint that was safely written.",
+    "rpo_site": "Site RPO (recovery point objective): the work lost when the whole site is lost, at worst: "
+                "everything since the last checkpoint copy that reached the other site.",
+    "rto_local": "Local RTO (recovery time objective): how long the run stands still after a GPU or node "
+                 "failure: detect it, reschedule, relaunch, load the checkpoint, check it.",
+    "rto_site": "Site RTO (recovery time objective): how long until training resumes at the other site after "
+                "losing this one: detect, decide, bring up the standby, copy the checkpoint in.",
+    "ettr": "ETTR (effective training time ratio): the share of the wall-clock time spent on useful training, "
+            "after checkpoint pauses, lost work and restarts.",
+    "time_to_train": "Time to train: the wall-clock time the run takes, failures and recoveries included.",
+    "total_dr_cost": "Total DR cost: what disaster recovery costs over the run: the standby site, the link "
+                     "and the storage, plus the expected loss from a site disaster.",
+    "site_loss_time": "Site loss: what losing the whole site costs the run, in time and in dollars: the work since "
+                      "the last off-site copy, the time until training resumes at the other site, and the schedule "
+                      "slip while a smaller standby carries on.",
+    "replication_keeps_up": "Replication keeps up: each off-site copy finishes before the next one starts. "
+                            "If not, copies pile up and the site RPO has no bound.",
+}
+"""What each card's title means, in plain words: its tooltip (the ``title`` attribute)."""
+
+
+def _target_html(p, name):
+    """The card's verdict on its target (:data:`TARGET_OF_CARD`): met with what to spare, or missed by how much."""
+    if name not in TARGET_OF_CARD:
+        return ""
+    path, margin_name = TARGET_OF_CARD[name]
+    target = p.scenario.get(path)
+    if target is None:
+        return ""
+    margin = getattr(p, margin_name)
+    what = "slip " if path == "requirements.max_slip" else ""
+    goal = f"target: {what}≤ {short_duration(target)}"
+    if margin >= 0:
+        text, state = f"{goal} · met, {short_duration(margin)} to spare", "met"
+    else:
+        text, state = f"{goal} · missed by {'no bound' if math.isinf(margin) else short_duration(-margin)}", "missed"
+    return (f'<div class="drmath-target drmath-target-{state}" data-margin="{data_value(margin)}">'
+            f'{html.escape(text)}</div>')
+
+
+def _card_html(p, name, baseline=None):
+    """A KPI card: the registry's title, the plan's value, the registry's sub-line, its target's verdict and,
+    with a pinned ``baseline`` plan, its change against it."""
+    value = getattr(p, name)
+    bad = (name == "replication_keeps_up" and not value) or (
+        isinstance(value, float) and math.isinf(value))
+    delta = ""
+    if baseline is not None:
+        text = change(value, getattr(baseline, name), quantities.QUANTITIES[name].kind)
+        delta = (f'<div class="drmath-delta{" drmath-delta-none" if text == "no change" else ""}">'
+                 f'{html.escape(text)} vs baseline</div>')
+    return (f'<div class="drmath-card-title" title="{html.escape(DEFINITIONS.get(name, card_title(name)))}">'
+            f'{html.escape(card_title(name))}</div>'
+            f'<div class="drmath-kpi drmath-kpi-{name}{" drmath-bad" if bad else ""}" '
+            f'data-value="{data_value(value)}">{html.escape(p.format(name))}</div>'
+            f'<div class="drmath-card-sub">{html.escape(card_detail(p, name))}</div>'
+            + _target_html(p, name) + delta)
+
+
+def cards_html(p, baseline=None):
+    """The headline cards of a plan as one static block of HTML, exactly as the live dashboard draws them.
+
+    Parameters
+    ----------
+    p : Plan
+        The plan whose :data:`CARDS` are shown.
+    baseline : Plan, optional
+        A pinned plan: each card then says its change against it.
+
+    Returns
+    -------
+    html : str
+        A ``<div class="drmath-cards">`` holding one ``<div class="drmath-card">`` per card, in the order
+        of :data:`CARDS`; each card's content is the live dashboard's own (the same classes and ``data-*``
+        attributes), without its "show the math" button.
+
+    Examples
+    --------
+    >>> import drmath
+    >>> html = cards_html(drmath.plan())
+    >>> html.startswith('<div class="drmath-cards"><div class="drmath-card"><div class="drmath-card-title"')
+    True
+    >>> html.count("drmath-kpi-") == len(CARDS)
+    True
+    """
+    cards = "".join(f'<div class="drmath-card">{_card_html(p, name, baseline)}</div>' for name in CARDS)
+    return f'<div class="drmath-cards">{cards}</div>'
+
+
+TIER_COLUMNS = (("tier_rto_sites", "site RTO"), ("rpo_site", "site RPO"), ("tier_total_costs", "total DR cost"),
+                ("tier_schedule_slips", "expected slip"), ("break_even_delay_costs", "pays for itself above"))
+"""The tier table's columns: (plan quantity, heading); ``rpo_site`` is one value for every tier."""
+
+
+def tier_table_html(p):
+    """Every DR tier side by side (site RTO, RPO, cost, slip, break-even), the plan's own tier highlighted.
+
+    Parameters
+    ----------
+    p : Plan
+        The current plan; its per-tier quantities (:data:`drmath.quantities.TABLES`).
+
+    Returns
+    -------
+    html : str
+        A ``<table class="drmath-tier-table">``; each cell's ``data-value`` is the SI value.
+
+    Examples
+    --------
+    >>> from drmath import plan
+    >>> "drmath-tier-current" in tier_table_html(plan()), tier_table_html(plan()).count("<tr")
+    (True, 6)
+    """
+    current = p.scenario.failover.tier
+    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in TIER_COLUMNS)
+    rows = []
+    for tier in presets.DR_TIERS.values():
+        cells = []
+        for name, _ in TIER_COLUMNS:
+            value = getattr(p, name) if name == "rpo_site" else getattr(p, name)[tier.name]
+            kind = quantities.QUANTITIES[name].kind
+            shown = ("baseline" if name == "break_even_delay_costs" and tier.name == "cold"
+                     else format_quantity(value, kind))
+            cells.append(f'<td data-value="{data_value(value)}">{html.escape(shown)}</td>')
+        mark = ' class="drmath-tier-current"' if tier.name == current else ""
+        rows.append(f'<tr{mark} data-tier="{tier.name}"><th title="{html.escape(tier.assumptions)}">'
+                    f'{html.escape(tier.label)}</th>{"".join(cells)}</tr>')
+    return (f'<table class="drmath-tier-table"><caption>Every DR tier for these inputs (yours highlighted)'
+            f'</caption><thead><tr><th>tier</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+

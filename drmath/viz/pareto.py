@@ -1,0 +1,149 @@
+"""The solver's front: the cost of each searched design against its site RPO and RTO."""
+
+import math
+
+import numpy as np
+
+from .. import presets
+from ..formatting import duration_unit, money_unit, short_duration
+from ..units import format_quantity
+from ._common import (
+    _TITLE_TOP,
+    _as_figure,
+    _bottom_legend,
+    _duration_axis,
+    _log_range,
+    _note,
+    _panels,
+    _refs,
+    _two_line_title,
+    _vline,
+    jsonable,
+)
+from .palette import BAD_FILL, GREY, INK, ORANGE, RED, TIER_COLOURS
+
+
+def _design_hover(row):
+    """One searched design in words: its tier, cost, RPO and RTO, and its levers in the units they are set in."""
+    tier = row["failover.tier"]
+    ckpt, standby = row["checkpoint.interval"], row["failover.standby_fraction"]
+    ckpt = "at the optimum" if np.isnan(ckpt) else f"every {short_duration(ckpt)}"
+    standby = presets.DR_TIERS[tier].standby_fraction if np.isnan(standby) else standby
+    verdict = "meets every target" if row["meets_requirements"] else "misses a target"
+    return (f"<b>{presets.DR_TIERS[tier].label}</b>: {verdict}<br>"
+            f"cost of resilience {format_quantity(row['total_cost_of_resilience'], 'usd')} "
+            f"(DR {format_quantity(row['total_dr_cost'], 'usd')})<br>"
+            f"site RPO {format_quantity(row['rpo_site'], 'duration')}, "
+            f"site RTO {format_quantity(row['rto_site'], 'duration')}<br>"
+            f"link {format_quantity(row['replication.link_bandwidth'], 'line_rate')}, "
+            f"copies every {short_duration(row['replication.interval'])}<br>"
+            f"checkpoints {ckpt}, standby {format_quantity(standby, 'fraction')} of the primary")
+
+
+def _target_marks(target, scale, log_range, axis, label):
+    """A target on a log duration axis: its line, the side beyond it shaded, and its label at the line."""
+    xref, yref = _refs(axis)
+    x = jsonable(target / scale)
+    beyond = {"type": "rect", "xref": xref, "yref": yref, "x0": x, "x1": jsonable(10 ** log_range[1]),
+              "y0": 0, "y1": 1, "fillcolor": BAD_FILL, "line": {"width": 0}, "layer": "below"}
+    return [beyond, _vline(x, RED, axis=axis)], [_note(x, f" {label} ≤ {short_duration(target)}", RED,
+                                                       y=0.98, axis=axis)]
+
+
+def pareto_spec(solution):
+    """The Pareto front of :func:`drmath.solve`: cost against site RPO and against site RTO, the design marked.
+
+    Parameters
+    ----------
+    solution : drmath.plan.Solution
+        What :func:`drmath.solve` returned: its ``front`` (cheapest first, SI), its ``plan`` (the chosen
+        design, or the closest one when nothing meets every target), ``feasible`` and ``scenario`` (whose
+        ``requirements`` give the targets).
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure of two stacked panels, total cost of resilience (the solver's
+        objective, in the unit of :func:`drmath.formatting.money_unit`) against site RPO (top) and
+        against site RTO (bottom), both log-scaled durations. Each tier is one colour; a design that
+        meets every target is a filled dot, one that misses an open circle; the hover gives its levers
+        (link in Gbit/s, cadences in minutes or hours). The chosen design is a star, labelled the closest
+        when no design meets every target. A set ``requirements.rpo_site`` or ``requirements.rto_site``
+        is a red line with the side that misses it shaded.
+
+    Examples
+    --------
+    >>> import drmath
+    >>> s = drmath.Scenario().with_changes({"requirements.rpo_site": 900.0, "requirements.rto_site": 14_400.0})
+    >>> spec = pareto_spec(drmath.solve(s))
+    >>> chosen = [t for t in spec["data"] if t["name"] == "chosen"]
+    >>> [t["xaxis"] for t in chosen], chosen[0]["hovertext"][0].split("<br>")[1]
+    (['x', 'x2'], '<b>Multi-site (active-active)</b>: meets every target')
+    >>> [a["text"] for a in spec["layout"]["annotations"] if "≤" in a["text"]]
+    [' site RPO ≤ 15 min', ' site RTO ≤ 4 h']
+    """
+    front, p = solution.front, solution.plan
+    requirements = solution.scenario.requirements
+    cost = front["total_cost_of_resilience"].to_numpy(dtype=float)
+    rpo, rto = (front[k].to_numpy(dtype=float) for k in ("rpo_site", "rto_site"))
+    scale, suffix = money_unit(np.append(cost, p.total_cost_of_resilience))
+    axes = []  # (axis suffix, front values, chosen value, target, label, unit scale, log range)
+    for n, values, chosen, target, label in (("", rpo, p.rpo_site, requirements.rpo_site, "site RPO"),
+                                             ("2", rto, p.rto_site, requirements.rto_site, "site RTO")):
+        marks = [v for v in (chosen, target) if v is not None]
+        finite = np.append(values, marks)
+        t_scale, _ = duration_unit(np.median(finite[np.isfinite(finite)]) if np.isfinite(finite).any() else 0.0)
+        axes.append((n, values, chosen, target, label, t_scale, _log_range(values / t_scale,
+                                                                           np.array(marks, dtype=float) / t_scale)))
+    hover = [_design_hover(row) for row in front.to_dict("records")]
+    meets = front["meets_requirements"].to_numpy(dtype=bool)
+    tiers = front["failover.tier"].to_numpy()
+    data = []
+    for tier in dict.fromkeys(tiers):
+        rows = np.flatnonzero(tiers == tier)
+        colour = TIER_COLOURS.get(tier, GREY)
+        for n, values, _, _, _, t_scale, _ in axes:
+            data.append({"type": "scatter", "mode": "markers", "name": tier, "legendgroup": tier,
+                         "showlegend": n == "", "x": jsonable(values[rows] / t_scale),
+                         "y": jsonable(cost[rows] / scale), "xaxis": f"x{n}", "yaxis": f"y{n}",
+                         "marker": {"color": colour, "size": 8, "line": {"color": colour, "width": 1.5},
+                                    "symbol": ["circle" if m else "circle-open" for m in meets[rows]]},
+                         "hovertext": [hover[i] for i in rows], "hovertemplate": "%{hovertext}<extra></extra>"})
+    name = "chosen" if solution.feasible else "closest"
+    design = {"failover.tier": p.scenario.failover.tier,
+              "replication.link_bandwidth": p.scenario.replication.link_bandwidth,
+              "replication.interval": p.scenario.replication.interval,
+              "checkpoint.interval": p.checkpoint_interval,
+              "failover.standby_fraction": p.standby_fraction, "total_cost_of_resilience": p.total_cost_of_resilience,
+              "total_dr_cost": p.total_dr_cost, "rpo_site": p.rpo_site, "rto_site": p.rto_site,
+              "meets_requirements": solution.feasible}
+    layout = _panels(2, 1, ("cost vs site RPO", "cost vs site RTO"), height=560, gap=(0.2, 0))
+    shapes, notes = [], []  # the axes' titles name the panels
+    for n, _, chosen, target, label, t_scale, log_range in axes:
+        data.append({"type": "scatter", "mode": "markers", "name": name, "legendgroup": "chosen",
+                     "showlegend": n == "", "x": [jsonable(chosen / t_scale)],
+                     "y": [jsonable(p.total_cost_of_resilience / scale)], "xaxis": f"x{n}", "yaxis": f"y{n}",
+                     "marker": {"color": ORANGE, "size": 16, "symbol": "star", "line": {"color": INK, "width": 1}},
+                     "hovertext": [f"{name} design<br>" + _design_hover(design)],
+                     "hovertemplate": "%{hovertext}<extra></extra>"})
+        if target is not None:
+            s, a = _target_marks(target, t_scale, log_range, n, label)
+            shapes += s
+            notes += a
+        if not math.isfinite(chosen):
+            notes.append({"x": 0.5, "y": 0.5, "xref": f"x{n} domain", "yref": f"y{n} domain", "showarrow": False,
+                          "text": f"{name} design: {label} has no bound", "font": {"size": 11, "color": RED}})
+    if solution.feasible:
+        detail = (f"chosen design: <b>{p.scenario.failover.tier}</b>, "
+                  f"<b>{format_quantity(p.total_cost_of_resilience, 'usd')}</b>")
+    else:
+        detail = f"<b>no design meets every target</b>; closest: {p.scenario.failover.tier}"
+    layout.update(title=_two_line_title("Cost vs site RPO and RTO", detail), legend=_bottom_legend(),
+                  shapes=shapes, annotations=notes, margin={"l": 60, "r": 16, "t": _TITLE_TOP + 52, "b": 84})
+    for n, _, _, _, label, t_scale, log_range in axes:
+        layout[f"xaxis{n}"].update(title={"text": label, "standoff": 4}, **_duration_axis(log_range, t_scale))
+        layout[f"yaxis{n}"]["title"] = {"text": f"cost [${suffix}]"}
+    return {"data": data, "layout": layout}
+
+
+pareto_figure = _as_figure(pareto_spec)

@@ -1,0 +1,131 @@
+"""The site RPO's figures: against the replication interval and against the cross-site link."""
+
+import math
+
+import numpy as np
+
+from ..formatting import duration_unit, line_rate
+from ..units import Gbit_per_s, format_quantity, hour
+from ._common import (
+    _as_figure,
+    _first_true,
+    _keeps_up_marks,
+    _layout,
+    _log_range,
+    _log_x,
+    _mark_current,
+    _top,
+    jsonable,
+)
+from .palette import BLUE, GREY
+
+
+def rpo_spec(p, intervals, curves):
+    """Site RPO against the remote-replication interval, with the keeps-up boundary.
+
+    Parameters
+    ----------
+    p : Plan
+        The current plan; its replication target and site RPO are marked.
+    intervals : array_like
+        Replication targets swept (``replication.interval``), ascending. [s]
+    curves : dict of str to ndarray
+        ``sweep(p.scenario, "replication.interval", intervals, ...)`` with
+        ``rpo_site``, ``rpo_site_expected`` and ``replication_keeps_up``. [s]
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure (``data`` and ``layout``).
+
+    Examples
+    --------
+    >>> import numpy as np, drmath
+    >>> p = drmath.plan()
+    >>> x = np.geomspace(60, 86400, 50)
+    >>> c = drmath.sweep(p.scenario, "replication.interval", x,
+    ...                  ["rpo_site", "rpo_site_expected", "replication_keeps_up"])
+    >>> [t["name"] for t in rpo_spec(p, x, c)["data"]][:2]
+    ['site RPO, worst', 'site RPO, expected']
+    """
+    x = np.asarray(intervals, dtype=float)
+    worst = np.asarray(curves["rpo_site"], dtype=float)
+    expected = np.asarray(curves["rpo_site_expected"], dtype=float)
+    keeps = np.asarray(curves["replication_keeps_up"]).astype(bool)
+    scale, unit = duration_unit(np.median(x))
+    xs = jsonable(x / scale)
+    current = jsonable(p.scenario.replication.interval / scale)
+    data = [
+        {"type": "scatter", "mode": "lines", "name": "site RPO, worst", "x": xs,
+         "y": jsonable(worst / scale), "line": {"color": BLUE, "width": 2.5},
+         "hovertemplate": f"target %{{x:.3g}} {unit}<br>worst %{{y:.3g}} {unit}<extra></extra>"},
+        {"type": "scatter", "mode": "lines", "name": "site RPO, expected", "x": xs,
+         "y": jsonable(expected / scale), "line": {"color": BLUE, "width": 1.5, "dash": "dot"},
+         "hovertemplate": f"target %{{x:.3g}} {unit}<br>expected %{{y:.3g}} {unit}<extra></extra>"},
+        {"type": "scatter", "mode": "lines", "name": "local RPO", "x": [xs[0], xs[-1]],
+         "y": [jsonable(p.rpo_local / scale)] * 2, "line": {"color": GREY, "width": 1.5, "dash": "dash"},
+         "hoverinfo": "skip"},
+    ]
+    shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, scale, "site RPO", left=current)
+    _mark_current(current, p.rpo_site, scale, "duration", data, shapes, notes)
+    title = f"Site RPO vs replication interval: <b>{format_quantity(p.rpo_site, 'duration')}</b> now"
+    layout = _layout(title, f"replication target interval [{unit}]", f"RPO [{unit}]",
+                     shapes=shapes, annotations=notes)
+    layout["xaxis"].update(type="log", range=_log_x(xs, current))
+    layout["yaxis"].update(type="log", range=_log_range(worst / scale, expected / scale, [p.rpo_local / scale]))
+    return {"data": data, "layout": layout}
+
+
+rpo_figure = _as_figure(rpo_spec)
+
+
+def rpo_link_spec(p, bandwidths, curves):
+    """Worst-case site RPO against the cross-site link, ending where replication stops keeping up.
+
+    Parameters
+    ----------
+    p : Plan
+        The current plan; its link, site RPO and ``replication_bandwidth_needed`` are marked.
+    bandwidths : array_like
+        Link line rates swept (``replication.link_bandwidth``), ascending. [B/s]
+    curves : dict of str to ndarray
+        ``sweep(p.scenario, "replication.link_bandwidth", bandwidths, ["rpo_site"])``. [s]
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly figure: x in Gbit/s on a log axis, y in hours. Below the bandwidth
+        replication needs the site RPO has no bound: the curve ends there, and a dashed line
+        marks that bandwidth.
+
+    Examples
+    --------
+    >>> import numpy as np, drmath
+    >>> from drmath.units import Gbit_per_s
+    >>> p = drmath.plan()
+    >>> x = np.geomspace(1, 400, 50) * Gbit_per_s
+    >>> spec = rpo_link_spec(p, x, drmath.sweep(p.scenario, "replication.link_bandwidth", x, ["rpo_site"]))
+    >>> line = next(s for s in spec["layout"]["shapes"] if s["type"] == "line")
+    >>> round(line["x0"], 2), spec["data"][0]["y"][0]
+    (13.61, None)
+    """
+    x = np.asarray(bandwidths, dtype=float)
+    worst = np.asarray(curves["rpo_site"], dtype=float)
+    xs = jsonable(x / Gbit_per_s)
+    needed = p.replication_bandwidth_needed
+    data = [{"type": "scatter", "mode": "lines", "name": "site RPO, worst", "x": xs, "y": jsonable(worst / hour),
+             "line": {"color": BLUE, "width": 2.5},
+             "hovertemplate": "link %{x:.3g} Gbit/s<br>worst %{y:.3g} h<extra></extra>"}]
+    cx = jsonable(p.scenario.replication.link_bandwidth / Gbit_per_s)
+    shapes, notes = _keeps_up_marks(needed if needed <= x[-1] else None, x, xs, Gbit_per_s, "site RPO", left=cx)
+    _mark_current(cx, p.rpo_site, hour, "duration", data, shapes, notes)
+    keeps = f"keeps up above {line_rate(needed)}" if math.isfinite(needed) else "no link keeps up"
+    title = f"Site RPO vs cross-site link: <b>{format_quantity(p.rpo_site, 'duration')}</b> now; {keeps}"
+    layout = _layout(title, "cross-site link [Gbit/s]", "site RPO, worst case [h]", shapes=shapes,
+                     annotations=notes, showlegend=False)
+    layout["xaxis"].update(type="log", range=_log_x(xs, cx))
+    layout["yaxis"]["range"] = [0, _top(worst / hour, p.rpo_site / hour)]
+    return {"data": data, "layout": layout}
+
+
+rpo_link_figure = _as_figure(rpo_link_spec)
