@@ -17,7 +17,7 @@ visitors that talk only to it. Steps:
 3. each visitor moves the GPU slider one step and waits for the kernel's figure update;
 4. while every seat is taken, ``--over-cap`` more plain GETs and ``--over-cap-browsers`` browser pages
    arrive: each must get a 503 with ``Retry-After`` and start no kernel; a GET gets the one-line busy
-   text, a browser the standalone explainer of its link's scenario (busy notice, five figures drawn);
+   text, a browser the standalone explainer of its link's scenario (busy notice, every figure drawn);
    the kernel count is sampled every 0.2 s all along and must never exceed ``--max-kernels``;
 5. memory under load: per-kernel RSS / USS / PSS (psutil ``memory_full_info``), server RSS;
 6. the visitors leave; the bench polls until the server's memory (server + kernels RSS) is back within
@@ -159,8 +159,11 @@ async def ws_visitor(url, i, timeout):
         kernel_id = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
                                          html, re.S).group(1))["kernelId"]
         session = uuid.uuid4().hex
+        # the page's seat: the cookie the page request set (a kernel id alone opens no websocket)
+        cookie = "; ".join(c.split(";", 1)[0] for c in r.headers.get_list("Set-Cookie"))
         ws = await websocket_connect(HTTPRequest(url.replace("http://", "ws://")
-                                                 + f"api/kernels/{kernel_id}/channels?session_id={session}"),
+                                                 + f"api/kernels/{kernel_id}/channels?session_id={session}",
+                                                 headers={"Cookie": cookie}),
                                      subprotocols=["v1.kernel.websocket.jupyter.org"])
         rec["ws"] = ws
 
@@ -205,9 +208,9 @@ async def ws_visitor(url, i, timeout):
     return rec
 
 
-# the standalone explainer a browser gets over the cap: its five figures drawn
+# the standalone explainer a browser gets over the cap: every figure it has, drawn
 EXPLAINER_READY_JS = """() => { const figs = document.querySelectorAll('.drmath-figure');
-  return figs.length === 5 && [...figs].every(g => g.data && g.querySelector('.main-svg')); }"""
+  return figs.length > 0 && [...figs].every(g => g.data && g.querySelector('.main-svg')); }"""
 
 
 async def busy_page(browser, url):
@@ -220,11 +223,11 @@ async def busy_page(browser, url):
             await page.wait_for_function(EXPLAINER_READY_JS, timeout=60_000)
         except Exception:  # noqa: BLE001 - counted as a page without figures
             pass
-        drawn = await page.evaluate("""() => [...document.querySelectorAll('.drmath-figure')]
-            .filter(g => g.data && g.querySelector('.main-svg')).length""")
+        drawn, figures = await page.evaluate("""() => { const figs = [...document.querySelectorAll('.drmath-figure')];
+            return [figs.filter(g => g.data && g.querySelector('.main-svg')).length, figs.length]; }""")
         notice = await page.locator(".drmath-busy").count()
         text = (await page.locator("body").inner_text()).strip().splitlines()
-        return response.status, response.headers.get("retry-after"), text[0] if text else "", drawn, notice
+        return response.status, response.headers.get("retry-after"), text[0] if text else "", drawn, notice, figures
     finally:
         await context.close()
 
@@ -362,7 +365,7 @@ def main(argv=None):
     # every seat taken -> every over-cap request is refused; seats freed by a culled visitor may admit some
     seats_full = out["kernels_with_visitors"] >= max_kernels
     busy_pages = out["busy_pages"]
-    shown = [b for b in busy_pages if b[0] == 503 and b[1] and b[3] == 5 and b[4] == 1]
+    shown = [b for b in busy_pages if b[0] == 503 and b[1] and b[5] and b[3] == b[5] and b[4] == 1]
     cap_held = (most_kernels <= max_kernels and out["kernels_after_over_cap"] <= max_kernels
                 and (busy_ok and all(b[0] == 503 for b in busy_pages) if seats_full else True))
 
@@ -405,8 +408,8 @@ def main(argv=None):
           f"{MB * 1024 / (added_rss / n):.1f} visitors per GB of RSS ({MB * 1024 / (added_pss / n):.1f} per GB of PSS)")
     print(f"cap: {len(over)} GETs over the cap -> statuses {sorted(s for s, _, _ in over)}, Retry-After "
           f"{sorted({ra for _, ra, _ in over if ra})}")
-    for status, retry, first_line, drawn, notice in busy_pages:
-        print(f"  a browser over the cap: {status}, Retry-After {retry}, {drawn}/5 figures drawn, "
+    for status, retry, first_line, drawn, notice, figures in busy_pages:
+        print(f"  a browser over the cap: {status}, Retry-After {retry}, {drawn}/{figures} figures drawn, "
               f"busy notice {'shown' if notice else 'MISSING'}: '{first_line}'")
     print(f"  kernels: {out['kernels_with_visitors']} with every seat taken, {out['kernels_after_over_cap']} after the "
           f"over-cap requests, at most {most_kernels} at any 0.2 s sample (cap {max_kernels}) -> "
@@ -435,7 +438,7 @@ def main(argv=None):
     if seats_full and busy_pages:
         record("arrivals over capacity shown a page with figures", f"{len(shown)}/{len(busy_pages)}",
                f"{len(busy_pages)}/{len(busy_pages)}", len(shown) == len(busy_pages),
-               "503 + Retry-After, the busy notice and the five figures of the visitor's own scenario")
+               "503 + Retry-After, the busy notice and every figure of the visitor's own scenario")
     record("kernel RSS per visitor", fmt_mb(statistics.median(kr)), "", None,
            f"{MB * 1024 / (added_rss / n):.1f} visitors per GB of RSS; server {fmt_mb(loaded['server_rss'])}")
     record("kernel cap holds (busy page over the cap)", "held" if cap_held else "NOT held", "held", cap_held,

@@ -42,7 +42,8 @@ from .scenario import FIELDS, Scenario, plan
 from .scenario_io import atomic_write
 from .units import format_quantity
 
-__all__ = ["build_report", "write_report", "report_figures", "latex_html", "markdown_html",
+__all__ = ["build_report", "write_report", "report_title", "headline_html", "report_figures", "latex_html",
+           "markdown_html",
            "compare_rows", "compare_inputs", "compare_text", "compare_html", "compare_style", "compare_figure",
            "REPORT_SECTIONS", "COMPARE_FIELDS", "KNOBS"]
 
@@ -205,6 +206,32 @@ def _kpi(p, name):
     return {"num": number, "title": card_title(name), "detail": card_detail(p, name), "bad": bad}
 
 
+def report_title(p):
+    """The report's title for plan ``p``: the cluster, the run, the model and the DR tier.
+
+    >>> import drmath
+    >>> report_title(drmath.plan())
+    'Disaster-recovery plan: 8,000 GPUs, 90.0 days, 405B parameters, Warm standby'
+    """
+    t = p.scenario.training
+    return (f"Disaster-recovery plan: {t.gpus:,} GPUs, {p.format('time_to_train')}, "
+            f"{t.params / 1e9:g}B parameters, {presets.DR_TIERS[p.scenario.failover.tier].label}")
+
+
+def headline_html(p):
+    """The headline cards of plan ``p`` as the report draws them: one ``<a class="kpi">`` per card of
+    :data:`drmath.quantities.CARDS`, each number a ``<span class="num" data-field data-si>``.
+
+    The live page's preview (:mod:`drmath.serve.pages`) shows the same block while its kernel starts.
+
+    >>> import drmath
+    >>> from drmath.quantities import CARDS
+    >>> headline_html(drmath.plan()).count('class="num"') == len(CARDS)
+    True
+    """
+    return str(_templates().get_template("headline.html.j2").module.cards([_kpi(p, n) for n in HEADLINE]))
+
+
 def _card(p, name):
     """One derivation: its title and number, then the rest of ``Plan.explain`` (formula, inputs, note)."""
     text = p.explain(name).strip()
@@ -292,9 +319,7 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     if figures is None:
         figures = report_figures(scenario, progress=say)
     say("writing the document")
-    t = scenario.training
-    title = title or (f"Disaster-recovery plan: {t.gpus:,} GPUs, {p.format('time_to_train')}, "
-                      f"{t.params / 1e9:g}B parameters, {presets.DR_TIERS[scenario.failover.tier].label}")
+    title = title or report_title(p)
     warnings = [Markup(markdown_html(text)) for text in p.warnings().values()]  # what is wrong, and the fix
     sections, plots = [], {}
     for sid, stitle, lead, names, figs in REPORT_SECTIONS:

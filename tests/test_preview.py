@@ -18,7 +18,7 @@ from conftest import READY_JS, http_get, problems, start_voila, stop_voila, watc
 
 import drmath
 from drmath.dashboard import CARDS
-from drmath.report import build_report
+from drmath.report import build_report, headline_html, report_title
 from drmath.scenario_io import to_query
 from drmath.serve import pages
 
@@ -48,21 +48,31 @@ def expected(changes=None):
 # --------------------------------------------------------------------------- the fragment (no server)
 
 
-def test_the_preview_is_the_story_and_the_explainers_headline():
-    document = build_report(drmath.Scenario().with_changes(SHARED), include_plotlyjs=False)
-    fragment = pages.preview_html(document)
+def test_the_preview_is_the_story_and_the_reports_headline_drawn_from_the_plan():
+    scenario = drmath.Scenario().with_changes(SHARED)
+    fragment = pages.preview_html(scenario)
     assert numbers(fragment) == expected(SHARED)
     assert "4,096 GPUs" in fragment and "RPO" in fragment and "drmath-preview-story" in fragment
     # the live page's own story keeps its class names: the preview's copy uses others
     assert 'class="drmath-story"' not in fragment and 'class="drmath-header"' not in fragment
+    # the same cards and title as the report's, from one template, not cut out of its HTML
+    p = drmath.plan(scenario)
+    assert headline_html(p) in fragment and html.escape(report_title(p)) in fragment
+    assert headline_html(p) in build_report(scenario, include_plotlyjs=False)
 
 
-def test_the_preview_escapes_the_notice_and_refuses_a_document_without_a_headline():
-    document = build_report(include_plotlyjs=False)
-    fragment = pages.preview_html(document, notice='"><img src=x onerror=alert(1)>')
+def test_the_preview_escapes_the_notice():
+    fragment = pages.preview_html(notice='"><img src=x onerror=alert(1)>')
     assert "<img" not in fragment and html.escape('"><img src=x onerror=alert(1)>', quote=True) in fragment
-    with pytest.raises(ValueError, match="document: .*headline"):
-        pages.preview_html(document.replace('id="headline"', 'id="elsewhere"'))
+
+
+def test_the_server_imports_no_widget_library():
+    import subprocess
+
+    code = ("import sys, drmath.serve.app, drmath.serve.pages; drmath.serve.pages.preview_html(); "
+            "print(sorted(m for m in ('ipywidgets', 'anywidget', 'plotly') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 # --------------------------------------------------------------------------- the served page

@@ -52,7 +52,7 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
         self.app.transforms.append(SecurityHeaders)
         self.app.settings["log_function"] = log_request
         BoundedLog.install(self.log)
-        # issue 13: the default scenario's explainer (the page's preview) is rendered before a visitor asks
+        # the default scenario's explainer (busy and static pages) is rendered before a visitor asks
         IOLoop.current().add_callback(CappedVoilaHandler.explainers.get, link_query("")[0])
         return super().listen()
 

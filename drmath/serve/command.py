@@ -114,7 +114,7 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
     >>> [a for a in voila_argv() if "iopub" in a]
     ['--VoilaExecutor.iopub_timeout=120']
     """
-    from ..dashboard import PLOTLY_STATIC
+    from .._resources import PLOTLY_STATIC
 
     resources = {"drmath_plotly": PLOTLY_STATIC}
     tornado = {"websocket_compression_options": {}, "websocket_max_message_size": int(max_message_size)}

@@ -12,9 +12,10 @@
 - over the kernel cap, HTTP 503 with ``Retry-After`` and no kernel: a browser gets the static explainer
   of its scenario under a "busy" notice, any other client :data:`BUSY_TEXT`;
 - a page that takes a kernel gets its seat (:func:`~drmath.serve.sessions.give_seat`) and its scenario's
-  preview at the template's :data:`PREVIEW_MARKER`, shown until the live workbook has drawn itself.
+  preview (:func:`preview_html`, from its Plan) at the template's :data:`PREVIEW_MARKER`, shown until the
+  live workbook has drawn itself.
 
-The explainers (busy page, static page, preview) come from :class:`Explainers`: rendered once per
+The explainers (busy page, static page) come from :class:`Explainers`: rendered once per
 scenario off the event loop, at most :data:`~drmath.serve.settings.MAX_RENDERS` queued, and a queued render
 whose visitors have all left is dropped.
 """
@@ -30,7 +31,7 @@ import tornado.web
 from voila.tornado.handler import TornadoVoilaHandler
 
 from . import settings
-from .handlers import PlainErrors, cut
+from .handlers import PlainErrors
 from .kernels import SLOT
 from .sessions import give_seat
 
@@ -173,54 +174,57 @@ def _notice_box(lead, retry, share, share_text, notice):
 
 # --------------------------------------------------------------------------- the preview (issue 13)
 # While a visitor's kernel starts, the page shows a static preview of the scenario it will open with:
-# the dashboard's story, then the report's title and headline cards. The drlab template renders the
-# page once per preheated kernel, before any request, so it holds PREVIEW_MARKER where the preview
-# goes and CappedVoilaHandler puts the request's own preview there as the page is written.
+# the dashboard's story, then the report's title and headline cards, built from the scenario's Plan
+# (~1 ms). The drlab template renders the page once per preheated kernel, before any request, so it
+# holds PREVIEW_MARKER where the preview goes and CappedVoilaHandler puts the request's own there.
 
-_REPORT_TITLE = re.compile(r"<h1>(.*?)</h1>", re.S)
-_REPORT_HEADLINE = re.compile(r'<div class="kpis" id="headline">.*?</div>', re.S)  # its cards hold no <div>
 _STORY_CLASS = re.compile(r"\bdrmath-(header|story)\b")
 
 
-def preview_html(document, notice=None):
-    """The page's preview cut from an explainer ``document`` (:func:`drmath.report.build_report`).
+def preview_html(scenario=None, notice=None):
+    """The page's preview of ``scenario``: the story, the report's title and headline cards.
 
     Parameters
     ----------
-    document : str
-        The explainer of the visitor's scenario (autoescaped HTML: its text cannot close a tag).
+    scenario : Scenario, optional
+        The visitor's scenario; the default when omitted.
     notice : str, optional
         Why the link's settings were not used (text; escaped here).
 
     Returns
     -------
     html : str
-        The dashboard's story (its classes renamed ``drmath-preview-*`` so that they name the live page's
-        only), the report's title, the notice and the report's headline cards.
-
-    Raises
-    ------
-    ValueError
-        If ``document`` has no title or no headline cards.
+        The dashboard's story (:data:`drmath.dashboard.page.STORY`, its classes renamed
+        ``drmath-preview-*`` so that they name the live page's only), the report's title
+        (:func:`drmath.report.report_title`), the notice and the headline cards
+        (:func:`drmath.report.headline_html`), each number a ``<span class="num" data-field data-si>``
+        with the text of ``Plan.format``.
 
     Examples
     --------
-    >>> from drmath.report import build_report
-    >>> html = preview_html(build_report(include_plotlyjs=False), "a <b>bad</b> link")
     >>> from drmath.quantities import CARDS
+    >>> html = preview_html(notice="a <b>bad</b> link")
     >>> html.count('class="num"') == len(CARDS), "a &lt;b&gt;bad&lt;/b&gt; link" in html  # a number per card
     (True, True)
     """
-    from ..dashboard import STORY
+    from .. import plan
+    from ..dashboard.page import STORY
+    from ..report import headline_html, report_title
 
-    title, headline = _REPORT_TITLE.search(document), _REPORT_HEADLINE.search(document)
-    if title is None or headline is None:
-        raise ValueError("document: the explainer has no <h1> title or no headline cards to preview")
+    p = plan(scenario)
     reason = f'<p class="drmath-preview-notice">{html.escape(notice, quote=True)}</p>' if notice else ""
     story = _STORY_CLASS.sub(r"drmath-preview-\1", STORY)  # the live page's own story keeps its class names
-    return (f'{story}<h3 class="drmath-preview-title">{title.group(1)}</h3>{reason}{headline.group(0)}'
+    return (f'{story}<h3 class="drmath-preview-title">{html.escape(report_title(p))}</h3>{reason}{headline_html(p)}'
             '<p class="drmath-preview-more">The charts, the controls and the derivation of every number come with '
             "the live workbook.</p>")
+
+
+@functools.lru_cache(maxsize=32)
+def _query_preview(query):
+    """The preview of a page request's query (its scenario, or the default with the reason), the last 32 kept."""
+    from ..scenario_io import VOILA_PARAMETERS, from_query
+
+    return preview_html(*from_query(query, ignore=VOILA_PARAMETERS))
 
 
 class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
@@ -248,14 +252,14 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
         if self.request.headers.get("Sec-Fetch-Dest", "document") != "document":
             return await self._static()  # issue 19: another site's <img>, <iframe> or fetch takes no seat
         if not hasattr(km, "admit"):
-            self._preview = await self._page_preview()
+            self._preview = self._page_preview()
             return await super().get(path)
         slot = km.admit()
         if slot is None:
             return await self._busy(km.visitors)
         token = SLOT.set(slot)
         try:
-            self._preview = await self._page_preview()
+            self._preview = self._page_preview()
             return await super().get(path)
         finally:
             SLOT.reset(token)
@@ -274,23 +278,13 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
         finally:
             self._waiting = None
 
-    async def _page_preview(self):
-        """The preview of this request's scenario; "" when it is not rendered within PREVIEW_WAIT."""
+    def _page_preview(self):
+        """The preview of this request's scenario ("" if it cannot be drawn: the page still has its progress bar)."""
         try:
-            query, notice = link_query(self.request.query)
-            # past the wait the page goes without it, but the render goes on (for the next visitor)
-            document = await asyncio.wait_for(asyncio.shield(self._explainer(query)), settings.PREVIEW_WAIT)
-            return preview_html(document, notice)
-        except TimeoutError:
-            self.log.info("The preview of %r was not ready in %g s: the page goes without it", cut(query, 200),
-                          settings.PREVIEW_WAIT)
-        except Overloaded as err:
-            self.log.info("No preview: %s", err)
-        except asyncio.CancelledError:
-            raise
+            return _query_preview(self.request.query)
         except Exception:  # noqa: BLE001 - logged; the page still comes, with its progress bar only
-            self.log.exception("Could not render the preview")
-        return ""
+            self.log.exception("Could not draw the preview")
+            return ""
 
     def write(self, chunk):
         if not self._seated:  # the first chunk: the kernel is taken, the headers not yet sent

@@ -17,7 +17,7 @@ from .. import _resources, units
 
 __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "KERNEL_RSS", "SERVER_RSS", "KERNELS_PER_CORE",
            "REFILL_NICENESS", "MAX_URL_LENGTH", "MAX_HEADER_SIZE", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
-           "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "REQUEST_TIMEOUT", "IOPUB_TIMEOUT", "PREVIEW_WAIT",
+           "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "REQUEST_TIMEOUT", "IOPUB_TIMEOUT",
            "KERNEL_CPU_BUDGET", "CPU_WINDOW", "MAX_QUEUED", "MAX_QUEUED_BYTES", "CONNECT_TIMEOUT",
            "DISCONNECT_GRACE", "MAX_DROPPED", "MAX_RENDERS", "MAX_LOG_LINE", "parse_size", "machine_defaults"]
 
@@ -76,11 +76,6 @@ normally it arrives in milliseconds, or once the kernel has run its first cell).
 IOPUB_TIMEOUT = 120
 """Longest the server waits for a notebook cell's output after the cell has run, before it gives up on the rest
 of that cell's output (nbclient's ``iopub_timeout``, 4 s by default): the app cell's output is the page. [s]"""
-
-PREVIEW_WAIT = 1.0
-"""Longest a page request waits for its scenario's explainer to be rendered for the preview; past it the
-page goes without one (the render goes on, for the next visitor). The default scenario's is rendered when
-the server starts. [s]"""
 
 KERNEL_CPU_BUDGET = 30.0
 """Most CPU time a visitor's kernel may use in any :data:`CPU_WINDOW`; over it, its session ends with a notice
