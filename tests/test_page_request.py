@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import READY_JS, kernel_ids, problems, watch
 
 from drmath import serve
+from drmath.serve import cli as serve_cli
 
 XSS = "x%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(document.domain)%3E"
 
@@ -60,7 +61,7 @@ def test_machine_defaults_reject_nonsense():
 
 
 def test_command_sizes_from_the_machine_unless_told(monkeypatch):
-    monkeypatch.setattr(serve, "_machine", lambda: (16, 64e9))
+    monkeypatch.setattr(serve_cli, "machine", lambda: (16, 64e9))
     cmd = serve.command([])[0]
     assert "--VoilaConfiguration.default_pool_size=8" in cmd and "--GraceKernelManager.max_kernels=192" in cmd
     cmd = serve.command(["--pool-size", "3", "--max-kernels", "7"])[0]

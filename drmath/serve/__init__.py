@@ -5,7 +5,7 @@ and everything a visitor can make the server spend is bounded. One module a job:
 
 - :mod:`~drmath.serve.settings`: every limit and default, with its unit, and the machine sizing that
   picks the preheated pool and the kernel cap (:func:`machine_defaults`);
-- :mod:`~drmath.serve.command`: ``python -m drmath.serve``'s options, the Voilà command line they
+- :mod:`~drmath.serve.cli`: ``python -m drmath.serve``'s options, the Voilà command line they
   become (:func:`voila_argv`) and its environment (:func:`voila_env`);
 - :mod:`~drmath.serve.app`: the Voilà application with drmath's handlers (:func:`~drmath.serve.app.voila_main`);
 - :mod:`~drmath.serve.kernels`: the seat count, the pool, culling, and the watchdog that ends a session
@@ -32,7 +32,7 @@ checks stay on.
     True
 """
 
-from .command import command, main, voila_argv, voila_env
+from .cli import command, main, voila_argv, voila_env
 from .settings import (
     IDLE_CONNECTED_TIMEOUT,
     IOPUB_TIMEOUT,

@@ -1,6 +1,6 @@
 """``python -m drmath.serve``: serve the dashboard with Voilà (see :mod:`drmath.serve`)."""
 
-from .command import main
+from .cli import main
 
 if __name__ == "__main__":
     main()

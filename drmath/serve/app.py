@@ -1,6 +1,6 @@
 """The Voilà application drmath runs: Voilà's, with drmath's handlers, kernel manager, headers and log.
 
-:func:`voila_main` is what ``python -m drmath.serve`` becomes (:func:`drmath.serve.command.command`).
+:func:`voila_main` is what ``python -m drmath.serve`` becomes (:func:`drmath.serve.cli.command`).
 """
 
 import functools
@@ -67,7 +67,7 @@ def voila_main(argv=None):
     Parameters
     ----------
     argv : list of str, optional
-        Voilà's command line (see :func:`~drmath.serve.command.voila_argv`); ``sys.argv[1:]`` when omitted.
+        Voilà's command line (see :func:`~drmath.serve.cli.voila_argv`); ``sys.argv[1:]`` when omitted.
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """The server's limits and defaults, and the machine sizing that picks the pool and the kernel cap.
 
 Every bound a visitor meets is a named constant here, with its unit; ``python -m drmath.serve --help``
-(:mod:`drmath.serve.command`) lists the ones an operator may change.
+(:mod:`drmath.serve.cli`) lists the ones an operator may change.
 
     >>> machine_defaults(2, 24e9)
     (2, 24)
@@ -32,7 +32,7 @@ TEMPLATE_ROOT = _resources.data_dir()
 """The Jupyter data dir holding ``voila/templates/drlab`` (``drmath/data``, package data)."""
 
 MAX_KERNELS = 24
-"""Cap on kernels alive at once, the preheated pool included, that :func:`~drmath.serve.command.voila_argv`
+"""Cap on kernels alive at once, the preheated pool included, that :func:`~drmath.serve.cli.voila_argv`
 writes unless told: 22 visitors + 2 pooled, about 3.5 GB of kernels; what :func:`machine_defaults` gives the
 2-core project machine. ``python -m drmath.serve`` sizes it from the machine it runs on. [1]"""
 
