@@ -90,7 +90,7 @@ def paragraph(solution, promise, log="the drill log"):
     >>> "expired after 2025-05-26" in paragraph(solve(s), late)
     True
     """
-    from .plan import Solution
+    from ._solve import Solution
 
     if not isinstance(solution, Solution):
         raise TypeError(f"solution must be a Solution from drmath.solve(), got {type(solution).__name__}")

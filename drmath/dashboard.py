@@ -52,8 +52,9 @@ from ipywidgets.widgets.widget_description import DescriptionStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 from . import _resources, presets, quantities, scenario_io, viz
+from ._plan import plan
+from ._solve import solve
 from .formatting import change, every, line_rate, short_duration
-from .plan import plan, solve
 from .quantities import card_detail, card_title
 from .report import markdown_html
 from .scenario import FIELDS, Scenario

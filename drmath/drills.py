@@ -191,7 +191,7 @@ def drill_costs(plan):
     >>> round(costs["detection-alerting"]["each"])
     1340
     """
-    from .plan import Plan
+    from ._plan import Plan
     if not isinstance(plan, Plan):
         raise TypeError(f"plan must be a Plan from drmath.plan(), got {type(plan).__name__}")
     G = plan.scenario.training.gpus

@@ -5,7 +5,7 @@ Every output of :func:`drmath.plan` has one :class:`Quantity` here: its kind
 :meth:`drmath.Plan.explain` substitutes its inputs. :class:`drmath.Plan`, the
 CLI's groups, the report's sections, the dashboard's cards and the comparison
 all read this registry, so adding a quantity is one entry here plus its
-formula in its module (and the step of :mod:`drmath.plan` that computes it).
+formula in its module (and the step of :data:`drmath._plan.STEPS` that computes it).
 
 Substitutions are TeX with placeholders: ``<name>`` is a plan output and
 ``<section.field>`` an input, each rendered in its own unit; ``<path|kind>``

@@ -37,8 +37,9 @@ import numpy as np
 from markupsafe import Markup
 
 from . import __version__, presets, viz
+from ._plan import plan
 from .quantities import CARDS, COMPARED, GROUPS, QUANTITIES, card_detail, card_title, in_group
-from .scenario import FIELDS, Scenario, plan
+from .scenario import FIELDS, Scenario
 from .scenario_io import atomic_write
 from .units import format_quantity
 
@@ -437,7 +438,7 @@ def compare_rows(plans, fields=None):
     >>> row["texts"], row["differs"]
     (['6.33 h', '3.09 h'], [False, True])
     """
-    from .plan import compare
+    from ._plan import compare
 
     plans = _two_to_four(plans)
     rows = []
@@ -648,7 +649,7 @@ def compare_style(plans, names, fields=None):
     >>> round(style.data.loc["mtbf", "16k"])  # the numbers stay SI [s]
     11135
     """
-    from .plan import compare
+    from ._plan import compare
 
     plans, names = _two_to_four(plans), [str(n) for n in names]
     table = compare(plans, names, COMPARE_FIELDS if fields is None else fields)

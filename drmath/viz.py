@@ -42,8 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _resources, presets
+from ._plan import plan, sweep
 from .formatting import duration_unit, line_rate, money, money_unit, short_duration
-from .plan import plan, sweep
 from .scenario import FIELDS
 from .units import Gbit_per_s, day, format_quantity, hour, minute, week, year
 
@@ -928,7 +928,7 @@ def pareto_spec(solution):
 
     Parameters
     ----------
-    solution : drmath.plan.Solution
+    solution : drmath.Solution
         What :func:`drmath.solve` returned: its ``front`` (cheapest first, SI), its ``plan`` (the chosen
         design, or the closest one when nothing meets every target), ``feasible`` and ``scenario`` (whose
         ``requirements`` give the targets).

@@ -18,8 +18,8 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import answer, compare, diagrams, drills, plan, presets, scenario_io, solve, units, viz
+from drmath._solve import DEFAULT_GRID
 from drmath.formatting import markdown_text, short_duration
-from drmath.plan import DEFAULT_GRID
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's

@@ -7,8 +7,9 @@ import pytest
 
 import drmath
 from drmath import Plan, Scenario, plan, quantities
+from drmath._plan import STEPS
+from drmath.explain import _PLACEHOLDER, Explanation
 from drmath.formatting import markdown_text
-from drmath.plan import _PLACEHOLDER, STEPS, Explanation
 from drmath.quantities import CARDS, COMPARED, GROUPS, QUANTITIES, SCALARS, TABLES
 from drmath.units import KINDS
 
