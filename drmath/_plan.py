@@ -30,9 +30,9 @@ import numpy as np
 from . import checkpoint, cost, presets, recovery, reliability, replication, training
 from ._validate import short_repr
 from .explain import Explanation, _explain, _fill
+from .formatting import format_quantity
 from .quantities import _TARGETS, PLAN_FIELDS, QUANTITIES, SCALARS, TABLES
 from .scenario import FIELDS, Scenario, _split
-from .units import format_quantity
 
 __all__ = ["Plan", "plan", "sweep", "Sweep", "compare", "STEPS"]
 

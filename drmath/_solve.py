@@ -15,9 +15,9 @@ import numpy as np
 from . import presets
 from ._plan import Plan, _derive, plan
 from ._validate import short_repr
+from .formatting import format_quantity
 from .quantities import _TARGETS
 from .scenario import FIELDS, Scenario
-from .units import format_quantity
 
 __all__ = ["solve", "Solution", "SEARCHED", "DEFAULT_GRID"]
 

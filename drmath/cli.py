@@ -24,11 +24,10 @@ from pathlib import Path
 from . import _resources, scenario_io
 from ._plan import plan
 from ._validate import clip, short_repr
-from .formatting import tex_text
+from .formatting import format_quantity, tex_text
 from .quantities import _TARGETS, GROUPS, QUANTITIES, in_group
 from .scenario import FIELDS, SECTIONS, Scenario
 from .scenario_io import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
-from .units import format_quantity
 
 _GROUPS = {g.title: [n for n in in_group(g.id) if not QUANTITIES[n].table] for g in GROUPS.values()}
 """The plan table's groups: :data:`drmath.quantities.GROUPS`, one line per scalar quantity."""

@@ -54,11 +54,11 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 from . import _resources, presets, quantities, scenario_io, viz
 from ._plan import plan
 from ._solve import solve
-from .formatting import change, every, line_rate, short_duration
+from .formatting import change, every, format_quantity, line_rate, short_duration
 from .quantities import card_detail, card_title
 from .report import markdown_html
 from .scenario import FIELDS, Scenario
-from .units import Gbit_per_s, day, format_quantity, hour, minute
+from .units import Gbit_per_s, day, hour, minute
 
 __all__ = ["build_app", "Dashboard", "PlotlyView", "ShareLink", "CARDS", "CONTROLS", "FIGURES", "PLOTLY_STATIC",
            "PLOTLY_JS_VERSION",

@@ -40,9 +40,9 @@ import numpy as np
 
 from ._resources import data_file
 from ._validate import short_repr
-from .formatting import listed, ordinal
+from .formatting import format_quantity, listed, ordinal
 from .recovery import LOCAL_PHASES, SITE_PHASES
-from .units import day, format_quantity, hour, week
+from .units import day, hour, week
 
 __all__ = ["Drill", "DRILLS", "PHASES", "DrillRecord", "PhaseEvidence", "RTOPromise",
            "read_drill_records", "parse_drill_records", "example_log", "drill_costs", "drill_schedule",

@@ -15,10 +15,9 @@ import re
 
 from . import presets
 from ._validate import short_repr
-from .formatting import markdown_text
+from .formatting import format_quantity, markdown_text
 from .quantities import QUANTITIES
 from .scenario import FIELDS, SECTIONS
-from .units import format_quantity
 
 __all__ = ["Explanation"]
 

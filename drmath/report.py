@@ -38,10 +38,10 @@ from markupsafe import Markup
 
 from . import __version__, presets, viz
 from ._plan import plan
+from .formatting import format_quantity
 from .quantities import CARDS, COMPARED, GROUPS, QUANTITIES, card_detail, card_title, in_group
 from .scenario import FIELDS, Scenario
 from .scenario_io import atomic_write
-from .units import format_quantity
 
 __all__ = ["build_report", "write_report", "report_figures", "latex_html", "markdown_html",
            "compare_rows", "compare_inputs", "compare_text", "compare_html", "compare_style", "compare_figure",

@@ -43,9 +43,9 @@ import numpy as np
 
 from . import _resources, presets
 from ._plan import plan, sweep
-from .formatting import duration_unit, line_rate, money, money_unit, short_duration
+from .formatting import duration_unit, format_quantity, line_rate, money, money_unit, short_duration
 from .scenario import FIELDS
-from .units import Gbit_per_s, day, format_quantity, hour, minute, week, year
+from .units import Gbit_per_s, day, hour, minute, week, year
 
 PLOTLY_JS_VERSION = "4.1.1"
 """Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only)."""

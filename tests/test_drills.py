@@ -24,8 +24,9 @@ from drmath.drills import (
     promised_rto,
     read_drill_records,
 )
+from drmath.formatting import format_quantity
 from drmath.recovery import LOCAL_PHASES, SITE_PHASES
-from drmath.units import day, format_quantity, week
+from drmath.units import day, week
 
 EXAMPLE = example_log()
 HEADER = "date,drill,phase,seconds,outcome\n"

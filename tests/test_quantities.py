@@ -9,9 +9,8 @@ import drmath
 from drmath import Plan, Scenario, plan, quantities
 from drmath._plan import STEPS
 from drmath.explain import _PLACEHOLDER, Explanation
-from drmath.formatting import markdown_text
+from drmath.formatting import KINDS, markdown_text
 from drmath.quantities import CARDS, COMPARED, GROUPS, QUANTITIES, SCALARS, TABLES
-from drmath.units import KINDS
 
 # the Plan's fields that are not quantities: the inputs, and what a quantity's derivation is made of
 NOT_QUANTITIES = {"scenario", "run_driver", "checkpoint_interval_floored", "rto_local_phases", "rto_site_phases"}
