@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._resources import data_file
+from ._resources import shipped_file
 from ._validate import short_repr
 from .formatting import format_quantity, listed, ordinal
 from .recovery import LOCAL_PHASES, SITE_PHASES
@@ -535,7 +535,7 @@ def example_log():
     >>> str(max(r.date for r in records))
     '2025-05-25'
     """
-    return data_file("drills_example.csv")
+    return shipped_file("drills_example.csv")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@
 #   of best cases, and why it expires when drills go stale.
 #
 # **What you'll need**: the scenario from the earlier notebooks (GPU count, failure rate, DR tier) and a
-# drill log. The log used here, `drills.example_log()` (`drmath/data/drills_example.csv`), is **illustrative**:
+# drill log. The log used here, `drills.example_log()` (`data/drills_example.csv`), is **illustrative**:
 # invented numbers that show the format, not measurements of any cluster.
 
 # %% [markdown]
@@ -193,5 +193,5 @@ display(Markdown("\n".join(
 #   failures during restarts.
 # - B. Schroeder and G. Gibson, *A large-scale study of failures in HPC systems*, DSN 2006: Weibull gaps.
 # - AWS, *Disaster Recovery of Workloads on AWS*: RTO as phases, and testing recovery with game days.
-# - The drill log is illustrative; replace `drmath/data/drills_example.csv` with your own records
+# - The drill log is illustrative; replace `data/drills_example.csv` with your own records
 #   (`date, drill, phase, seconds, outcome`).
