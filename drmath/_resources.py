@@ -1,33 +1,39 @@
-"""The files that ship inside drmath, under ``drmath/data/``, found with :mod:`importlib.resources`.
+"""The files drmath reads at run time, found the same way from a checkout and from an installed wheel.
 
-Every file the code reads at run time lives there and is reached through this module, so an
-installed wheel works from any directory and no code reaches outside the package:
+Two places hold them:
 
-- ``scenarios/*.toml``: the shipped scenarios (:func:`scenario_files`);
-- ``drills_example.csv``: an illustrative drill log (invented numbers);
-- ``dashboard.ipynb``: the app notebook that ``python -m drmath.serve`` runs in Voilà;
-- ``voila/templates/drlab/``: the Voilà template (:func:`template_dir`), with the vendored
-  plotly.js "basic" bundle in its ``static/`` folder (:func:`plotly_bundle`). ``data/`` is laid out
-  as a Jupyter data directory (:func:`data_dir`), which ``drmath.serve`` puts first on
-  ``JUPYTER_PATH``; Voilà serves the template's ``static/`` files at
-  ``voila/templates/drlab/static/<file>``;
-- ``report/``: what the standalone report is rendered from.
+- ``drmath/data/`` (package data, :func:`data_dir`): what the code itself needs, in git inside the package:
+  ``dashboard.ipynb`` (the app notebook that ``python -m drmath.serve`` runs in Voilà);
+  ``voila/templates/drlab/`` (the Voilà template, :func:`template_dir`, with the vendored plotly.js
+  "basic" bundle in its ``static/`` folder, :func:`plotly_bundle`); ``report/`` (what the standalone report
+  is rendered from); ``widgets/``. ``data/`` is laid out as a Jupyter data directory, which ``drmath.serve``
+  puts first on ``JUPYTER_PATH``; Voilà serves the template's ``static/`` files at
+  ``voila/templates/drlab/static/<file>``.
+- The repository's top-level ``data/`` (:func:`shipped_dir`): the data a reader should see, in git once, at
+  the root: ``scenarios/*.toml`` (:func:`scenario_files`) and ``drills_example.csv`` (an illustrative drill
+  log). ``setup.py`` copies them into ``drmath/data/`` when a wheel is built, so an installed drmath finds
+  them inside the package; a checkout (or an editable install) finds them at the root.
 
-``pyproject.toml`` declares the whole folder as package data. The functions return
+``pyproject.toml`` declares ``drmath/data/`` as package data. The functions return
 :class:`pathlib.Path` objects, because Voilà and the report read real files: pip installs a wheel
 unpacked, and an editable install points into the checkout.
 
-    >>> data_file("scenarios", "seed.toml").name
-    'seed.toml'
+    >>> data_file("voila", "templates", "drlab", "conf.json").name
+    'conf.json'
     >>> (template_dir() / "conf.json").read_text().strip()
     '{"base_template": "lab"}'
+    >>> shipped_file("scenarios", "seed.toml").name
+    'seed.toml'
 """
 
 from importlib.resources import files
 from pathlib import Path
 
-__all__ = ["data_dir", "data_file", "scenario_dir", "scenario_files", "template_dir", "plotly_bundle",
-           "PLOTLY_JS_VERSION", "PLOTLY_STATIC"]
+__all__ = ["data_dir", "data_file", "shipped_dir", "shipped_file", "scenario_dir", "scenario_files", "template_dir",
+           "plotly_bundle", "SHIPPED", "PLOTLY_JS_VERSION", "PLOTLY_STATIC"]
+
+SHIPPED = ("scenarios", "drills_example.csv")
+"""What the repository's top-level ``data/`` holds for the package (``setup.py`` copies these into the wheel)."""
 
 PLOTLY_JS_VERSION = "4.1.1"
 """Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only)."""
@@ -68,7 +74,7 @@ def data_file(*parts):
     Parameters
     ----------
     *parts : str
-        Path components below ``drmath/data/``, e.g. ``"scenarios", "seed.toml"``.
+        Path components below ``drmath/data/``, e.g. ``"report", "report.css"``.
 
     Returns
     -------
@@ -82,8 +88,8 @@ def data_file(*parts):
 
     Examples
     --------
-    >>> data_file("drills_example.csv").read_text().splitlines()[0][:20]
-    '# ILLUSTRATIVE DATA:'
+    >>> data_file("report").name
+    'report'
     >>> data_file("..", "serve.py")
     Traceback (most recent call last):
     ...
@@ -95,8 +101,65 @@ def data_file(*parts):
     return data_dir().joinpath(*parts)
 
 
+def shipped_dir():
+    """The folder of the shipped scenarios and drill example (:data:`SHIPPED`).
+
+    Inside the installed package (``drmath/data/``) when a wheel put them there, else the checkout's
+    top-level ``data/``, where they live in git.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The folder.
+
+    Raises
+    ------
+    RuntimeError
+        If neither place holds them (a wheel built without ``setup.py``'s copy step).
+
+    Examples
+    --------
+    >>> (shipped_dir() / "drills_example.csv").is_file()
+    True
+    """
+    for root in (data_dir(), Path(__file__).resolve().parent.parent / "data"):
+        if all((root / name).exists() for name in SHIPPED):
+            return root
+    raise RuntimeError(f"drmath's shipped data ({', '.join(SHIPPED)}) is neither in {data_dir()} nor in a "
+                       f"checkout's data/ folder: build the wheel with the repository's setup.py")
+
+
+def shipped_file(*parts):
+    """A file or folder under :func:`shipped_dir`, e.g. ``shipped_file("drills_example.csv")``.
+
+    Parameters
+    ----------
+    *parts : str
+        Path components below it.
+
+    Returns
+    -------
+    path : pathlib.Path
+        Its path (whether or not it exists).
+
+    Raises
+    ------
+    ValueError
+        If a part is absolute or ``..``.
+
+    Examples
+    --------
+    >>> shipped_file("drills_example.csv").read_text().splitlines()[0][:20]
+    '# ILLUSTRATIVE DATA:'
+    """
+    if not parts or any(Path(part).is_absolute() or ".." in Path(part).parts for part in parts):
+        raise ValueError(f"shipped_file parts = {parts!r}: each must be a name below the shipped data "
+                         f"(no '..', not absolute)")
+    return shipped_dir().joinpath(*parts)
+
+
 def scenario_dir():
-    """The folder of the shipped scenario files, ``drmath/data/scenarios/``.
+    """The folder of the shipped scenario files: ``scenarios/`` in :func:`shipped_dir`.
 
     Returns
     -------
@@ -108,7 +171,7 @@ def scenario_dir():
     >>> scenario_dir().name
     'scenarios'
     """
-    return data_file("scenarios")
+    return shipped_file("scenarios")
 
 
 def scenario_files():

@@ -14,9 +14,9 @@ which show the same solved design, cannot disagree. Nothing here derives a numbe
 
 from . import presets
 from .drills import DRILLS, RTOPromise, drill_costs, promise_sentence
-from .formatting import every, listed, markdown_text, short_duration
+from .formatting import every, format_quantity, listed, markdown_text, short_duration
 from .quantities import _TARGETS
-from .units import day, format_quantity, week
+from .units import day, week
 
 __all__ = ["paragraph", "cadence_words"]
 
@@ -90,7 +90,7 @@ def paragraph(solution, promise, log="the drill log"):
     >>> "expired after 2025-05-26" in paragraph(solve(s), late)
     True
     """
-    from .plan import Solution
+    from ._solve import Solution
 
     if not isinstance(solution, Solution):
         raise TypeError(f"solution must be a Solution from drmath.solve(), got {type(solution).__name__}")

@@ -22,12 +22,12 @@ import sys
 from pathlib import Path
 
 from . import _resources, scenario_io
+from ._plan import plan
 from ._validate import clip, short_repr
-from .formatting import tex_text
+from .formatting import format_quantity, tex_text
 from .quantities import _TARGETS, GROUPS, QUANTITIES, in_group
-from .scenario import FIELDS, SECTIONS, Scenario, plan
+from .scenario import FIELDS, SECTIONS, Scenario
 from .scenario_io import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
-from .units import format_quantity
 
 _GROUPS = {g.title: [n for n in in_group(g.id) if not QUANTITIES[n].table] for g in GROUPS.values()}
 """The plan table's groups: :data:`drmath.quantities.GROUPS`, one line per scalar quantity."""
@@ -205,7 +205,7 @@ def render_solution(solution, seconds):
 def _solve(args):
     import time
 
-    from .plan import solve
+    from ._solve import solve
 
     scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else Scenario()
     scenario = apply_sets(scenario, args.set)

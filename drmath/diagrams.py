@@ -3,7 +3,7 @@ r"""The workbook's two hand-built diagrams: the data path and the recovery timel
 Both are pure plotly builders ``f(plan) -> go.Figure``. They hold no physics:
 every number drawn is a field of the :class:`drmath.Plan` (or an input of its
 scenario), rendered with :meth:`drmath.Plan.format`,
-:func:`drmath.units.format_quantity` or :mod:`drmath.formatting`, in the
+:func:`drmath.formatting.format_quantity` or the rest of :mod:`drmath.formatting`, in the
 colours of :data:`drmath.viz.palette.PALETTE`. The only arithmetic here is layout: the
 start of a phase on a timeline is the sum of the phases before it, and axes are
 scaled into a readable unit (:func:`drmath.formatting.duration_unit`).
@@ -22,8 +22,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from . import presets
-from .formatting import duration_unit, every, line_rate
-from .units import format_quantity
+from .formatting import duration_unit, every, format_quantity, line_rate
 from .viz.palette import BLUE, FONT, GREEN, GREY, GRID, INK, MUTED, PALETTE, PHASE_COLOURS, RED, rgba
 
 __all__ = ["data_path_figure", "recovery_timeline_figure", "NODES", "EDGES"]

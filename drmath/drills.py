@@ -38,11 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ._resources import data_file
+from ._resources import shipped_file
 from ._validate import short_repr
-from .formatting import listed, ordinal
+from .formatting import format_quantity, listed, ordinal
 from .recovery import LOCAL_PHASES, SITE_PHASES
-from .units import day, format_quantity, hour, week
+from .units import day, hour, week
 
 __all__ = ["Drill", "DRILLS", "PHASES", "DrillRecord", "PhaseEvidence", "RTOPromise",
            "read_drill_records", "parse_drill_records", "example_log", "drill_costs", "drill_schedule",
@@ -191,7 +191,7 @@ def drill_costs(plan):
     >>> round(costs["detection-alerting"]["each"])
     1340
     """
-    from .plan import Plan
+    from ._plan import Plan
     if not isinstance(plan, Plan):
         raise TypeError(f"plan must be a Plan from drmath.plan(), got {type(plan).__name__}")
     G = plan.scenario.training.gpus
@@ -535,7 +535,7 @@ def example_log():
     >>> str(max(r.date for r in records))
     '2025-05-25'
     """
-    return data_file("drills_example.csv")
+    return shipped_file("drills_example.csv")
 
 
 @dataclass(frozen=True)

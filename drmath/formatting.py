@@ -7,8 +7,9 @@ slider's label and a card's text never disagree about the unit:
 - :func:`duration_unit` picks the display unit of a set of durations (the
   largest that keeps them ≥ 1); :func:`short_duration` writes one duration
   tersely (``"1.5 h"``, ``"2 days"``) for labels.
-  :func:`drmath.units.format_quantity` writes plan values with a fixed number
-  of significant figures (``"1.50 h"``), with the same picker.
+  :func:`format_quantity` writes plan values with a fixed number of
+  significant figures (``"1.50 h"``), with the same picker, by the kinds of
+  :data:`KINDS`.
 - :func:`money_unit` and :func:`money` do the same for US dollars.
 - :func:`line_rate` writes a link's line rate in Gbit/s, the unit links are
   sold in; :func:`params` a model's size as ``"405B"``.
@@ -27,10 +28,29 @@ import re
 
 import numpy as np
 
-from .units import Gbit_per_s, day, format_quantity, hour, minute, second, year
+from .replication import HOPS
+from .units import (
+    GB,
+    MB,
+    PB,
+    TB,
+    GB_per_s,
+    Gbit_per_s,
+    MB_per_s,
+    PFLOP_per_s,
+    TB_per_s,
+    TFLOP_per_s,
+    day,
+    hour,
+    kB,
+    minute,
+    second,
+    year,
+)
 
-__all__ = ["DURATION_UNITS", "MONEY_UNITS", "PARAM_UNITS", "duration_unit", "short_duration", "money_unit", "money",
-           "line_rate", "params", "ordinal", "every", "listed", "change", "tex_text", "markdown_text"]
+__all__ = ["format_quantity", "KINDS", "DURATION_UNITS", "MONEY_UNITS", "PARAM_UNITS", "duration_unit",
+           "short_duration", "money_unit", "money", "line_rate", "params", "ordinal", "every", "listed", "change",
+           "tex_text", "markdown_text"]
 
 DURATION_UNITS = ((year, "years"), (day, "days"), (hour, "h"), (minute, "min"), (second, "s"), (1e-3, "ms"))
 """The units durations are shown in, largest first: (seconds per unit [s], name)."""
@@ -298,7 +318,7 @@ def change(new, old, kind):
     Parameters
     ----------
     new, old : float or bool
-        The value now and the value it is compared with, in SI (see :data:`drmath.units.KINDS`).
+        The value now and the value it is compared with, in SI (see :data:`KINDS`).
     kind : str
         Their kind: a duration, money, a fraction (its change is in percentage points), a flag …
 
@@ -330,6 +350,122 @@ def change(new, old, kind):
 
 
 # --------------------------------------------------------------------------- TeX as plain text
+
+# --------------------------------------------------------------------------- plan values, by kind
+
+
+def _fmt(value, digits=3):
+    """Format with `digits` significant figures, no exponent for everyday sizes."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, digits - 1 - magnitude)
+    if magnitude >= 6 or magnitude < -3:
+        return f"{value:.{digits - 1}e}"
+    return f"{value:,.{decimals}f}"
+
+
+def _scaled(value, steps, digits):
+    for size, suffix in steps:
+        if abs(value) >= size:
+            return f"{_fmt(value / size, digits)} {suffix}"
+    size, suffix = steps[-1]
+    return f"{_fmt(value / size, digits)} {suffix}"
+
+
+def _duration(value, digits):
+    if value == 0:
+        return "0 s"
+    scale, name = duration_unit(value)
+    return f"{_fmt(value / scale, digits)} {name}"
+
+
+def _usd(value, digits):
+    return money(value, digits)
+
+
+def _line_rate(value, digits):
+    return line_rate(value, digits)
+
+
+def _params(value, digits):
+    return params(value, digits)
+
+
+def _hop(index):
+    return HOPS[int(index)]
+
+
+KINDS = {
+    "duration": _duration,
+    "bytes": lambda v, d: _scaled(v, [(PB, "PB"), (TB, "TB"), (GB, "GB"), (MB, "MB"), (kB, "kB"), (1, "B")], d),
+    "bandwidth": lambda v, d: _scaled(
+        v, [(TB_per_s, "TB/s"), (GB_per_s, "GB/s"), (MB_per_s, "MB/s"), (1, "B/s")], d),
+    "line_rate": _line_rate,
+    "flop": lambda v, d: f"{v:.{d - 1}e} FLOP",
+    "flop_rate": lambda v, d: _scaled(v, [(PFLOP_per_s, "PFLOP/s"), (TFLOP_per_s, "TFLOP/s"), (1, "FLOP/s")], d),
+    "usd": _usd,
+    "usd_rate": lambda v, d: KINDS["usd"](v * day, d) + "/day",
+    "fraction": lambda v, d: f"{100 * v:.{max(d - 2, 0)}f}%",
+    "params": _params,
+    "count": lambda v, d: (_fmt(v, d) if abs(v) >= 1e7 or (abs(v) < 100 and not float(v).is_integer())
+                           else f"{v:,.0f}"),
+    "rate": lambda v, d: f"{_fmt(v * year, d)} /year",
+    "gpu_hours": lambda v, d: f"{_fmt(v / 1e6, d)}M GPU·h" if v >= 1e6 else f"{_fmt(v, d)} GPU·h",
+    "flag": lambda v, d: "yes" if v else "no",
+    "hop": lambda v, d: _hop(v),
+    "plain": lambda v, d: _fmt(v, d),
+}
+"""Formatters by kind of quantity, each ``f(si_value, digits) -> str``.
+
+``"bandwidth"`` is for storage and memory paths (``"2.00 TB/s"``); ``"line_rate"`` for network links,
+in the Gbit/s they are sold in (``"100 Gbit/s"``); ``"params"`` for a model's size (``"405B"``).
+"""
+
+
+def format_quantity(value, kind, digits=3):
+    """Render an SI value in the unit a reader expects.
+
+    Parameters
+    ----------
+    value : float
+        The value in SI base units; ``inf`` renders as "no bound". [1]
+    kind : str
+        One of :data:`KINDS`: ``"duration"``, ``"bytes"``, ``"bandwidth"`` … [1]
+    digits : int, default 3
+        Significant figures. [1]
+
+    Returns
+    -------
+    text : str
+        The human reading, e.g. ``"6.31 h"``. [1]
+
+    Examples
+    --------
+    >>> format_quantity(22_700.0, "duration")
+    '6.31 h'
+    >>> format_quantity(5.67e12, "bytes")
+    '5.67 TB'
+    >>> format_quantity(float("inf"), "duration")
+    'no bound'
+    >>> format_quantity(12.5e9, "line_rate"), format_quantity(405e9, "params")
+    ('100 Gbit/s', '405B')
+    """
+    if isinstance(value, bool) or kind == "flag":
+        return KINDS["flag"](value, digits)
+    value = float(value)
+    if math.isnan(value):
+        return "undefined"
+    if math.isinf(value):
+        return "no bound" if value > 0 else "−∞"
+    try:
+        formatter = KINDS[kind]
+    except KeyError:
+        raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}") from None
+    return formatter(value, digits)
+
+
+# --------------------------------------------------------------------------- TeX as text
 
 _SYMBOLS = {
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η", "theta": "θ",

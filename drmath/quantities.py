@@ -5,11 +5,11 @@ Every output of :func:`drmath.plan` has one :class:`Quantity` here: its kind
 :meth:`drmath.Plan.explain` substitutes its inputs. :class:`drmath.Plan`, the
 CLI's groups, the report's sections, the dashboard's cards and the comparison
 all read this registry, so adding a quantity is one entry here plus its
-formula in its module (and the step of :mod:`drmath.plan` that computes it).
+formula in its module (and the step of :data:`drmath._plan.STEPS` that computes it).
 
 Substitutions are TeX with placeholders: ``<name>`` is a plan output and
 ``<section.field>`` an input, each rendered in its own unit; ``<path|kind>``
-renders with another kind of :data:`drmath.units.KINDS` (``|g`` as a bare
+renders with another kind of :data:`drmath.formatting.KINDS` (``|g`` as a bare
 number). Notes are Markdown and take the same placeholders as plain text.
 A formula, substitution or note may be a function of the plan, for the
 quantities whose derivation depends on a choice (sync or async checkpoints,
@@ -25,10 +25,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .formatting import line_rate
+from .formatting import format_quantity, line_rate
 from .presets import DR_TIERS
 from .recovery import LOCAL_PHASES, SITE_PHASES
-from .units import format_quantity
 
 __all__ = ["Quantity", "Group", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "CARDS", "COMPARED",
            "PLAN_FIELDS", "in_group", "card_title", "card_detail"]
@@ -38,7 +37,7 @@ Text = str | Callable | None  # TeX or Markdown, or a function of the plan that 
 UNITS = {"duration": "[s]", "bytes": "[B]", "bandwidth": "[B/s]", "line_rate": "[B/s]", "flop": "[FLOP]",
          "flop_rate": "[FLOP/s]", "usd": "[USD]", "usd_rate": "[USD/s]", "fraction": "[1]", "count": "[1]",
          "params": "[1]", "rate": "[1/s]", "gpu_hours": "[GPU h]", "flag": "[1]", "plain": "[1]", "hop": "[1]"}
-"""The SI unit of each kind of quantity (the kinds of :data:`drmath.units.KINDS`)."""
+"""The SI unit of each kind of quantity (the kinds of :data:`drmath.formatting.KINDS`)."""
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,11 @@ import numpy as np
 from markupsafe import Markup
 
 from . import __version__, presets, viz
+from ._plan import plan
+from .formatting import format_quantity
 from .quantities import CARDS, COMPARED, GROUPS, QUANTITIES, card_detail, card_title, in_group
-from .scenario import FIELDS, Scenario, plan
+from .scenario import FIELDS, Scenario
 from .scenario_io import atomic_write
-from .units import format_quantity
 
 __all__ = ["build_report", "write_report", "report_title", "headline_html", "report_figures", "latex_html",
            "markdown_html",
@@ -463,7 +464,7 @@ def compare_rows(plans, fields=None):
     >>> row["texts"], row["differs"]
     (['6.33 h', '3.09 h'], [False, True])
     """
-    from .plan import compare
+    from ._plan import compare
 
     plans = _two_to_four(plans)
     rows = []
@@ -674,7 +675,7 @@ def compare_style(plans, names, fields=None):
     >>> round(style.data.loc["mtbf", "16k"])  # the numbers stay SI [s]
     11135
     """
-    from .plan import compare
+    from ._plan import compare
 
     plans, names = _two_to_four(plans), [str(n) for n in names]
     table = compare(plans, names, COMPARE_FIELDS if fields is None else fields)

@@ -476,15 +476,3 @@ def _split(path):
         names = [p.split(".")[1] for p in FIELDS if p.startswith(section + ".")]
         raise ValueError(f"unknown field {short_repr(path)}: {section} has {', '.join(names)}")
     return path.split(".")
-
-
-def __getattr__(name):
-    """``Plan``, ``plan``, ``sweep`` and ``PLAN_FIELDS`` moved to :mod:`drmath.plan` and
-    :mod:`drmath.quantities`; they are still importable from here."""
-    if name in ("Plan", "plan", "sweep"):
-        import importlib
-        return getattr(importlib.import_module("drmath.plan"), name)
-    if name == "PLAN_FIELDS":
-        from .quantities import PLAN_FIELDS
-        return PLAN_FIELDS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -56,7 +56,8 @@ __all__ = [
 ]
 
 SCENARIO_DIR = _resources.scenario_dir()
-"""Where the shipped scenario files live (``drmath/data/scenarios/*.toml``, package data)."""
+"""Where the shipped scenario files live: ``data/scenarios/*.toml`` at the repository's root, copied into the
+package when a wheel is built (:func:`drmath._resources.scenario_dir`)."""
 
 META = "scenario"
 """The TOML table for people (name, description, sources); the model ignores it."""

@@ -77,9 +77,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._plan import Plan
+from ._plan import plan as _plan
 from ._validate import short_repr
-from .plan import Plan
-from .plan import plan as _plan
 from .scenario import Scenario
 from .units import hour
 

@@ -18,8 +18,8 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import answer, compare, diagrams, drills, plan, presets, scenario_io, solve, units, viz
-from drmath.formatting import markdown_text, short_duration
-from drmath.plan import DEFAULT_GRID
+from drmath._solve import DEFAULT_GRID
+from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
@@ -83,7 +83,7 @@ display(Markdown(answer.paragraph(solution, promise, log="drmath's example drill
 # %%
 display(Markdown(markdown_text(
     "| requirement | target | why |\n|---|---|---|\n"
-    + "".join(f"| {label} | {units.format_quantity(target, 'duration')} | {why} |\n"
+    + "".join(f"| {label} | {format_quantity(target, 'duration')} | {why} |\n"
               for label, target, why in REQUIREMENTS.values()))))
 display(Markdown(markdown_text(solution.message)))
 
@@ -96,18 +96,18 @@ display(Markdown(markdown_text(solution.message)))
 tier = presets.DR_TIERS[s.failover.tier]
 display(Markdown(markdown_text(
     f"| input | value |\n|---|---|\n"
-    f"| GPUs | {s.training.gpus:,} × {units.format_quantity(s.training.peak_flop_rate, 'flop_rate')} "
+    f"| GPUs | {s.training.gpus:,} × {format_quantity(s.training.peak_flop_rate, 'flop_rate')} "
     f"dense BF16 |\n"
-    f"| model | {units.format_quantity(s.training.params, 'params')} parameters |\n"
-    f"| window | {units.format_quantity(s.training.window, 'duration')} |\n"
-    f"| MFU | {units.format_quantity(s.training.mfu, 'fraction')} |\n"
-    f"| cost of delay | {units.format_quantity(s.cost.delay_cost, 'usd_rate')} |\n"
+    f"| model | {format_quantity(s.training.params, 'params')} parameters |\n"
+    f"| window | {format_quantity(s.training.window, 'duration')} |\n"
+    f"| MFU | {format_quantity(s.training.mfu, 'fraction')} |\n"
+    f"| cost of delay | {format_quantity(s.cost.delay_cost, 'usd_rate')} |\n"
     f"| failover tier (*solved*) | {tier.label} |\n"
     f"| standby size (*solved*) | {p.format('standby_fraction')} of the primary |\n"
-    f"| cross-site link (*solved*) | {units.format_quantity(s.replication.link_bandwidth, 'line_rate')} |\n"
-    f"| off-site target interval (*solved*) | {units.format_quantity(s.replication.interval, 'duration')} |\n"
+    f"| cross-site link (*solved*) | {format_quantity(s.replication.link_bandwidth, 'line_rate')} |\n"
+    f"| off-site target interval (*solved*) | {format_quantity(s.replication.interval, 'duration')} |\n"
     f"| checkpoint interval (*solved*) | "
-    f"{'Daly optimum' if s.checkpoint.interval is None else units.format_quantity(s.checkpoint.interval, 'duration')}"
+    f"{'Daly optimum' if s.checkpoint.interval is None else format_quantity(s.checkpoint.interval, 'duration')}"
     f" |")))
 
 # %% [markdown]
@@ -212,7 +212,7 @@ p.explain("young_interval", "daly_interval", "checkpoint_interval", "restart_ove
 display(Markdown(markdown_text(
     f"`solve()` tried off-site target intervals from {short_duration(min(DEFAULT_GRID['replication.interval']))} "
     f"to {short_duration(max(DEFAULT_GRID['replication.interval']))} and chose "
-    f"{units.format_quantity(s.replication.interval, 'duration')}: with a checkpoint every "
+    f"{format_quantity(s.replication.interval, 'duration')}: with a checkpoint every "
     f"{p.format('checkpoint_interval')}, one copy in {p.format('replication_every')} goes off-site, every "
     f"{p.format('replication_interval')}, which leaves the site RPO {p.format('rpo_site_margin')} inside its "
     f"target.")))
@@ -268,7 +268,7 @@ best = {name: solve(wanted, tiers=[name]) for name in presets.DR_TIERS}
 fields = ["meets_requirements", "rto_site", "rpo_site", "schedule_slip", "standby_gpus", "total_cost_of_resilience"]
 tiers = compare([b.plan for b in best.values()], [t.label for t in presets.DR_TIERS.values()], fields)
 display(tiers.drop(columns="title").T.rename_axis("tier").reset_index().style.hide()
-        .format({f: partial(units.format_quantity, kind=QUANTITIES[f].kind) for f in fields})
+        .format({f: partial(format_quantity, kind=QUANTITIES[f].kind) for f in fields})
         .relabel_index(["tier", *map(card_title, fields)], axis="columns"))
 display(Markdown(markdown_text("**Why not the others.** " + " ".join(
     f"{presets.DR_TIERS[name].label}: {why}." for name, why in solution.reasons.items()))))
@@ -298,11 +298,11 @@ p.explain("run_cost", "standby_cost", "replication_cost", "site_event_probabilit
 display(p.explain("tier_total_costs", "break_even_delay_costs"))
 display(Markdown(markdown_text(
     f"On expected cost alone the {tier.label.lower()} pays for itself against cold backup & restore only once a "
-    f"day of delay costs more than {units.format_quantity(p.break_even_delay_costs[s.failover.tier], 'usd_rate')}, "
-    f"and this scenario assumes {units.format_quantity(s.cost.delay_cost, 'usd_rate')}. The expectation is not "
+    f"day of delay costs more than {format_quantity(p.break_even_delay_costs[s.failover.tier], 'usd_rate')}, "
+    f"and this scenario assumes {format_quantity(s.cost.delay_cost, 'usd_rate')}. The expectation is not "
     f"why it is bought: the requirements are. A site event is rare (probability "
     f"{p.format('site_event_probability')} during the run), but when it happens the business needs training "
-    f"back within {units.format_quantity(s.requirements.rto_site, 'duration')}, and only the tiers that meet the "
+    f"back within {format_quantity(s.requirements.rto_site, 'duration')}, and only the tiers that meet the "
     f"requirements are candidates; among them, the {tier.label.lower()} is the cheapest.")))
 
 # %% [markdown]
@@ -317,13 +317,13 @@ display(Markdown(markdown_text(
 schedule = drills.drill_schedule(p, meta["date"])
 display(schedule[["label", "measures", "cadence", "held", "first", "last", "gpu_hours_each", "gpu_hours_total"]]
         .style.hide().format({"cadence": short_duration, "first": dt.date.isoformat, "last": dt.date.isoformat,
-                              "gpu_hours_each": partial(units.format_quantity, kind="gpu_hours"),
-                              "gpu_hours_total": partial(units.format_quantity, kind="gpu_hours")})
+                              "gpu_hours_each": partial(format_quantity, kind="gpu_hours"),
+                              "gpu_hours_total": partial(format_quantity, kind="gpu_hours")})
         .relabel_index(["drill", "phases it measures", "cadence", "in the run", "first", "last", "GPU-hours each",
                         "GPU-hours in the run"], axis="columns"))
 display(Markdown(markdown_text(
-    f"In all, {units.format_quantity(schedule['held'].sum(), 'count')} drills cost "
-    f"{units.format_quantity(schedule['gpu_hours_total'].sum(), 'gpu_hours')}, against the run's "
+    f"In all, {format_quantity(schedule['held'].sum(), 'count')} drills cost "
+    f"{format_quantity(schedule['gpu_hours_total'].sum(), 'gpu_hours')}, against the run's "
     f"{p.format('gpu_hours')}.")))
 
 # %% [markdown]
@@ -343,11 +343,11 @@ evidence = pd.DataFrame({
     "kept fresh by": [drills.DRILLS[e.owner].label for e in promise.phases.values()],
 }, index=[phase.split(".", 1)[1] for phase in promise.phases])
 display(evidence.rename_axis("site phase").style.format(
-    partial(units.format_quantity, kind="duration"),
+    partial(format_quantity, kind="duration"),
     subset=["planned", "drilled best", "drilled mean", "drilled worst"]))
 display(Markdown(markdown_text(
-    f"Summed, the drills' best cases give {units.format_quantity(promise.best_case_sum, 'duration')} and their "
-    f"means {units.format_quantity(promise.mean_sum, 'duration')}; the plan's phases give {p.format('rto_site')}. "
+    f"Summed, the drills' best cases give {format_quantity(promise.best_case_sum, 'duration')} and their "
+    f"means {format_quantity(promise.mean_sum, 'duration')}; the plan's phases give {p.format('rto_site')}. "
     f"{drills.promise_sentence(promise)}")))
 
 # %% [markdown]
@@ -368,7 +368,7 @@ def cheapest(answer_):
     head = ("the cheapest design that meets every requirement is" if answer_.feasible
             else "no design meets every requirement; the closest is")
     return (f"{head} a {presets.DR_TIERS[design.failover.tier].label.lower()} with a "
-            f"{units.format_quantity(design.replication.link_bandwidth, 'line_rate')} link, for "
+            f"{format_quantity(design.replication.link_bandwidth, 'line_rate')} link, for "
             f"{answer_.plan.format('total_cost_of_resilience')}")
 
 
@@ -382,30 +382,30 @@ big = plan(s.with_changes({"training.gpus": 100_000}))
 big_solution = solve(wanted.with_changes({"training.gpus": 100_000}))
 display(Markdown(markdown_text(
     f"- **What if the link halves?** At "
-    f"{units.format_quantity(half.scenario.replication.link_bandwidth, 'line_rate')} replication "
+    f"{format_quantity(half.scenario.replication.link_bandwidth, 'line_rate')} replication "
     f"{'still keeps up' if half.replication_keeps_up else 'no longer keeps up'} (the link "
     f"{half.format('replication_utilization')} busy; it needs {half.format('replication_bandwidth_needed')}). "
     f"Each copy takes {half.format('replication_time')} instead of {p.format('replication_time')}, so the site "
-    f"RPO becomes {half.format('rpo_site')} against its {units.format_quantity(s.requirements.rpo_site, 'duration')} "
+    f"RPO becomes {half.format('rpo_site')} against its {format_quantity(s.requirements.rpo_site, 'duration')} "
     f"target and the design {met(half)}; solved afresh with the link fixed at that rate, "
     f"{cheapest(half_solution)}, shipping a copy every {half_solution.plan.format('replication_interval')}.\n"
     f"- **Why not hot?** A hot standby cuts the site RTO from {p.format('rto_site')} to "
     f"{hot.plan.format('rto_site')}, but the requirement is already met, and its cheapest design costs "
     f"{hot.plan.format('total_cost_of_resilience')} against {p.format('total_cost_of_resilience')}. In "
     f"expectation it pays for itself only once a day of delay costs more than "
-    f"{units.format_quantity(p.break_even_delay_costs['hot'], 'usd_rate')}; this scenario assumes "
-    f"{units.format_quantity(s.cost.delay_cost, 'usd_rate')}.\n"
-    f"- **What if MFU drops to {units.format_quantity(0.30, 'fraction')}?** The same tokens take "
+    f"{format_quantity(p.break_even_delay_costs['hot'], 'usd_rate')}; this scenario assumes "
+    f"{format_quantity(s.cost.delay_cost, 'usd_rate')}.\n"
+    f"- **What if MFU drops to {format_quantity(0.30, 'fraction')}?** The same tokens take "
     f"{mfu.format('time_to_train')} instead of {p.format('time_to_train')} and "
     f"{mfu.format('run_cost')} instead of {p.format('run_cost')}; the design {met(mfu)}, and the total cost of "
     f"resilience becomes {mfu.format('total_cost_of_resilience')} over the longer run. Solved afresh, "
     f"{cheapest(mfu_solution)}.\n"
     f"- **How do you know the RTO holds?** Only from drills. The plan's {p.format('rto_site')} is a sum of "
-    f"planned phases; the drilled phases sum to {units.format_quantity(promise.best_case_sum, 'duration')} at "
-    f"best and {units.format_quantity(promise.worst_case_sum, 'duration')} at worst. "
+    f"planned phases; the drilled phases sum to {format_quantity(promise.best_case_sum, 'duration')} at "
+    f"best and {format_quantity(promise.worst_case_sum, 'duration')} at worst. "
     f"{drills.promise_sentence(promise)} It rests on only {game_days} failover game days, so the tail is "
     f"understated until more are run; the schedule above adds "
-    f"{units.format_quantity(schedule.loc['failover-game-day', 'held'], 'count')} in the run.\n"
+    f"{format_quantity(schedule.loc['failover-game-day', 'held'], 'count')} in the run.\n"
     f"- **What breaks at {big.scenario.training.gpus:,} GPUs?** Goodput, before disaster recovery: the "
     f"cluster fails every {big.format('mtbf')} ({big.format('expected_interruptions')} interruptions in the "
     f"run), Daly's interval falls to {big.format('checkpoint_interval')}, and ETTR to {big.format('ettr')}. "

@@ -40,7 +40,7 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import Scenario, plan, units, viz
-from drmath.formatting import markdown_text
+from drmath.formatting import format_quantity, markdown_text
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
 # renderer stack here, once, rather than inside the first widget callback.
@@ -89,6 +89,6 @@ at30 = plan(fixed.with_changes({"training.mfu": 0.30}))
 display(Markdown(markdown_text(
     f"**Takeaway.** {base.tokens / units.tera:.2f} trillion tokens on {fixed.training.gpus:,} GPUs take "
     f"{plan(fixed).format('time_to_train')} ({plan(fixed).format('gpu_hours')}) at "
-    f"{units.format_quantity(fixed.training.mfu, 'fraction')} MFU, and {at30.format('time_to_train')} "
+    f"{format_quantity(fixed.training.mfu, 'fraction')} MFU, and {at30.format('time_to_train')} "
     f"({at30.format('gpu_hours')}, {at30.format('run_cost')}) at 30%. MFU enters the time linearly, so budget "
     f"the schedule at the MFU you have measured at scale, not the one you hope for.")))

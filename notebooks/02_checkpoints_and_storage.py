@@ -41,8 +41,8 @@ import ipywidgets as widgets
 import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, diagrams, plan, presets, units
-from drmath.formatting import markdown_text
+from drmath import Scenario, compare, diagrams, plan, presets
+from drmath.formatting import format_quantity, markdown_text
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
@@ -69,7 +69,7 @@ layouts = [plan(s.with_changes({"checkpoint.bytes_per_param": name})) for name i
 table = compare(layouts, list(presets.BYTES_PER_PARAM), fields).drop(columns="title").T
 table.insert(0, "B/param", [q.scenario.checkpoint.bytes_per_param for q in layouts])
 (table.rename_axis("layout").reset_index().style.hide()
- .format({"B/param": "{:g}", **{f: partial(units.format_quantity, kind=QUANTITIES[f].kind) for f in fields}})
+ .format({"B/param": "{:g}", **{f: partial(format_quantity, kind=QUANTITIES[f].kind) for f in fields}})
  .relabel_index(["layout", "B/param", *map(card_title, fields)], axis="columns"))
 
 # %% [markdown]
@@ -121,7 +121,7 @@ display(Markdown(markdown_text(
     f"when asynchronous and {sync.format('checkpoint_stall')} when synchronous, but either way it is not "
     f"durable until the {p.format('checkpoint_write_time')} persist ends, and not off-site until replication "
     f"ends {p.format('replication_time')} later. Every {p.format('checkpoint_interval')} it uses "
-    f"{p.format('checkpoint_bandwidth_share')} of a {units.format_quantity(s.checkpoint.write_bandwidth, 'bandwidth')} "
+    f"{p.format('checkpoint_bandwidth_share')} of a {format_quantity(s.checkpoint.write_bandwidth, 'bandwidth')} "
     f"filesystem; on a "
-    f"{units.format_quantity(gpfs.scenario.checkpoint.write_bandwidth, 'bandwidth')} filesystem the persist takes "
+    f"{format_quantity(gpfs.scenario.checkpoint.write_bandwidth, 'bandwidth')} filesystem the persist takes "
     f"{gpfs.format('checkpoint_write_time')} and the share is {gpfs.format('checkpoint_bandwidth_share')}.")))

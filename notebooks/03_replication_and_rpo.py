@@ -41,7 +41,7 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import Scenario, diagrams, plan, units, viz
-from drmath.formatting import markdown_text
+from drmath.formatting import format_quantity, markdown_text
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
 # renderer stack here, once, rather than inside the first widget callback.
@@ -102,7 +102,7 @@ small.explain("rpo_site")
 verdict = "keeps up" if small.replication_keeps_up else "does not keep up, and the site RPO has no bound"
 display(Markdown(markdown_text(
     f"**Takeaway.** Shipping one checkpoint in {int(p.replication_every)} "
-    f"over {units.format_quantity(s.replication.link_bandwidth, 'line_rate')} takes {p.format('replication_time')} "
+    f"over {format_quantity(s.replication.link_bandwidth, 'line_rate')} takes {p.format('replication_time')} "
     f"per copy, {p.format('replication_utilization')} of the link's time, so the site RPO is {p.format('rpo_site')} "
     f"at worst against {p.format('rpo_local')} for a local failure. Replication needs at least "
     f"{p.format('replication_bandwidth_needed')}; on a 10 Gbit/s port it {verdict}.")))

@@ -43,8 +43,8 @@ import ipywidgets as widgets
 import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, diagrams, plan, presets, units, viz
-from drmath.formatting import markdown_text
+from drmath import Scenario, compare, diagrams, plan, presets, viz
+from drmath.formatting import format_quantity, markdown_text
 from drmath.quantities import QUANTITIES, card_title
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
@@ -73,7 +73,7 @@ tiers = compare([plan(s.with_changes({"failover.tier": name})) for name in prese
                 [t.label for t in presets.DR_TIERS.values()], fields).drop(columns="title").T
 tiers["assumes"] = [t.assumptions for t in presets.DR_TIERS.values()]
 (tiers.rename_axis("tier").reset_index().style.hide()
- .format({f: partial(units.format_quantity, kind=QUANTITIES[f].kind) for f in fields})
+ .format({f: partial(format_quantity, kind=QUANTITIES[f].kind) for f in fields})
  .relabel_index(["tier", *map(card_title, fields), "assumes"], axis="columns"))
 
 # %% [markdown]

@@ -45,7 +45,7 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import Scenario, plan, presets, sweep, units, viz
-from drmath.formatting import markdown_text
+from drmath.formatting import format_quantity, markdown_text
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
 # renderer stack here, once, rather than inside the first widget callback.
@@ -106,10 +106,10 @@ viz.cost_link_figure(p, links, curves).show()
 cheapest = min(p.tier_total_costs, key=p.tier_total_costs.get)
 display(Markdown(markdown_text(
     f"**Takeaway.** The run costs {p.format('run_cost')}. At a cost of delay of "
-    f"{units.format_quantity(s.cost.delay_cost, 'usd_rate')}, the "
+    f"{format_quantity(s.cost.delay_cost, 'usd_rate')}, the "
     f"{presets.DR_TIERS[s.failover.tier].label.lower()} "
     f"adds {p.format('total_dr_cost')} in expectation, and the cheapest tier is "
-    f"{presets.DR_TIERS[cheapest].label.lower()} at {units.format_quantity(p.tier_total_costs[cheapest], 'usd')}. "
+    f"{presets.DR_TIERS[cheapest].label.lower()} at {format_quantity(p.tier_total_costs[cheapest], 'usd')}. "
     f"The warm standby pays for itself only once a day of delay costs more than "
-    f"{units.format_quantity(p.break_even_delay_costs['warm'], 'usd_rate')}, because a site loss during the run "
+    f"{format_quantity(p.break_even_delay_costs['warm'], 'usd_rate')}, because a site loss during the run "
     f"has probability {p.format('site_event_probability')}: buy it to bound the worst case, and say so.")))

@@ -22,7 +22,7 @@
 #   of best cases, and why it expires when drills go stale.
 #
 # **What you'll need**: the scenario from the earlier notebooks (GPU count, failure rate, DR tier) and a
-# drill log. The log used here, `drills.example_log()` (`drmath/data/drills_example.csv`), is **illustrative**:
+# drill log. The log used here, `drills.example_log()` (`data/drills_example.csv`), is **illustrative**:
 # invented numbers that show the format, not measurements of any cluster.
 
 # %% [markdown]
@@ -64,7 +64,7 @@ import plotly.graph_objects as go
 from IPython.display import Markdown, display
 
 from drmath import Scenario, drills, plan, presets, simulate, units, viz
-from drmath.formatting import markdown_text
+from drmath.formatting import format_quantity, markdown_text
 
 # %% [markdown]
 # ## Closed form against simulation, where its assumptions break
@@ -157,8 +157,8 @@ def update(change=None, drawn=None):
             f"{result.percentiles('completion_time', (95,))[95.0] / units.day:.1f} days "
             f"and lost {result.percentiles('lost_gpu_hours', (95,))[95.0] / 1e3:,.0f}k GPU-hours to failures. "
             f"From the drill log: {promise.message()} The sum of best cases would say "
-            f"{units.format_quantity(promise.best_case_sum, 'duration')} and the sum of means "
-            f"{units.format_quantity(promise.mean_sum, 'duration')}.")))
+            f"{format_quantity(promise.best_case_sum, 'duration')} and the sum of means "
+            f"{format_quantity(promise.mean_sum, 'duration')}.")))
 
 
 # one widget for the four panels, drawn by drmath.viz. It is built from the first draw: a FigureWidget
@@ -181,7 +181,7 @@ display(widgets.VBox([widgets.HBox([widgets.VBox([gpus, failure_rate, tier]),
 costs = drills.drill_costs(plan())
 display(Markdown("\n".join(
     ["| Drill | Measures | Cadence | GPU-hours each | GPU-hours over the run |", "|---|---|---|---|---|"]
-    + [f"| {d.label} | {', '.join(d.measures)} | {units.format_quantity(d.cadence, 'duration')} | "
+    + [f"| {d.label} | {', '.join(d.measures)} | {format_quantity(d.cadence, 'duration')} | "
        f"{costs[name]['each']:,.0f} | {costs[name]['total']:,.0f} |" for name, d in drills.DRILLS.items()])))
 
 # %% [markdown]
@@ -193,5 +193,5 @@ display(Markdown("\n".join(
 #   failures during restarts.
 # - B. Schroeder and G. Gibson, *A large-scale study of failures in HPC systems*, DSN 2006: Weibull gaps.
 # - AWS, *Disaster Recovery of Workloads on AWS*: RTO as phases, and testing recovery with game days.
-# - The drill log is illustrative; replace `drmath/data/drills_example.csv` with your own records
+# - The drill log is illustrative; replace `data/drills_example.csv` with your own records
 #   (`date, drill, phase, seconds, outcome`).

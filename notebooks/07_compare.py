@@ -15,7 +15,7 @@
 # column highlighted with its relative change, and their curves drawn on the same axes.
 #
 # **What you'll do**
-# 1. Pick two to four of the scenario files that ship with drmath (`drmath/data/scenarios/*.toml`). The first one
+# 1. Pick two to four of the scenario files that ship with drmath (`data/scenarios/*.toml`). The first one
 #    is the baseline.
 # 2. Read the table: the recovery point (RPO) and recovery time (RTO) by failure scope, the effective training time
 #    ratio (ETTR), whether replication keeps up, and what the disaster-recovery tier costs.

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from drmath import Scenario, formatting, plan, viz
-from drmath.units import format_quantity
+from drmath.formatting import format_quantity
 
 pytest.importorskip("plotly")
 from drmath import diagrams  # noqa: E402  (needs plotly)

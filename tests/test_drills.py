@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drmath import Scenario, plan
-from drmath._resources import data_file
+from drmath._resources import shipped_file
 from drmath.drills import (
     DRILLS,
     PHASES,
@@ -24,8 +24,9 @@ from drmath.drills import (
     promised_rto,
     read_drill_records,
 )
+from drmath.formatting import format_quantity
 from drmath.recovery import LOCAL_PHASES, SITE_PHASES
-from drmath.units import day, format_quantity, week
+from drmath.units import day, week
 
 EXAMPLE = example_log()
 HEADER = "date,drill,phase,seconds,outcome\n"
@@ -73,7 +74,7 @@ def test_drill_costs_by_hand():
 
 
 def test_example_csv_is_labelled_illustrative_and_complete():
-    assert EXAMPLE == data_file("drills_example.csv") and EXAMPLE.is_file()  # the shipped file, public
+    assert EXAMPLE == shipped_file("drills_example.csv") and EXAMPLE.is_file()  # the shipped file, public
     text = EXAMPLE.read_text()
     assert "ILLUSTRATIVE" in text.splitlines()[0]
     records = read_drill_records(EXAMPLE)

@@ -5,7 +5,8 @@ import math
 import pytest
 
 from drmath import formatting as fmt
-from drmath.units import Gbit_per_s, day, format_quantity, hour, minute, year
+from drmath.formatting import format_quantity
+from drmath.units import Gbit_per_s, day, hour, minute, year
 
 
 @pytest.mark.parametrize("seconds, unit", [
@@ -130,3 +131,18 @@ def test_markdown_text_escapes_money_once():
     text = "runs for $84.95M (at 30%: $113.27M), already \\$1"
     assert fmt.markdown_text(text) == "runs for \\$84.95M (at 30%: \\$113.27M), already \\$1"
     assert fmt.markdown_text(fmt.markdown_text(text)) == fmt.markdown_text(text)
+
+
+@pytest.mark.parametrize("value, kind, text", [
+    (22_700.0, "duration", "6.31 h"), (0.0, "duration", "0 s"), (90 * 86_400.0, "duration", "90.0 days"),
+    (5.67e12, "bytes", "5.67 TB"), (12.5e9, "bandwidth", "12.5 GB/s"), (0.964, "fraction", "96.4%"),
+    (84_952_800.0, "usd", "$84.95M"), (341.0, "count", "341"), (9.77e12, "count", "9.77e+12"),
+    (math.inf, "duration", "no bound"), (True, "flag", "yes"), (math.nan, "usd", "undefined"),
+])
+def test_format_quantity(value, kind, text):
+    assert format_quantity(value, kind) == text
+
+
+def test_format_quantity_unknown_kind():
+    with pytest.raises(ValueError, match="kind must be one of"):
+        format_quantity(1.0, "furlongs")

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from drmath import Scenario, checkpoint, cost, plan, recovery, reliability, replication, training
 from drmath.cli import main
-from drmath.scenario import FIELDS, PLAN_FIELDS
+from drmath.quantities import PLAN_FIELDS
+from drmath.scenario import FIELDS
 
 EXAMPLES = int(os.environ.get("DRMATH_FUZZ_EXAMPLES", "10000"))
 fuzz = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,

@@ -127,7 +127,6 @@ SPECS = {
 
 NOT_FORMULAS = {
     "units.parse_quantity": "reads text into a number",
-    "units.format_quantity": "renders a number as text",
 }
 """Public functions that compute no quantity from numbers, with the reason."""
 

@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from drmath import Scenario, plan, reliability, training
-from drmath.scenario import FIELDS, PLAN_FIELDS
+from drmath.quantities import PLAN_FIELDS
+from drmath.scenario import FIELDS
 
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci")

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from drmath import Scenario, plan, presets, sweep
-from drmath.scenario import FIELDS, PLAN_FIELDS, SECTIONS
+from drmath.quantities import PLAN_FIELDS
+from drmath.scenario import FIELDS, SECTIONS
 from drmath.units import Gbit_per_s, day, hour, minute
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from drmath import Scenario, cost, plan, presets, solve, sweep
+from drmath._solve import SEARCHED
 from drmath.cli import apply_sets, main
-from drmath.plan import SEARCHED
 from drmath.units import Gbit_per_s, hour, minute
 
 TARGETS = {"requirements.rpo_site": 15 * minute, "requirements.rto_site": 4 * hour}

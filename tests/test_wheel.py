@@ -28,7 +28,7 @@ from conftest import free_port, stop_voila  # noqa: E402
 from drmath import _resources  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "drmath")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "drmath", "data")
 
 pytestmark = pytest.mark.slow
 
@@ -108,8 +108,14 @@ def test_the_wheel_is_what_runs(installed):
 
 
 def test_every_data_file_ships(installed):
-    shipped = sorted(p.relative_to(_resources.data_dir()).as_posix()
-                     for p in _resources.data_dir().rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    # the package's own data, plus what setup.py copies in from the top-level data/ (its README stays out)
+    package, top = _resources.data_dir(), ROOT / "data"
+    shipped = {p.relative_to(package).as_posix() for p in package.rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    for name in _resources.SHIPPED:
+        paths = [top / name] if (top / name).is_file() else (top / name).rglob("*")
+        shipped |= {p.relative_to(top).as_posix() for p in paths if p.is_file()}
+    shipped = sorted(shipped)
     listing = in_venv(installed, "from drmath import _resources as r\n"
                                  "print(r.data_dir())\n"
                                  "for p in sorted(r.data_dir().rglob('*')):\n"

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from drmath import answer, drills, plan, presets, scenario_io, solve, units
+from drmath.formatting import format_quantity
 from drmath.quantities import QUANTITIES, SCALARS
 
 SEED = scenario_io.SCENARIO_DIR / "seed.toml"
@@ -66,10 +67,10 @@ def test_the_paragraph_makes_its_promise_until_a_date_not_before_the_scenarios(w
     assert promise.valid and "expired" not in text
     until = dt.date.fromisoformat(re.search(r"valid until (\d{4}-\d\d-\d\d)", text).group(1))
     assert until == promise.expires and until >= meta["date"]
-    assert f"we can promise is {units.format_quantity(promise.promised, 'duration')}, the 95th percentile" in text
+    assert f"we can promise is {format_quantity(promise.promised, 'duration')}, the 95th percentile" in text
     assert f"at most **{solution.plan.format('rpo_site')}** of training" in text
     within = "within" if promise.promised <= solution.scenario.requirements.rto_site else "over"
-    assert f"{within} the {units.format_quantity(solution.scenario.requirements.rto_site, 'duration')} target" in text
+    assert f"{within} the {format_quantity(solution.scenario.requirements.rto_site, 'duration')} target" in text
 
 
 def test_a_late_promise_reads_expired(worked):
@@ -92,13 +93,13 @@ def test_every_number_is_a_formatted_output(worked):
     gpu_hours = sum(c["total"] for c in costs.values())
     sources = [p.format(name) for name in SCALARS if QUANTITIES[name].kind != "flag"]
     sources += list(solution.reasons.values())
-    sources += [units.format_quantity(s.get(path), "duration") for path in REQUIREMENTS]
-    sources += [units.format_quantity(s.replication.link_bandwidth, "line_rate"),
-                units.format_quantity(promise.promised, "duration"), f"{100 * promise.confidence:.0f}",
-                promise.expires.isoformat(), units.format_quantity(held, "count"),
-                units.format_quantity(gpu_hours, "gpu_hours"),
-                units.format_quantity(gpu_hours / p.gpu_hours, "fraction")]
-    sources += [units.format_quantity(c["per_run"], "count") for c in costs.values()]
+    sources += [format_quantity(s.get(path), "duration") for path in REQUIREMENTS]
+    sources += [format_quantity(s.replication.link_bandwidth, "line_rate"),
+                format_quantity(promise.promised, "duration"), f"{100 * promise.confidence:.0f}",
+                promise.expires.isoformat(), format_quantity(held, "count"),
+                format_quantity(gpu_hours, "gpu_hours"),
+                format_quantity(gpu_hours / p.gpu_hours, "fraction")]
+    sources += [format_quantity(c["per_run"], "count") for c in costs.values()]
     sources += [answer.cadence_words(d.cadence) for d in drills.DRILLS.values()]
     allowed = {n for text in sources for n in NUMBER.findall(text)}
     found = NUMBER.findall(_text(markdown))
@@ -117,7 +118,7 @@ def test_drills_are_listed_with_their_cadence(worked):
     _, solution, _, markdown = worked
     costs = drills.drill_costs(solution.plan)
     for name, drill in drills.DRILLS.items():
-        count = units.format_quantity(costs[name]["per_run"], "count")
+        count = format_quantity(costs[name]["per_run"], "count")
         assert f"{drill.label.lower()} {answer.cadence_words(drill.cadence)} ({count})" in markdown
 
 

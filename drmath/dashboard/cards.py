@@ -22,9 +22,9 @@ import math
 import numpy as np
 
 from .. import presets, quantities
-from ..formatting import change, short_duration
+from ..formatting import change, format_quantity, short_duration
 from ..quantities import card_detail, card_title
-from ..units import day, format_quantity, hour, minute
+from ..units import day, hour, minute
 
 __all__ = ["CARDS", "DEFINITIONS", "TARGET_CONTROLS", "TARGET_OF_CARD", "TIER_COLUMNS", "data_value", "cards_html",
            "tier_table_html"]

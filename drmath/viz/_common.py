@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from ..formatting import short_duration
-from ..units import day, format_quantity, hour, minute, week, year
+from ..formatting import format_quantity, short_duration
+from ..units import day, hour, minute, week, year
 from .palette import BAD_FILL, FONT, GREY, GRID, INK, ORANGE, RED
 
 

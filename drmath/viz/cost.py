@@ -5,8 +5,8 @@ import math
 import numpy as np
 
 from .. import presets
-from ..formatting import duration_unit, money, money_unit
-from ..units import Gbit_per_s, format_quantity
+from ..formatting import duration_unit, format_quantity, money, money_unit
+from ..units import Gbit_per_s
 from ._common import (
     _TITLE_TOP,
     _as_figure,

@@ -5,8 +5,7 @@ import math
 import numpy as np
 
 from .. import presets
-from ..formatting import duration_unit, money_unit, short_duration
-from ..units import format_quantity
+from ..formatting import duration_unit, format_quantity, money_unit, short_duration
 from ._common import (
     _TITLE_TOP,
     _as_figure,
@@ -55,7 +54,7 @@ def pareto_spec(solution):
 
     Parameters
     ----------
-    solution : drmath.plan.Solution
+    solution : drmath.Solution
         What :func:`drmath.solve` returned: its ``front`` (cheapest first, SI), its ``plan`` (the chosen
         design, or the closest one when nothing meets every target), ``feasible`` and ``scenario`` (whose
         ``requirements`` give the targets).

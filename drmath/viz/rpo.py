@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from ..formatting import duration_unit, line_rate
-from ..units import Gbit_per_s, format_quantity, hour
+from ..formatting import duration_unit, format_quantity, line_rate
+from ..units import Gbit_per_s, hour
 from ._common import (
     _as_figure,
     _first_true,

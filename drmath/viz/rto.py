@@ -3,8 +3,8 @@
 import numpy as np
 
 from .. import presets
-from ..formatting import duration_unit, money_unit
-from ..units import day, format_quantity
+from ..formatting import duration_unit, format_quantity, money_unit
+from ..units import day
 from ._common import _as_figure, _axis, _current, _layout, _nice_top, _top, jsonable
 from .palette import BLUE, GREEN, ORANGE
 

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from ..formatting import duration_unit
-from ..units import day, format_quantity
+from ..formatting import duration_unit, format_quantity
+from ..units import day
 from ._common import _as_figure, _bad_region, _current, _layout, _log_x, _note, _top, _vline, jsonable
 from .palette import BLUE, GREEN, MUTED, PURPLE, RED
 

@@ -1,0 +1,35 @@
+"""The one build step pyproject.toml cannot say: ship the repository's top-level data/ inside the package.
+
+The scenarios and the example drill log live once in git, in ``data/`` at the root, where a reader sees
+them (``data/README.md``). A wheel must carry them, so building copies them into ``drmath/data/`` of the
+build tree; ``drmath._resources.shipped_dir`` finds them there when installed, and in ``data/`` in a
+checkout. Everything else about the build is in ``pyproject.toml``.
+"""
+
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).resolve().parent
+SHIPPED = ("scenarios", "drills_example.csv")  # drmath._resources.SHIPPED (not imported: this runs before drmath)
+
+
+class build_py_with_shipped_data(build_py):
+    """``build_py``, then a copy of ``data/<each of SHIPPED>`` into ``drmath/data/`` of the build tree."""
+
+    def run(self):
+        super().run()
+        target = Path(self.build_lib) / "drmath" / "data"
+        for name in SHIPPED:
+            source = ROOT / "data" / name
+            if source.is_dir():
+                shutil.copytree(source, target / name, dirs_exist_ok=True,
+                                ignore=shutil.ignore_patterns("__pycache__", ".*"))
+            else:
+                target.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target / name)
+
+
+setup(cmdclass={"build_py": build_py_with_shipped_data})

@@ -1,0 +1,180 @@
+"""The package's import graph: no circle, and nothing on the ground floor imports upward.
+
+Every module of ``drmath`` is read with :mod:`ast` (never imported), and each import it makes is an
+edge: module-level imports and those inside functions, relative (``from .plan import x``) and absolute
+(``import drmath.units``, ``from drmath import units``), and ``importlib.import_module("drmath.x")``
+with a literal name. A deferred import inside a function still makes a circle: it only moves the
+moment the circle bites.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "drmath"
+
+GROUND_FLOOR = {"drmath.units": {"drmath._validate"}, "drmath._validate": set()}
+"""The ground floor and the only drmath modules each may import."""
+
+
+def _module_name(path):
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules():
+    return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _resolve(name, modules):
+    """The module a dotted name means: itself if it is one, else its longest prefix that is one."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(module, source, modules, is_package=False):
+    """The drmath modules ``module`` imports, anywhere in its ``source``, with the line of each."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = {}
+
+    def add(name, line):
+        target = _resolve(name, modules)
+        if target is not None and target != module:
+            found.setdefault(target, line)
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "drmath" or alias.name.startswith("drmath."):
+                    add(alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{base}.{node.module}" if node.module else base
+            elif node.module and (node.module == "drmath" or node.module.startswith("drmath.")):
+                base = node.module
+            else:
+                continue
+            for alias in node.names:  # `from . import units` imports the module drmath.units
+                submodule = f"{base}.{alias.name}"
+                add(submodule if submodule in modules else base, node.lineno)
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
+              == "import_module" and node.args and isinstance(node.args[0], ast.Constant)
+              and str(node.args[0].value).startswith("drmath")):
+            add(node.args[0].value, node.lineno)
+    return found
+
+
+def import_graph():
+    """``{module: {imported module: line}}`` over every module of the package."""
+    modules = _modules()
+    return {module: _imports(module, path.read_text(), modules, path.name == "__init__.py")
+            for module, path in modules.items()}
+
+
+def _without_package_inits(graph):
+    """The graph without edges from a submodule into its own package's ``__init__``.
+
+    ``from . import units`` is resolved to the module ``drmath.units`` above; what is left of an edge into
+    ``drmath`` itself is a name the package defines (``from . import __version__``), read from a package
+    that is already being initialised whenever its submodule runs.
+    """
+    return {module: {t: line for t, line in targets.items() if not module.startswith(t + ".")}
+            for module, targets in graph.items()}
+
+
+def cycles(graph):
+    """Each strongly connected group of two or more modules, as one circle through it (Tarjan)."""
+    index, low, stack, on_stack, groups = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [_circle(graph, group) for group in groups]
+
+
+def _circle(graph, group):
+    """One path that starts and ends at the group's first module, through the group (breadth-first)."""
+    start, members = group[0], set(group)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph[node]):
+                if nxt == start:
+                    return paths[node] + [start]
+                if nxt in members and nxt not in paths:
+                    paths[nxt] = paths[node] + [nxt]
+                    following.append(nxt)
+        frontier = following
+    return group  # unreachable for a strongly connected group
+
+
+def _describe(graph, circle):
+    return " -> ".join(f"{a} (line {graph[a][b]})" for a, b in zip(circle, circle[1:])) + f" -> {circle[-1]}"
+
+
+def test_the_walker_sees_every_kind_of_import():
+    # fails if the walker misses an import inside a function, a relative or absolute one, `from . import module`
+    # or importlib.import_module: each is one way a circle hides
+    modules = {"drmath": None, "drmath.a": None, "drmath.b": None, "drmath.c": None, "drmath.d": None,
+               "drmath.e": None, "drmath.sub": None, "drmath.sub.f": None}
+    source = """
+from . import a, __version__
+from .b import thing
+
+
+def later():
+    import drmath.c
+    from drmath.d import other
+    from .sub import f
+    return importlib.import_module("drmath.e")
+"""
+    found = _imports("drmath.x", source, modules)
+    assert set(found) == {"drmath", "drmath.a", "drmath.b", "drmath.c", "drmath.d", "drmath.e", "drmath.sub.f"}
+    assert found["drmath.c"] == 7
+    assert set(_imports("drmath.sub.f", "from ..a import y\nfrom . import g", modules)) == {"drmath.a", "drmath.sub"}
+    assert set(_imports("drmath.sub", "from . import f", modules, is_package=True)) == {"drmath.sub.f"}
+
+
+def test_the_cycle_finder_finds_a_circle():
+    graph = {"a": {"b": 1}, "b": {"c": 2}, "c": {"a": 3}, "d": {"a": 4}}
+    assert cycles(graph) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b": 1}, "b": {}}) == []
+
+
+def test_no_import_circle():
+    graph = _without_package_inits(import_graph())
+    found = cycles(graph)
+    assert not found, "import circles:\n" + "\n".join(_describe(graph, c) for c in found)
+
+
+@pytest.mark.parametrize("module", sorted(GROUND_FLOOR))
+def test_the_ground_floor_imports_nothing_above_it(module):
+    graph = import_graph()
+    upward = {target: line for target, line in graph[module].items() if target not in GROUND_FLOOR[module]}
+    assert not upward, f"{module} imports " + ", ".join(f"{t} (line {line})" for t, line in sorted(upward.items()))
