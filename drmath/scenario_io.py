@@ -43,7 +43,7 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
-from . import _resources
+from . import _files, _resources
 from . import units as _u
 from ._validate import clip, short_repr
 from .scenario import FIELDS, SECTIONS, Scenario
@@ -199,7 +199,8 @@ def loads(text, source="<string>"):
     ------
     ScenarioFileError
         A ``ValueError`` naming ``source``, the field and, where known, the line:
-        TOML syntax (including nesting too deep to read), unknown section or
+        TOML syntax (including nesting too deep to read, and keys of more than
+        :data:`drmath._files.MAX_KEY_DEPTH` dotted parts), unknown section or
         field, wrong type, out of range. The value is echoed at most ~200
         characters long (:func:`drmath._validate.short_repr`).
 
@@ -245,6 +246,10 @@ def _parse(text, source):
 
     if text.startswith(BOM):
         text = text[1:]
+    try:
+        _files.check_toml_depth(text, source)  # before tomllib, whose time grows with the square of a key's parts
+    except ValueError as exc:
+        raise ScenarioFileError(str(exc), source) from None
     try:
         return tomllib.loads(text)
     except RecursionError:  # tomllib recurses once per level of arrays and inline tables

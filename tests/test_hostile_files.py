@@ -11,13 +11,14 @@ import os
 import socket
 import stat
 import threading
+import tomllib
 
 import pytest
 import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drmath import Scenario, drills, reliability
+from drmath import Scenario, _files, drills, reliability
 from drmath import scenario_io as sio
 from drmath._validate import MAX_SHOWN, clip, short_repr
 from drmath.cli import main
@@ -398,3 +399,73 @@ def test_a_huge_quantity_is_echoed_short():
     with pytest.raises(ValueError, match=r"cannot read .* as a number") as info:
         units.parse_quantity("9" * 10 + "x" * 10**6)
     assert len(str(info.value)) < 2000
+
+
+# --------------------------------------------------------------------------- 6. keys, endless inputs, modes, FIFOs
+
+
+def _no_tomllib(monkeypatch):
+    """Make tomllib fail the test if it is reached: the depth checks must refuse first."""
+    def loads(text, **kwargs):
+        raise AssertionError(f"tomllib read {len(text):,} characters that the depth scan should have refused")
+    monkeypatch.setattr(tomllib, "loads", loads)
+
+
+DOTTED = {  # each 5,000 parts: the old reader took 0.4 s and 130 MB (100,000 parts: 41 s, then MemoryError)
+    "dotted key": ".".join(["a"] * 5000) + " = 1\n",
+    "spaced dotted key": "[scenario]\n" + " . ".join(["a"] * 5000) + " = 1\n",
+    "quoted parts": ".".join(['"a.b"', "'c'"] * 2500) + " = 1\n",
+    "table header": "[" + ".".join(["t"] * 5000) + "]\n",
+    "array of tables": "[[" + ".".join(["t"] * 5000) + "]]\n",
+    "inline table": "[scenario]\nx = {" + ".".join(["a"] * 5000) + " = 1}\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(DOTTED))
+def test_a_key_of_thousands_of_parts_is_refused_before_tomllib(tmp_path, monkeypatch, kind):
+    f = tmp_path / "keys.toml"
+    f.write_text(DOTTED[kind])
+    _no_tomllib(monkeypatch)
+    line = 2 if DOTTED[kind].startswith("[scenario]") else 1
+    want = rf"keys.toml: not read: the key .* has 5,000 parts; at most {_files.MAX_KEY_DEPTH} are read \(line {line}\)"
+    for read in (sio.load, sio.read_meta):
+        with pytest.raises(sio.ScenarioFileError, match=want):
+            read(f)
+    with pytest.raises(sio.ScenarioFileError, match=r"^<string>: not read: the key"):
+        sio.loads(DOTTED[kind])
+    one_line_error(["plan", str(f)], "keys.toml: not read: the key")
+    one_line_error(["compare", str(f), "seed"], "keys.toml: not read: the key")
+
+
+def test_the_issues_100_000_part_key_is_refused_at_once(tmp_path, monkeypatch):
+    f = tmp_path / "keys.toml"
+    f.write_text(".".join(["a"] * 100_000) + " = 1\n")  # 200 kB: 41 s and a MemoryError traceback before
+    _no_tomllib(monkeypatch)
+    err = one_line_error(["plan", str(f)], "keys.toml: not read: the key 'a.a.a")
+    assert "has 100,000 parts" in err
+
+
+def test_keys_up_to_the_limit_and_dots_in_strings_still_read():
+    n = _files.MAX_KEY_DEPTH
+    with pytest.raises(sio.ScenarioFileError, match="unknown section 'a'"):  # tomllib read it; the model refused
+        sio.loads(".".join(["a"] * n) + " = 1\n")
+    with pytest.raises(sio.ScenarioFileError, match=f"has {n + 1} parts"):
+        sio.loads(".".join(["a"] * (n + 1)) + " = 1\n")
+    dots = ".".join(["x"] * 200)
+    text = (f'# {dots}\n[scenario]\nname = "{dots}"\ndescription = """\n{dots}\n"{dots}"\n"""\n'
+            f"sources = ['{dots}', '''{dots}''', \"https://example.org/{dots}\"]\nwhen = 1979-05-27T07:32:00.999\n"
+            f"[training]  # {dots}\nmfu = 0.4\nparams = 1.5e+11\n")
+    assert sio.loads(text).training.mfu == 0.4
+    for path in sio.SCENARIO_DIR.glob("*.toml"):  # every shipped scenario passes the scan
+        _files.check_toml_depth(path.read_text(encoding="utf-8"), path.name)
+
+
+def test_nesting_past_the_limit_is_refused_before_tomllib(monkeypatch):
+    n = _files.MAX_NESTING
+    assert sio.loads("[scenario]\nx = " + "[" * n + "]" * n + "\n") == Scenario()
+    assert sio.loads(f'[scenario]\nname = "{"[" * 500}"\n') == Scenario()  # brackets in text count for nothing
+    _no_tomllib(monkeypatch)
+    for text in ("[scenario]\nx = " + "[" * (n + 1) + "]" * (n + 1) + "\n",
+                 "[scenario]\nx = " + "{a = " * (n + 1) + "1" + "}" * (n + 1) + "\n"):
+        with pytest.raises(sio.ScenarioFileError, match=rf"nested too deeply \({n + 1} levels .*\) \(line 2\)"):
+            sio.loads(text, "deep.toml")
