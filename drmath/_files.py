@@ -1,11 +1,19 @@
-r"""Guards for the files drmath reads (private): how deep a TOML file's keys and nesting go.
+r"""Guards for the files drmath reads and writes (private): kind, size and depth.
 
-TOML text is scanned before :mod:`tomllib` reads it (:func:`check_toml_depth`): a key of more
-than :data:`MAX_KEY_DEPTH` dotted parts, or arrays and inline tables more than
-:data:`MAX_NESTING` levels within each other, is refused. tomllib's time and memory grow with
-the square of a key's parts (20,000 parts: 6.4 s and 1.6 GB).
+Every input path (scenario TOML, drill CSV) reads through :func:`read_input`, so the limits
+below hold everywhere and live in one place:
 
-Errors are ``ValueError`` whose one-line message starts with the file's name.
+- An input is read only when it is a regular file, or ``-`` for standard input; a FIFO, a
+  device (``/dev/zero``), a socket or a directory is refused before it is opened, so no read
+  waits for a peer or runs without end. At most :data:`MAX_INPUT_BYTES` are read
+  (:data:`MAX_TABLE_BYTES` for a drill CSV), the same for standard input.
+- TOML text is scanned before :mod:`tomllib` reads it (:func:`check_toml_depth`): a key of
+  more than :data:`MAX_KEY_DEPTH` dotted parts, or arrays and inline tables more than
+  :data:`MAX_NESTING` levels within each other, is refused. tomllib's time and memory grow
+  with the square of a key's parts (20,000 parts: 6.4 s and 1.6 GB).
+
+Errors are ``ValueError`` whose one-line message starts with the
+file's name.
 
     >>> check_toml_depth("[training]\ngpus = 2048\n", "ok.toml")
     >>> check_toml_depth("a." * 40 + "b = 1\n", "deep.toml")
@@ -14,11 +22,27 @@ Errors are ``ValueError`` whose one-line message starts with the file's name.
     ValueError: deep.toml: not read: the key 'a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.'… (81 characters) has 41 ...
 """
 
+import os
 import re
+import stat
+import sys
 
 import numpy as np
 
 from ._validate import short_repr
+
+STDIN = "-"
+"""The input name that means standard input (read with the same ceiling as a file)."""
+
+STDIN_NAME = "<stdin>"
+"""What error messages call standard input."""
+
+MAX_INPUT_BYTES = 2**20
+"""Largest scenario file read [B] (1 MiB). The largest shipped scenario is under 5 kB, and
+tomllib reads 1 MiB of hostile TOML (a million tiny array items) in about 1 s."""
+
+MAX_TABLE_BYTES = 16 * 2**20
+"""Largest drill-record CSV read [B] (16 MiB: some 300,000 rows, read and checked in about 2 s)."""
 
 MAX_KEY_DEPTH = 16
 """Most dotted parts in one TOML key or table header [1]. A scenario needs two (``section.field``)."""
@@ -26,6 +50,109 @@ MAX_KEY_DEPTH = 16
 MAX_NESTING = 100
 """Most levels of arrays and inline tables within each other in a TOML file [1]; tomllib
 itself recurses out at a few hundred."""
+
+_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+
+_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def kind_of(mode):
+    """What a file of mode ``mode`` is, in words ("a FIFO (named pipe)"); "a regular file" for one.
+
+    Parameters
+    ----------
+    mode : int
+        ``st_mode`` of :func:`os.stat`. [1]
+
+    Returns
+    -------
+    kind : str
+        E.g. ``"a directory"``, ``"a character device"``. [1]
+
+    Examples
+    --------
+    >>> kind_of(os.stat(".").st_mode)
+    'a directory'
+    """
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def _too_big(name, limit, size=None):
+    if size is None:  # read to one byte past the ceiling: its whole size is not known
+        return ValueError(f"{name}: cannot read: it is longer than {limit:,} bytes, the most that is read")
+    return ValueError(f"{name}: cannot read: it is {size:,} bytes; at most {limit:,} are read")
+
+
+def read_input(path, limit=None):
+    """The bytes of an input file: a regular file, or ``-`` for standard input, up to a ceiling.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file; the string ``"-"`` (:data:`STDIN`) reads standard input.
+    limit : int, optional
+        Most bytes read; :data:`MAX_INPUT_BYTES` when omitted. [B]
+
+    Returns
+    -------
+    data : bytes
+        The whole file. [B]
+
+    Raises
+    ------
+    ValueError
+        ``"<path>: cannot read: ..."``: it does not exist or cannot be opened, it is not a
+        regular file (a FIFO, a device, a socket, a directory: refused before it is opened, so
+        nothing waits or reads without end), or it holds more than ``limit`` bytes.
+
+    Notes
+    -----
+    The file is checked with :func:`os.stat`, opened with ``O_NONBLOCK`` (so a file swapped for a
+    FIFO in between cannot block the open) and checked again with :func:`os.fstat`; then at most
+    ``limit + 1`` bytes are read, so a file that grows while it is read is still refused.
+
+    Examples
+    --------
+    >>> read_input(os.devnull)
+    Traceback (most recent call last):
+    ...
+    ValueError: /dev/null: cannot read: it is a character device, not a regular file
+    """
+    limit = MAX_INPUT_BYTES if limit is None else limit
+    if isinstance(path, str) and path == STDIN:
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        if stream is None:
+            raise ValueError(f"{STDIN_NAME}: cannot read: there is no standard input")
+        data = stream.read(limit + 1)
+        data = data.encode("utf-8") if isinstance(data, str) else data
+        if len(data) > limit:
+            raise _too_big(STDIN_NAME, limit)
+        return data
+    name = os.fspath(path)
+    try:
+        mode = os.stat(name).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{name}: cannot read: it is {kind_of(mode)}, not a regular file"
+                             + (f"; give a file, or {STDIN} to read standard input" if stat.S_ISFIFO(mode) else ""))
+        fd = os.open(name, _FLAGS)
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    with open(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{name}: cannot read: it is {kind_of(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise _too_big(name, limit, info.st_size)
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise _too_big(name, limit)
+    return data
 
 
 # The text a TOML depth scan must skip (comments and strings, where dots and brackets mean nothing), and a
@@ -51,7 +178,7 @@ def check_toml_depth(text, source):
     Parameters
     ----------
     text : str
-        TOML text [1]_.
+        TOML text [1]_ (at most :data:`MAX_INPUT_BYTES` long, as :func:`read_input` reads it).
     source : str
         What to call the text in the message (a file name).
 

@@ -50,8 +50,8 @@ from .scenario import FIELDS, SECTIONS, Scenario
 from .units import parse_quantity
 
 __all__ = [
-    "ScenarioFileError", "load", "loads", "save", "dumps", "read_meta", "parse_value", "preset_name", "readable",
-    "atomic_write", "output_target", "to_query", "from_query", "shipped_scenarios", "SCENARIO_DIR",
+    "ScenarioFileError", "load", "loads", "load_with_meta", "save", "dumps", "read_meta", "parse_value", "preset_name",
+    "readable", "atomic_write", "output_target", "to_query", "from_query", "shipped_scenarios", "SCENARIO_DIR",
     "MAX_QUERY_LENGTH", "MAX_QUERY_FIELDS", "MAX_VALUE_LENGTH",
 ]
 
@@ -217,7 +217,12 @@ def loads(text, source="<string>"):
     ...
     drmath.scenario_io.ScenarioFileError: bad.toml: training.mfu = 2 is out of range: must be in [0.01, 1] (line 2)
     """
-    data = _parse(text, source)
+    return _scenario(_parse(text, source), text, source)
+
+
+def _scenario(data, text, source):
+    """The validated scenario of parsed TOML ``data`` (:func:`loads`); ``text`` gives the lines for errors."""
+    data = dict(data)
     changes = {}
     try:
         _check_meta(data.pop(META, {}))
@@ -280,13 +285,32 @@ def _check_meta(meta):
     return meta
 
 
+def _read_text(path):
+    """The text of a scenario file and what to call it, read through the one input guard.
+
+    The file must be a regular file of at most :data:`drmath._files.MAX_INPUT_BYTES`, or ``"-"``
+    for standard input (called ``<stdin>``); every failure is a :class:`ScenarioFileError`.
+    """
+    source = _files.STDIN_NAME if isinstance(path, str) and path == _files.STDIN else os.fspath(path)
+    try:
+        raw = _files.read_input(path)
+    except ValueError as exc:
+        raise ScenarioFileError(str(exc), source) from None
+    try:
+        return raw.decode("utf-8"), source
+    except UnicodeDecodeError as exc:
+        raise ScenarioFileError(f"{source}: not valid TOML: not UTF-8 text (byte {exc.start})", source) from None
+
+
 def load(path):
     """Read a scenario TOML file.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file, TOML [1]_ (as :func:`loads` reads it).
+        The file, TOML [1]_ (as :func:`loads` reads it): a regular file of at most
+        :data:`drmath._files.MAX_INPUT_BYTES` bytes, or the string ``"-"`` for standard
+        input (with the same ceiling).
 
     Returns
     -------
@@ -296,8 +320,9 @@ def load(path):
     Raises
     ------
     ScenarioFileError
-        If the file cannot be read, is not TOML, or holds a bad field; the
-        message starts with the file name and names the field and line.
+        If the file cannot be read (missing, not a regular file, e.g. a FIFO or
+        ``/dev/zero``, or over the size ceiling), is not TOML, or holds a bad
+        field; the message starts with the file name and names the field and line.
 
     References
     ----------
@@ -308,15 +333,39 @@ def load(path):
     >>> load(SCENARIO_DIR / "seed.toml").training.gpus
     8000
     """
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise ScenarioFileError(f"{path}: cannot read: {exc.strerror or exc}", str(path)) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioFileError(f"{path}: not valid TOML: not UTF-8 text (byte {exc.start})", str(path)) from None
-    return loads(text, str(path))
+    text, source = _read_text(path)
+    return loads(text, source)
+
+
+def load_with_meta(path):
+    """Read a scenario file once: the scenario and its ``[scenario]`` table.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, as :func:`load` reads it (``"-"`` is standard input, which can be read only once).
+
+    Returns
+    -------
+    scenario : Scenario
+        As :func:`load` returns it.
+    meta : dict
+        As :func:`read_meta` returns it.
+
+    Raises
+    ------
+    ScenarioFileError
+        As :func:`load`.
+
+    Examples
+    --------
+    >>> s, meta = load_with_meta(SCENARIO_DIR / "seed.toml")
+    >>> s.training.gpus, meta["name"]
+    (8000, 'Seed: 8,000 H100s, three months')
+    """
+    text, source = _read_text(path)
+    data = _parse(text, source)  # once: a hostile file costs one parse, not two
+    return _scenario(data, text, source), _meta(text, source, data)
 
 
 def read_meta(path):
@@ -337,9 +386,9 @@ def read_meta(path):
     Raises
     ------
     ScenarioFileError
-        If the file cannot be read or is not TOML, or if ``[scenario]`` is not
-        a table or its ``name``, ``description`` or ``sources`` has the wrong
-        type; the message names the file, the key and the line.
+        If the file cannot be read (as :func:`load`) or is not TOML, or if
+        ``[scenario]`` is not a table or its ``name``, ``description`` or
+        ``sources`` has the wrong type; the message names the file, the key and the line.
 
     References
     ----------
@@ -352,19 +401,19 @@ def read_meta(path):
     >>> str(read_meta(SCENARIO_DIR / "seed.toml")["date"])
     '2025-05-26'
     """
+    return _meta(*_read_text(path))
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioFileError(f"{path}: cannot read its [{META}] table: {clip(str(exc), 300)}", str(path)) from None
-    data = _parse(text, str(path))
+
+def _meta(text, source, data=None):
+    """The ``[scenario]`` table of TOML text (parsed already as ``data``, if given), with its defaults."""
+    data = _parse(text, source) if data is None else data
     try:
         meta = dict(_check_meta(data.get(META, {})))
     except ValueError as exc:
         line = _line_of(text, META, _field_of(str(exc))[1])
         where = f" (line {line})" if line else ""
-        raise ScenarioFileError(f"{path}: {exc}{where}", str(path), META, line) from None
-    meta.setdefault("name", Path(path).stem)
+        raise ScenarioFileError(f"{source}: {exc}{where}", source, META, line) from None
+    meta.setdefault("name", Path(source).stem)
     meta.setdefault("description", "")
     meta.setdefault("sources", [])
     return meta

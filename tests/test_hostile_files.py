@@ -7,9 +7,12 @@ one line and stays short; the CLI prints it as one line and exits 2. Big inputs 
 
 import contextlib
 import io
+import json
 import os
 import socket
 import stat
+import subprocess
+import sys
 import threading
 import tomllib
 
@@ -18,7 +21,7 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drmath import Scenario, _files, drills, reliability
+from drmath import Scenario, _files, drills, plan, reliability
 from drmath import scenario_io as sio
 from drmath._validate import MAX_SHOWN, clip, short_repr
 from drmath.cli import main
@@ -254,7 +257,7 @@ def test_a_huge_unknown_set_key_prints_a_short_error():
 
 
 @pytest.mark.parametrize("text, size, match", [
-    ('[training]\ngpus = "{x}"\n', BIG, "f.toml: training.gpus = 'xxx"),  # 50 MB once: tomllib takes ~3 s
+    ('[training]\ngpus = "{x}"\n', 10**6, "f.toml: training.gpus = 'xxx"),  # 50 MB: over the ceiling (section 6)
     ('[failover]\ntier = "{x}"\n', 10**6, "f.toml: failover.tier = 'xxx"),
     ('[training]\n{x} = 1\n', 10**6, "f.toml: unknown field 'training.xxx"),
     ('[{x}]\na = 1\n', 10**6, "f.toml: unknown section 'xxx"),
@@ -428,7 +431,7 @@ def test_a_key_of_thousands_of_parts_is_refused_before_tomllib(tmp_path, monkeyp
     _no_tomllib(monkeypatch)
     line = 2 if DOTTED[kind].startswith("[scenario]") else 1
     want = rf"keys.toml: not read: the key .* has 5,000 parts; at most {_files.MAX_KEY_DEPTH} are read \(line {line}\)"
-    for read in (sio.load, sio.read_meta):
+    for read in (sio.load, sio.read_meta, sio.load_with_meta):
         with pytest.raises(sio.ScenarioFileError, match=want):
             read(f)
     with pytest.raises(sio.ScenarioFileError, match=r"^<string>: not read: the key"):
@@ -469,3 +472,143 @@ def test_nesting_past_the_limit_is_refused_before_tomllib(monkeypatch):
                  "[scenario]\nx = " + "{a = " * (n + 1) + "1" + "}" * (n + 1) + "\n"):
         with pytest.raises(sio.ScenarioFileError, match=rf"nested too deeply \({n + 1} levels .*\) \(line 2\)"):
             sio.loads(text, "deep.toml")
+
+
+def _device(path, major, minor):
+    """A character device node in tmp_path (never the machine's own), or skip where it cannot be made."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(major, minor))
+        with open(path, "rb"):
+            pass
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a character device here: {exc}")
+
+
+def _limited_cli(argv, stdin=subprocess.DEVNULL):
+    """`python -m drmath` in a child with 1.5 GB of address space and a 120 s cap: the old reader ran out of both."""
+    def limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+    return subprocess.run([sys.executable, "-m", "drmath", *argv], stdin=stdin, capture_output=True, text=True,
+                          timeout=120, preexec_fn=limit)
+
+
+def test_an_endless_device_is_refused_not_read(tmp_path):
+    zero = tmp_path / "zero"
+    _device(zero, 1, 5)  # /dev/zero's numbers: reads never end
+    proc = _limited_cli(["plan", str(zero)])  # before: read to a MemoryError traceback
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.stderr == f"drmath: error: {zero}: cannot read: it is a character device, not a regular file\n"
+    with pytest.raises(ValueError, match=r"zero: cannot read: it is a character device, not a regular file"):
+        drills.read_drill_records(zero)
+
+
+def test_an_endless_stdin_stops_at_the_ceiling(tmp_path):
+    zero = tmp_path / "zero"
+    _device(zero, 1, 5)
+    with open(zero, "rb") as endless:
+        proc = _limited_cli(["plan", "-"], stdin=endless)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.stderr == (f"drmath: error: <stdin>: cannot read: it is longer than {_files.MAX_INPUT_BYTES:,} "
+                           "bytes, the most that is read\n")
+
+
+class _Endless(io.RawIOBase):
+    """A standard input that never ends: zeros, as many as asked for."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        buffer[:] = bytes(len(buffer))
+        return len(buffer)
+
+
+def _stdin(monkeypatch, data):
+    raw = _Endless() if data is None else io.BytesIO(data)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(raw), encoding="utf-8"))
+
+
+def test_stdin_is_read_with_the_same_ceiling(monkeypatch):
+    monkeypatch.setattr(_files, "MAX_INPUT_BYTES", 4096)
+    _stdin(monkeypatch, None)
+    one_line_error(["plan", "-"], "<stdin>: cannot read: it is longer than 4,096 bytes, the most that is read")
+    _stdin(monkeypatch, b"[training]\n" + b"#" * 5000 + b"\ngpus = 2048\n")
+    one_line_error(["plan", "-"], "<stdin>: cannot read: it is longer than 4,096 bytes")
+
+
+def test_stdin_is_a_scenario_read_once(monkeypatch):
+    text = b'[scenario]\nname = "piped"\n\n[training]\ngpus = 2048\n'
+    mtbf_2048 = plan(Scenario().with_changes({"training.gpus": 2048})).mtbf
+    _stdin(monkeypatch, text)
+    status, out, err = run(["plan", "-", "--json"])
+    assert status == 0, err
+    assert json.loads(out)["mtbf"] == pytest.approx(mtbf_2048)
+    _stdin(monkeypatch, text)
+    status, out, err = run(["compare", "-", "-"])  # both columns from the one read
+    assert status == 0, err
+    assert out.splitlines()[0].split() == ["quantity", "piped", "piped"]
+    _stdin(monkeypatch, text)
+    status, out, err = run(["compare", "-", "-", "--json"])
+    mtbf = next(row for row in json.loads(out)["rows"] if row["field"] == "mtbf")
+    assert status == 0 and mtbf["values"] == [pytest.approx(mtbf_2048)] * 2
+    _stdin(monkeypatch, b"[training]\ngpus = -1\n")
+    one_line_error(["plan", "-"], "<stdin>: training.gpus = -1 is out of range")
+
+
+def test_a_file_over_the_ceiling_is_refused_unread(tmp_path, monkeypatch):
+    f = tmp_path / "big.toml"
+    f.write_bytes(b"[training]\ngpus = 2048\n" + b"#" * _files.MAX_INPUT_BYTES)
+    size = f.stat().st_size
+    one_line_error(["plan", str(f)], f"big.toml: cannot read: it is {size:,} bytes; at most "
+                                     f"{_files.MAX_INPUT_BYTES:,} are read")
+    f.write_bytes(b"[training]\ngpus = 2048\n" + b"#" * (_files.MAX_INPUT_BYTES - 30))
+    assert sio.load(f).training.gpus == 2048  # just under it: read
+    csv = tmp_path / "big.csv"
+    csv.write_bytes((HEADER + GOOD_ROW).encode())
+    monkeypatch.setattr(_files, "MAX_TABLE_BYTES", 60)
+    with pytest.raises(ValueError, match=rf"big.csv: cannot read: it is {csv.stat().st_size} bytes; at most 60 are"):
+        drills.read_drill_records(csv)
+
+
+def _unblock_reader(fifo):
+    """Let a reader stuck in open() on ``fifo`` go (the old code blocked there): open and close the write end."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+def _in_thread(call, fifo, unblock, timeout=60):
+    """``call()`` in a thread; if it is still waiting after ``timeout`` s, ``unblock(fifo)`` frees it to end."""
+    result = []
+    worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
+    worker.start()
+    worker.join(timeout=timeout)
+    if worker.is_alive():
+        unblock(fifo)
+        worker.join(timeout=60)
+    return result
+
+
+@pytest.mark.parametrize("command", ["plan", "compare", "report"])
+def test_an_input_fifo_is_refused_at_once(tmp_path, command):
+    fifo = tmp_path / "in.toml"
+    os.mkfifo(fifo)
+    argv = {"plan": ["plan", str(fifo)], "compare": ["compare", "seed", str(fifo)],
+            "report": _report(tmp_path / "out.html", str(fifo))}[command]
+    result = _in_thread(lambda: run(argv), fifo, _unblock_reader, timeout=30)  # before: waited in open() for ever
+    assert result == [(2, "", f"drmath: error: {fifo}: cannot read: it is a FIFO (named pipe), not a regular "
+                               "file; give a file, or - to read standard input\n")]
+    assert not (tmp_path / "out.html").exists()
+
+
+def test_a_drill_csv_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "drills.csv"
+    os.mkfifo(fifo)
+
+    def read():
+        with pytest.raises(ValueError, match=r"drills.csv: cannot read: it is a FIFO \(named pipe\), not a regular"):
+            drills.read_drill_records(fifo)
+        return "refused"
+    assert _in_thread(read, fifo, _unblock_reader, timeout=30) == ["refused"]
