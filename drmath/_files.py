@@ -1,4 +1,4 @@
-r"""Guards for the files drmath reads and writes (private): kind, size and depth.
+r"""Guards for the files drmath reads and writes (private): kind, size, depth and modes.
 
 Every input path (scenario TOML, drill CSV) reads through :func:`read_input`, so the limits
 below hold everywhere and live in one place:
@@ -230,3 +230,28 @@ def check_toml_depth(text, source):
         line = blanked.encode("utf-8").count(b"\n", 0, deepest) + 1
         raise ValueError(f"{source}: not valid TOML: nested too deeply ({int(depth[deepest]):,} levels of arrays or "
                          f"inline tables; at most {MAX_NESTING} are read) (line {line})")
+
+
+def umask():
+    """The process's umask, read without changing it where Linux allows (``/proc/self/status``).
+
+    Returns
+    -------
+    mask : int
+        The permission bits a new file does not get, e.g. ``0o022``. [1]
+
+    Examples
+    --------
+    >>> 0 <= umask() <= 0o777
+    True
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # set and put back at once: the only portable way to read it
+    os.umask(mask)
+    return mask

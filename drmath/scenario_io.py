@@ -685,9 +685,13 @@ def atomic_write(path, data):
     For a regular file (or a new name) the temporary file sits in the target's
     directory (so the rename stays on one filesystem, where ``os.replace`` is
     atomic), is flushed and fsynced, then renamed over the target. On any error
-    it is removed and the target is untouched. A FIFO or character device is
-    opened and written instead: renaming over it would turn ``-o /dev/null``
-    into a regular file.
+    it is removed and the target is untouched. A file replaced keeps its
+    permission bits (``rw`` for user, group and others) and, where the user may
+    set them, its owner and group: a private ``0600`` report stays private. A
+    new file gets ``0666`` less the umask, as a shell's ``>`` gives it.
+
+    A FIFO or character device is opened and written instead: renaming over it
+    would turn ``-o /dev/null`` into a regular file.
 
     References
     ----------
@@ -707,21 +711,43 @@ def atomic_write(path, data):
     target, how = output_target(path)
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     if how == "stream":
-        fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
-        with open(fd, "wb") as fh:
-            mode = os.fstat(fd).st_mode
-            if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):  # swapped for a file since the check
-                raise ValueError(f"{path}: cannot write: it changed while it was opened")
-            fh.write(payload)
-        return target
+        _write_through(path, target, payload)
+    else:
+        _replace(target, payload)
+    return target
+
+
+def _write_through(path, target, payload):
+    """Write ``payload`` into a FIFO or character device."""
+    fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "wb") as fh:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):  # swapped for a file since the check
+            raise ValueError(f"{path}: cannot write: it changed while it was opened")
+        fh.write(payload)
+
+
+def _replace(target, payload):
+    """Write ``payload`` to a temporary file beside ``target`` and rename it over; keep an old file's mode and owner."""
+    try:
+        old = os.stat(target)
+    except FileNotFoundError:
+        old = None
     fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=f".{target.name}.",
                                suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
+            if old is not None:
+                now = os.fstat(fh.fileno())
+                if (now.st_uid, now.st_gid) != (old.st_uid, old.st_gid):
+                    try:  # before the mode: a chown may clear mode bits
+                        os.fchown(fh.fileno(), old.st_uid, old.st_gid)
+                    except PermissionError:  # only root gives a file away; the mode still holds
+                        pass
+            os.fchmod(fh.fileno(), stat.S_IMODE(old.st_mode) & 0o777 if old is not None else 0o666 & ~_files.umask())
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -729,7 +755,6 @@ def atomic_write(path, data):
         except OSError:
             pass
         raise
-    return target
 
 
 # --------------------------------------------------------------------------- share links

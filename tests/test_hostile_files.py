@@ -6,6 +6,7 @@ one line and stays short; the CLI prints it as one line and exits 2. Big inputs 
 """
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -612,3 +613,55 @@ def test_a_drill_csv_fifo_is_refused_at_once(tmp_path):
             drills.read_drill_records(fifo)
         return "refused"
     assert _in_thread(read, fifo, _unblock_reader, timeout=30) == ["refused"]
+
+
+def test_a_private_file_stays_private(tmp_path):
+    target = tmp_path / "plan.html"
+    target.write_text("secret")
+    os.chmod(target, 0o600)
+    sio.atomic_write(target, "new")  # before: 0644, readable by everyone
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o600 and target.read_text() == "new"
+    os.chmod(target, 0o640)
+    status, _, err = run(_report(target))
+    assert status == 0, err
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_file_through_a_symlink_keeps_its_mode(tmp_path):
+    real = tmp_path / "real.html"
+    real.write_text("old")
+    os.chmod(real, 0o600)
+    link = tmp_path / "link.html"
+    link.symlink_to(real)
+    sio.atomic_write(link, "new")
+    assert link.is_symlink() and stat.S_IMODE(os.stat(real).st_mode) == 0o600 and real.read_text() == "new"
+
+
+def test_a_new_file_gets_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        sio.atomic_write(tmp_path / "new.html", "x")  # before: always 0644
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "new.html").st_mode) == 0o640
+
+
+def test_an_owner_is_kept_where_allowed_and_a_refusal_is_no_error(tmp_path, monkeypatch):
+    target = tmp_path / "plan.html"
+    target.write_text("old")
+    if os.geteuid() == 0:  # only root may give a file away: check the owner is put back
+        os.chown(target, 4321, 4321)
+        sio.atomic_write(target, "new")
+        assert (os.stat(target).st_uid, os.stat(target).st_gid) == (4321, 4321)
+        os.chown(target, 0, 0)
+
+    def refuse(*args):
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+    real_stat = os.stat
+    monkeypatch.setattr(os, "fchown", refuse)  # as for any user but root: the owner cannot be put back
+    monkeypatch.setattr(os, "stat", lambda p, **kw: os.stat_result(  # an old file owned by someone else
+        (0o100600, 0, 0, 1, 4321, 4321, 3, 0, 0, 0)) if str(p) == str(target) else real_stat(p, **kw))
+    sio.atomic_write(target, "again")  # written anyway, its mode kept
+    monkeypatch.undo()
+    assert target.read_text() == "again" and stat.S_IMODE(os.stat(target).st_mode) == 0o600
