@@ -1,7 +1,8 @@
-r"""Guards for the files drmath reads and writes (private): kind, size, depth and modes.
+r"""Guards for the files drmath reads and writes (private): kind, size, depth, modes and waiting.
 
-Every input path (scenario TOML, drill CSV) reads through :func:`read_input`, so the limits
-below hold everywhere and live in one place:
+Every input path (scenario TOML, drill CSV) reads through :func:`read_input`, and every
+``-o`` output that is a FIFO is opened through :func:`open_stream`, so the limits below hold
+everywhere and live in one place:
 
 - An input is read only when it is a regular file, or ``-`` for standard input; a FIFO, a
   device (``/dev/zero``), a socket or a directory is refused before it is opened, so no read
@@ -11,8 +12,9 @@ below hold everywhere and live in one place:
   more than :data:`MAX_KEY_DEPTH` dotted parts, or arrays and inline tables more than
   :data:`MAX_NESTING` levels within each other, is refused. tomllib's time and memory grow
   with the square of a key's parts (20,000 parts: 6.4 s and 1.6 GB).
+- A FIFO named as an output waits at most :data:`FIFO_TIMEOUT` for a reader.
 
-Errors are ``ValueError`` whose one-line message starts with the
+Errors are ``ValueError`` (or ``OSError`` for an output) whose one-line message starts with the
 file's name.
 
     >>> check_toml_depth("[training]\ngpus = 2048\n", "ok.toml")
@@ -22,10 +24,12 @@ file's name.
     ValueError: deep.toml: not read: the key 'a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.'… (81 characters) has 41 ...
 """
 
+import errno
 import os
 import re
 import stat
 import sys
+import time
 
 import numpy as np
 
@@ -50,6 +54,9 @@ MAX_KEY_DEPTH = 16
 MAX_NESTING = 100
 """Most levels of arrays and inline tables within each other in a TOML file [1]; tomllib
 itself recurses out at a few hundred."""
+
+FIFO_TIMEOUT = 10.0
+"""Longest wait for a reader to open a FIFO named as an output [s]."""
 
 _KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
           stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
@@ -255,3 +262,67 @@ def umask():
     mask = os.umask(0o022)  # set and put back at once: the only portable way to read it
     os.umask(mask)
     return mask
+
+
+def open_stream(path, timeout=None):
+    """Open a FIFO or character device for writing, waiting at most ``timeout`` for a FIFO's reader.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A FIFO or a character device (``/dev/null``, a terminal).
+    timeout : float, optional
+        Longest wait for a reader to open a FIFO; :data:`FIFO_TIMEOUT` when omitted. [s]
+
+    Returns
+    -------
+    fd : int
+        A blocking file descriptor open for writing.
+
+    Raises
+    ------
+    OSError
+        Whose ``filename`` is ``path``: it cannot be opened, or (``ETIMEDOUT``) no reader
+        opened the FIFO within ``timeout``, so nothing was written.
+
+    Notes
+    -----
+    ``open(O_WRONLY | O_NONBLOCK)`` on a FIFO fails with ``ENXIO`` while no process has it open
+    for reading [1]_, instead of blocking forever; it is tried again every 50 ms until the
+    deadline. Once open, the descriptor is made blocking again, so the write waits for the
+    reader to drain the pipe as a shell's ``>`` would.
+
+    References
+    ----------
+    .. [1] The Open Group, POSIX.1-2017, open(): ``O_NONBLOCK`` on a FIFO opened write-only.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> fifo = pathlib.Path(tempfile.mkdtemp()) / "pipe"
+    >>> os.mkfifo(fifo)
+    >>> open_stream(fifo, timeout=0.1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TimeoutError: [Errno 110] no reader opened the FIFO within 0.1 s: '.../pipe'
+    """
+    timeout = FIFO_TIMEOUT if timeout is None else timeout
+    name = os.fspath(path)
+    flags = os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fifo = stat.S_ISFIFO(os.stat(name).st_mode)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, name) from None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fd = os.open(name, flags)
+            break
+        except OSError as exc:
+            if not (fifo and exc.errno == errno.ENXIO):
+                raise OSError(exc.errno, exc.strerror, name) from None
+            if time.monotonic() >= deadline:
+                raise OSError(errno.ETIMEDOUT, f"no reader opened the FIFO within {timeout:g} s", name) from None
+            time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+    os.set_blocking(fd, True)
+    return fd

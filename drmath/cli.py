@@ -289,13 +289,20 @@ def main(argv=None):
         else:
             out = _plan(args)
     except (CliError, ValueError, TypeError, OSError) as exc:
-        print(clip(f"drmath: error: {exc}".splitlines()[0], 1000), file=sys.stderr)
+        print(clip(f"drmath: error: {_message(exc)}".splitlines()[0], 1000), file=sys.stderr)
         return 2
     try:
         print(out, flush=True)
     except BrokenPipeError:  # `drmath plan | head`: the reader left, which is not an error
         sys.stdout = open(os.devnull, "w")
     return status
+
+
+def _message(exc):
+    """An error's text for the one line: an OSError as ``<file>: <reason>``, without Python's ``[Errno N]``."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename is not None else exc.strerror
+    return str(exc)
 
 
 def _plan(args):

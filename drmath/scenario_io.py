@@ -678,7 +678,10 @@ def atomic_write(path, data):
         If the target cannot be written safely (a directory, a block device, a
         socket, a symlink loop, a missing directory); nothing is written.
     OSError
-        If writing fails; a regular target is then left as it was.
+        If writing fails, with ``filename`` set to ``path`` and a ``strerror``
+        that starts "cannot write:" (so every message names the file); a regular
+        target is then left as it was. A FIFO that no reader opens within
+        :data:`drmath._files.FIFO_TIMEOUT` gives a ``TimeoutError``.
 
     Notes
     -----
@@ -691,7 +694,9 @@ def atomic_write(path, data):
     new file gets ``0666`` less the umask, as a shell's ``>`` gives it.
 
     A FIFO or character device is opened and written instead: renaming over it
-    would turn ``-o /dev/null`` into a regular file.
+    would turn ``-o /dev/null`` into a regular file. A FIFO is opened without
+    blocking (:func:`drmath._files.open_stream`), so a pipe that nobody reads
+    fails after the timeout instead of hanging.
 
     References
     ----------
@@ -710,16 +715,21 @@ def atomic_write(path, data):
     """
     target, how = output_target(path)
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    if how == "stream":
-        _write_through(path, target, payload)
-    else:
-        _replace(target, payload)
+    try:
+        if how == "stream":
+            _write_through(path, target, payload)
+        else:
+            _replace(target, payload)
+    except OSError as exc:  # name the file: "[Errno 28] No space left on device" alone says nothing
+        if exc.errno is None:
+            raise OSError(f"{path}: cannot write: {exc}") from None
+        raise OSError(exc.errno, f"cannot write: {exc.strerror}", os.fspath(path)) from None
     return target
 
 
 def _write_through(path, target, payload):
-    """Write ``payload`` into a FIFO or character device."""
-    fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    """Write ``payload`` into a FIFO or character device, waiting at most FIFO_TIMEOUT for a FIFO's reader."""
+    fd = _files.open_stream(target)
     with open(fd, "wb") as fh:
         mode = os.fstat(fd).st_mode
         if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):  # swapped for a file since the check

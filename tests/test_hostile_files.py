@@ -665,3 +665,47 @@ def test_an_owner_is_kept_where_allowed_and_a_refusal_is_no_error(tmp_path, monk
     sio.atomic_write(target, "again")  # written anyway, its mode kept
     monkeypatch.undo()
     assert target.read_text() == "again" and stat.S_IMODE(os.stat(target).st_mode) == 0o600
+
+
+def _free_writer(fifo):
+    """Free a writer that the old code left blocked in open(): open the read end and read to the end."""
+    def read():
+        with open(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+            os.set_blocking(fh.fileno(), True)
+            fh.read()
+    threading.Thread(target=read, daemon=True).start()
+
+
+def test_an_output_fifo_without_a_reader_times_out(tmp_path, monkeypatch):
+    monkeypatch.setattr(_files, "FIFO_TIMEOUT", 0.3)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = _in_thread(lambda: run(_report(fifo)), fifo, _free_writer, timeout=120)  # before: waited for ever
+    assert result == [(2, "", f"drmath: error: {fifo}: cannot write: no reader opened the FIFO within 0.3 s\n")]
+    with pytest.raises(TimeoutError, match=r"cannot write: no reader opened the FIFO within 0.3 s: '.*pipe'"):
+        sio.atomic_write(fifo, "x")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_a_full_device_is_named(tmp_path):
+    full = tmp_path / "full"
+    _device(full, 1, 7)  # /dev/full's numbers: every write fails with ENOSPC
+    with pytest.raises(OSError, match=r"cannot write: No space left on device: '.*full'") as info:
+        sio.atomic_write(full, "x" * 100_000)
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(full)
+    err = one_line_error(_report(full), "full: cannot write: No space left on device")
+    assert err == f"drmath: error: {full}: cannot write: No space left on device\n"  # before: "[Errno 28] ..." alone
+
+
+def test_a_full_disk_is_named(tmp_path, monkeypatch):
+    target = tmp_path / "plan.html"
+    target.write_text("good")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(os, "fsync", full)  # the disk fills as the temporary file is written
+    with pytest.raises(OSError, match=r"\[Errno 28\] cannot write: No space left on device: '.*plan.html'"):
+        sio.atomic_write(target, "new")
+    err = one_line_error(_report(target), "plan.html: cannot write: No space left on device")
+    assert err == f"drmath: error: {target}: cannot write: No space left on device\n"
+    assert target.read_text() == "good" and sorted(p.name for p in tmp_path.iterdir()) == ["plan.html"]
