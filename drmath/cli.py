@@ -5,11 +5,13 @@
 - ``drmath compare A B [C [D]] [--json]``
 - ``drmath report [SCENARIO] -o plan.html [--png DIR] [--quiet]``
 
-A SCENARIO is a TOML file, or the name of a scenario that ships with drmath
-(:func:`scenario_path`): ``drmath compare seed llama3-405b``.
+A SCENARIO is a TOML file, ``-`` for standard input, or the name of a scenario
+that ships with drmath (:func:`scenario_path`): ``drmath compare seed llama3-405b``.
+Only regular files (and standard input) are read, each up to a size ceiling, and
+``-o`` keeps an existing file's mode (:mod:`drmath._files`).
 
-Errors in a file or a value exit with status 2 and one line naming the field;
-never a traceback. ``drmath solve`` exits with status 1 when no searched design
+Errors in a file or a value exit with status 2 and one line naming the file or
+the field; never a traceback. ``drmath solve`` exits with status 1 when no searched design
 meets every target (it still prints the closest one and what it would take).
 """
 
@@ -21,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import _resources, scenario_io
+from . import _files, _resources, scenario_io
 from ._plan import plan
 from ._validate import clip, short_repr
 from .formatting import format_quantity, tex_text
@@ -100,9 +102,10 @@ def scenario_path(arg):
 
     Returns
     -------
-    path : pathlib.Path
+    path : pathlib.Path or str
         ``arg`` itself when it is an existing file, holds a path separator or ends in
-        ``.toml``; otherwise the shipped ``<arg>.toml``.
+        ``.toml``; the string ``"-"`` (standard input) for ``-``; otherwise the shipped
+        ``<arg>.toml``.
 
     Raises
     ------
@@ -118,6 +121,8 @@ def scenario_path(arg):
     ...
     drmath.cli.CliError: 'llama4' is neither a file nor a shipped scenario: choose from frontier-100k-rsc1, ...
     """
+    if arg == _files.STDIN:
+        return arg
     path = Path(arg)
     separators = {os.sep, os.altsep, "/"} - {None}
     if (path.exists() and not path.is_dir()) or any(s in arg for s in separators) or arg.endswith(".toml"):
@@ -130,21 +135,15 @@ def scenario_path(arg):
 
 def load_scenario(path):
     """Read a scenario TOML file; errors name the file, the field and the line."""
+    return load_with_meta(path)[0]
+
+
+def load_with_meta(path):
+    """A scenario file's scenario and ``[scenario]`` table, from one read (standard input can be read once)."""
     try:
-        return scenario_io.load(path)
+        return scenario_io.load_with_meta(path)
     except scenario_io.ScenarioFileError as exc:
         raise CliError(str(exc)) from None
-
-
-def _names(paths):
-    """Column names for compare: each file's [scenario] name, else its stem."""
-    out = []
-    for path in paths:
-        try:
-            out.append(scenario_io.read_meta(path)["name"])
-        except ValueError:
-            out.append(Path(path).stem)
-    return out
 
 
 def _compare(args):
@@ -153,8 +152,13 @@ def _compare(args):
     if not 2 <= len(args.scenarios) <= 4:
         raise CliError(f"compare needs 2 to 4 scenario files, got {len(args.scenarios)}")
     paths = [scenario_path(arg) for arg in args.scenarios]
-    plans = [plan(load_scenario(path)) for path in paths]
-    names = [path.stem for path in paths] if args.json else _names(paths)
+    read = {}
+    for path in paths:  # each file once: `-` twice is standard input twice, which reads once
+        if path not in read:
+            read[path] = load_with_meta(path)
+    plans = [plan(read[path][0]) for path in paths]
+    stems = [Path(_files.STDIN_NAME if path == _files.STDIN else path).stem for path in paths]
+    names = stems if args.json else [read[path][1]["name"] for path in paths]
     if args.json:
         rows = report.compare_rows(plans)
         return json.dumps({"scenarios": names, "files": [str(path) for path in paths],
@@ -229,8 +233,7 @@ def _report(args):
     from . import report
 
     path = scenario_path(args.scenario) if args.scenario else None
-    scenario = load_scenario(path) if path else Scenario()
-    meta = scenario_io.read_meta(path) if path else {"description": ""}
+    scenario, meta = load_with_meta(path) if path else (Scenario(), {"description": ""})
     out = Path(args.output)
     scenario_io.output_target(out)  # refuse a directory, socket, block device, symlink loop before the work
     if args.png is not None and Path(args.png).exists() and not Path(args.png).is_dir():
@@ -248,26 +251,27 @@ def main(argv=None):
     shipped = ", ".join(shipped_names())
     sub = parser.add_subparsers(dest="command", required=True)
     p_plan = sub.add_parser("plan", help="derive every number of a scenario")
-    p_plan.add_argument("scenario", nargs="?", help=f"scenario TOML file or shipped name ({shipped}; default: "
-                        "the seed case)")
+    p_plan.add_argument("scenario", nargs="?", help=f"scenario TOML file, - (standard input) or shipped name "
+                        f"({shipped}; default: the seed case)")
     p_plan.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
                         help=f"change one input; sections: {', '.join(SECTIONS)}")
     p_plan.add_argument("--json", action="store_true", help="print the plan as JSON in SI")
     p_plan.add_argument("--explain", metavar="FIELD", help="print the worked derivation of one plan field")
     p_solve = sub.add_parser("solve", help="the cheapest design that meets the requirements.* targets")
-    p_solve.add_argument("scenario", nargs="?", help=f"scenario TOML file or shipped name ({shipped}; default: "
-                         "the seed case)")
+    p_solve.add_argument("scenario", nargs="?", help=f"scenario TOML file, - (standard input) or shipped name "
+                         f"({shipped}; default: the seed case)")
     p_solve.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
                          help='change one input, e.g. requirements.rpo_site="15 min"')
     p_solve.add_argument("--json", action="store_true",
                          help="print design, plan, meets and front as JSON in SI")
     p_cmp = sub.add_parser("compare", help="two to four scenarios side by side")
     p_cmp.add_argument("scenarios", nargs="+", metavar="SCENARIO",
-                       help=f"2 to 4 scenario files or shipped names ({shipped}); the first is the baseline")
+                       help=f"2 to 4 scenario files, - (standard input) or shipped names ({shipped}); the first is "
+                       "the baseline")
     p_cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p_rep = sub.add_parser("report", help="write the worked answer as one standalone HTML file")
-    p_rep.add_argument("scenario", nargs="?", help=f"scenario TOML file or shipped name ({shipped}; default: "
-                       "the seed case)")
+    p_rep.add_argument("scenario", nargs="?", help=f"scenario TOML file, - (standard input) or shipped name "
+                       f"({shipped}; default: the seed case)")
     p_rep.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the HTML file (written atomically)")
     p_rep.add_argument("--png", metavar="DIR", help="also write each figure as PNG into DIR (through kaleido)")
     p_rep.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -285,13 +289,20 @@ def main(argv=None):
         else:
             out = _plan(args)
     except (CliError, ValueError, TypeError, OSError) as exc:
-        print(clip(f"drmath: error: {exc}".splitlines()[0], 1000), file=sys.stderr)
+        print(clip(f"drmath: error: {_message(exc)}".splitlines()[0], 1000), file=sys.stderr)
         return 2
     try:
         print(out, flush=True)
     except BrokenPipeError:  # `drmath plan | head`: the reader left, which is not an error
         sys.stdout = open(os.devnull, "w")
     return status
+
+
+def _message(exc):
+    """An error's text for the one line: an OSError as ``<file>: <reason>``, without Python's ``[Errno N]``."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename is not None else exc.strerror
+    return str(exc)
 
 
 def _plan(args):

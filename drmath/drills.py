@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _files
 from ._resources import shipped_file
 from ._validate import short_repr
 from .formatting import format_quantity, listed, ordinal
@@ -482,7 +483,9 @@ def read_drill_records(path):
     Parameters
     ----------
     path : str or path-like
-        The CSV file [1]_; see :func:`parse_drill_records` for the format.
+        The CSV file [1]_; see :func:`parse_drill_records` for the format. A regular
+        file of at most :data:`drmath._files.MAX_TABLE_BYTES` bytes, or ``"-"`` for
+        standard input.
 
     Returns
     -------
@@ -492,7 +495,8 @@ def read_drill_records(path):
     Raises
     ------
     ValueError
-        If the file is not UTF-8 text, or as :func:`parse_drill_records`.
+        If the file cannot be read (missing, not a regular file such as a FIFO or a
+        device, over the size ceiling), is not UTF-8 text, or as :func:`parse_drill_records`.
 
     Notes
     -----
@@ -509,12 +513,13 @@ def read_drill_records(path):
     >>> len(records), records[0].phase, records[0].seconds
     (107, 'local.detection', 145.0)
     """
-    path = Path(path)
+    raw = _files.read_input(path, _files.MAX_TABLE_BYTES)  # the one input guard: regular files only, up to a ceiling
+    name = "<stdin>" if isinstance(path, str) and path == "-" else Path(path).name
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path.name}: not a UTF-8 text file (byte {exc.start})") from None
-    return parse_drill_records(text, name=path.name)
+        raise ValueError(f"{name}: not a UTF-8 text file (byte {exc.start})") from None
+    return parse_drill_records(text, name=name)
 
 
 def example_log():

@@ -43,15 +43,15 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
-from . import _resources
+from . import _files, _resources
 from . import units as _u
 from ._validate import clip, short_repr
 from .scenario import FIELDS, SECTIONS, Scenario
 from .units import parse_quantity
 
 __all__ = [
-    "ScenarioFileError", "load", "loads", "save", "dumps", "read_meta", "parse_value", "preset_name", "readable",
-    "atomic_write", "output_target", "to_query", "from_query", "shipped_scenarios", "SCENARIO_DIR",
+    "ScenarioFileError", "load", "loads", "load_with_meta", "save", "dumps", "read_meta", "parse_value", "preset_name",
+    "readable", "atomic_write", "output_target", "to_query", "from_query", "shipped_scenarios", "SCENARIO_DIR",
     "MAX_QUERY_LENGTH", "MAX_QUERY_FIELDS", "MAX_VALUE_LENGTH",
 ]
 
@@ -200,7 +200,8 @@ def loads(text, source="<string>"):
     ------
     ScenarioFileError
         A ``ValueError`` naming ``source``, the field and, where known, the line:
-        TOML syntax (including nesting too deep to read), unknown section or
+        TOML syntax (including nesting too deep to read, and keys of more than
+        :data:`drmath._files.MAX_KEY_DEPTH` dotted parts), unknown section or
         field, wrong type, out of range. The value is echoed at most ~200
         characters long (:func:`drmath._validate.short_repr`).
 
@@ -217,7 +218,12 @@ def loads(text, source="<string>"):
     ...
     drmath.scenario_io.ScenarioFileError: bad.toml: training.mfu = 2 is out of range: must be in [0.01, 1] (line 2)
     """
-    data = _parse(text, source)
+    return _scenario(_parse(text, source), text, source)
+
+
+def _scenario(data, text, source):
+    """The validated scenario of parsed TOML ``data`` (:func:`loads`); ``text`` gives the lines for errors."""
+    data = dict(data)
     changes = {}
     try:
         _check_meta(data.pop(META, {}))
@@ -246,6 +252,10 @@ def _parse(text, source):
 
     if text.startswith(BOM):
         text = text[1:]
+    try:
+        _files.check_toml_depth(text, source)  # before tomllib, whose time grows with the square of a key's parts
+    except ValueError as exc:
+        raise ScenarioFileError(str(exc), source) from None
     try:
         return tomllib.loads(text)
     except RecursionError:  # tomllib recurses once per level of arrays and inline tables
@@ -276,13 +286,32 @@ def _check_meta(meta):
     return meta
 
 
+def _read_text(path):
+    """The text of a scenario file and what to call it, read through the one input guard.
+
+    The file must be a regular file of at most :data:`drmath._files.MAX_INPUT_BYTES`, or ``"-"``
+    for standard input (called ``<stdin>``); every failure is a :class:`ScenarioFileError`.
+    """
+    source = _files.STDIN_NAME if isinstance(path, str) and path == _files.STDIN else os.fspath(path)
+    try:
+        raw = _files.read_input(path)
+    except ValueError as exc:
+        raise ScenarioFileError(str(exc), source) from None
+    try:
+        return raw.decode("utf-8"), source
+    except UnicodeDecodeError as exc:
+        raise ScenarioFileError(f"{source}: not valid TOML: not UTF-8 text (byte {exc.start})", source) from None
+
+
 def load(path):
     """Read a scenario TOML file.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file, TOML [1]_ (as :func:`loads` reads it).
+        The file, TOML [1]_ (as :func:`loads` reads it): a regular file of at most
+        :data:`drmath._files.MAX_INPUT_BYTES` bytes, or the string ``"-"`` for standard
+        input (with the same ceiling).
 
     Returns
     -------
@@ -292,8 +321,9 @@ def load(path):
     Raises
     ------
     ScenarioFileError
-        If the file cannot be read, is not TOML, or holds a bad field; the
-        message starts with the file name and names the field and line.
+        If the file cannot be read (missing, not a regular file, e.g. a FIFO or
+        ``/dev/zero``, or over the size ceiling), is not TOML, or holds a bad
+        field; the message starts with the file name and names the field and line.
 
     References
     ----------
@@ -304,15 +334,39 @@ def load(path):
     >>> load(SCENARIO_DIR / "seed.toml").training.gpus
     8000
     """
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise ScenarioFileError(f"{path}: cannot read: {exc.strerror or exc}", str(path)) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioFileError(f"{path}: not valid TOML: not UTF-8 text (byte {exc.start})", str(path)) from None
-    return loads(text, str(path))
+    text, source = _read_text(path)
+    return loads(text, source)
+
+
+def load_with_meta(path):
+    """Read a scenario file once: the scenario and its ``[scenario]`` table.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, as :func:`load` reads it (``"-"`` is standard input, which can be read only once).
+
+    Returns
+    -------
+    scenario : Scenario
+        As :func:`load` returns it.
+    meta : dict
+        As :func:`read_meta` returns it.
+
+    Raises
+    ------
+    ScenarioFileError
+        As :func:`load`.
+
+    Examples
+    --------
+    >>> s, meta = load_with_meta(SCENARIO_DIR / "seed.toml")
+    >>> s.training.gpus, meta["name"]
+    (8000, 'Seed: 8,000 H100s, three months')
+    """
+    text, source = _read_text(path)
+    data = _parse(text, source)  # once: a hostile file costs one parse, not two
+    return _scenario(data, text, source), _meta(text, source, data)
 
 
 def read_meta(path):
@@ -333,9 +387,9 @@ def read_meta(path):
     Raises
     ------
     ScenarioFileError
-        If the file cannot be read or is not TOML, or if ``[scenario]`` is not
-        a table or its ``name``, ``description`` or ``sources`` has the wrong
-        type; the message names the file, the key and the line.
+        If the file cannot be read (as :func:`load`) or is not TOML, or if
+        ``[scenario]`` is not a table or its ``name``, ``description`` or
+        ``sources`` has the wrong type; the message names the file, the key and the line.
 
     References
     ----------
@@ -348,19 +402,19 @@ def read_meta(path):
     >>> str(read_meta(SCENARIO_DIR / "seed.toml")["date"])
     '2025-05-26'
     """
+    return _meta(*_read_text(path))
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioFileError(f"{path}: cannot read its [{META}] table: {clip(str(exc), 300)}", str(path)) from None
-    data = _parse(text, str(path))
+
+def _meta(text, source, data=None):
+    """The ``[scenario]`` table of TOML text (parsed already as ``data``, if given), with its defaults."""
+    data = _parse(text, source) if data is None else data
     try:
         meta = dict(_check_meta(data.get(META, {})))
     except ValueError as exc:
         line = _line_of(text, META, _field_of(str(exc))[1])
         where = f" (line {line})" if line else ""
-        raise ScenarioFileError(f"{path}: {exc}{where}", str(path), META, line) from None
-    meta.setdefault("name", Path(path).stem)
+        raise ScenarioFileError(f"{source}: {exc}{where}", source, META, line) from None
+    meta.setdefault("name", Path(source).stem)
     meta.setdefault("description", "")
     meta.setdefault("sources", [])
     return meta
@@ -625,16 +679,25 @@ def atomic_write(path, data):
         If the target cannot be written safely (a directory, a block device, a
         socket, a symlink loop, a missing directory); nothing is written.
     OSError
-        If writing fails; a regular target is then left as it was.
+        If writing fails, with ``filename`` set to ``path`` and a ``strerror``
+        that starts "cannot write:" (so every message names the file); a regular
+        target is then left as it was. A FIFO that no reader opens within
+        :data:`drmath._files.FIFO_TIMEOUT` gives a ``TimeoutError``.
 
     Notes
     -----
     For a regular file (or a new name) the temporary file sits in the target's
     directory (so the rename stays on one filesystem, where ``os.replace`` is
     atomic), is flushed and fsynced, then renamed over the target. On any error
-    it is removed and the target is untouched. A FIFO or character device is
-    opened and written instead: renaming over it would turn ``-o /dev/null``
-    into a regular file.
+    it is removed and the target is untouched. A file replaced keeps its
+    permission bits (``rw`` for user, group and others) and, where the user may
+    set them, its owner and group: a private ``0600`` report stays private. A
+    new file gets ``0666`` less the umask, as a shell's ``>`` gives it.
+
+    A FIFO or character device is opened and written instead: renaming over it
+    would turn ``-o /dev/null`` into a regular file. A FIFO is opened without
+    blocking (:func:`drmath._files.open_stream`), so a pipe that nobody reads
+    fails after the timeout instead of hanging.
 
     References
     ----------
@@ -653,22 +716,49 @@ def atomic_write(path, data):
     """
     target, how = output_target(path)
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    if how == "stream":
-        fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
-        with open(fd, "wb") as fh:
-            mode = os.fstat(fd).st_mode
-            if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):  # swapped for a file since the check
-                raise ValueError(f"{path}: cannot write: it changed while it was opened")
-            fh.write(payload)
-        return target
+    try:
+        if how == "stream":
+            _write_through(path, target, payload)
+        else:
+            _replace(target, payload)
+    except OSError as exc:  # name the file: "[Errno 28] No space left on device" alone says nothing
+        if exc.errno is None:
+            raise OSError(f"{path}: cannot write: {exc}") from None
+        raise OSError(exc.errno, f"cannot write: {exc.strerror}", os.fspath(path)) from None
+    return target
+
+
+def _write_through(path, target, payload):
+    """Write ``payload`` into a FIFO or character device, waiting at most FIFO_TIMEOUT for a FIFO's reader."""
+    fd = _files.open_stream(target)
+    with open(fd, "wb") as fh:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):  # swapped for a file since the check
+            raise ValueError(f"{path}: cannot write: it changed while it was opened")
+        fh.write(payload)
+
+
+def _replace(target, payload):
+    """Write ``payload`` to a temporary file beside ``target`` and rename it over; keep an old file's mode and owner."""
+    try:
+        old = os.stat(target)
+    except FileNotFoundError:
+        old = None
     fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=f".{target.name}.",
                                suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
+            if old is not None:
+                now = os.fstat(fh.fileno())
+                if (now.st_uid, now.st_gid) != (old.st_uid, old.st_gid):
+                    try:  # before the mode: a chown may clear mode bits
+                        os.fchown(fh.fileno(), old.st_uid, old.st_gid)
+                    except PermissionError:  # only root gives a file away; the mode still holds
+                        pass
+            os.fchmod(fh.fileno(), stat.S_IMODE(old.st_mode) & 0o777 if old is not None else 0o666 & ~_files.umask())
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -676,7 +766,6 @@ def atomic_write(path, data):
         except OSError:
             pass
         raise
-    return target
 
 
 # --------------------------------------------------------------------------- share links

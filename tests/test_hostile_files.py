@@ -6,18 +6,23 @@ one line and stays short; the CLI prints it as one line and exits 2. Big inputs 
 """
 
 import contextlib
+import errno
 import io
+import json
 import os
 import socket
 import stat
+import subprocess
+import sys
 import threading
+import tomllib
 
 import pytest
 import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drmath import Scenario, drills, reliability
+from drmath import Scenario, _files, drills, plan, reliability
 from drmath import scenario_io as sio
 from drmath._validate import MAX_SHOWN, clip, short_repr
 from drmath.cli import main
@@ -253,7 +258,7 @@ def test_a_huge_unknown_set_key_prints_a_short_error():
 
 
 @pytest.mark.parametrize("text, size, match", [
-    ('[training]\ngpus = "{x}"\n', BIG, "f.toml: training.gpus = 'xxx"),  # 50 MB once: tomllib takes ~3 s
+    ('[training]\ngpus = "{x}"\n', 10**6, "f.toml: training.gpus = 'xxx"),  # 50 MB: over the ceiling (section 6)
     ('[failover]\ntier = "{x}"\n', 10**6, "f.toml: failover.tier = 'xxx"),
     ('[training]\n{x} = 1\n', 10**6, "f.toml: unknown field 'training.xxx"),
     ('[{x}]\na = 1\n', 10**6, "f.toml: unknown section 'xxx"),
@@ -398,3 +403,309 @@ def test_a_huge_quantity_is_echoed_short():
     with pytest.raises(ValueError, match=r"cannot read .* as a number") as info:
         units.parse_quantity("9" * 10 + "x" * 10**6)
     assert len(str(info.value)) < 2000
+
+
+# --------------------------------------------------------------------------- 6. keys, endless inputs, modes, FIFOs
+
+
+def _no_tomllib(monkeypatch):
+    """Make tomllib fail the test if it is reached: the depth checks must refuse first."""
+    def loads(text, **kwargs):
+        raise AssertionError(f"tomllib read {len(text):,} characters that the depth scan should have refused")
+    monkeypatch.setattr(tomllib, "loads", loads)
+
+
+DOTTED = {  # each 5,000 parts: the old reader took 0.4 s and 130 MB (100,000 parts: 41 s, then MemoryError)
+    "dotted key": ".".join(["a"] * 5000) + " = 1\n",
+    "spaced dotted key": "[scenario]\n" + " . ".join(["a"] * 5000) + " = 1\n",
+    "quoted parts": ".".join(['"a.b"', "'c'"] * 2500) + " = 1\n",
+    "table header": "[" + ".".join(["t"] * 5000) + "]\n",
+    "array of tables": "[[" + ".".join(["t"] * 5000) + "]]\n",
+    "inline table": "[scenario]\nx = {" + ".".join(["a"] * 5000) + " = 1}\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(DOTTED))
+def test_a_key_of_thousands_of_parts_is_refused_before_tomllib(tmp_path, monkeypatch, kind):
+    f = tmp_path / "keys.toml"
+    f.write_text(DOTTED[kind])
+    _no_tomllib(monkeypatch)
+    line = 2 if DOTTED[kind].startswith("[scenario]") else 1
+    want = rf"keys.toml: not read: the key .* has 5,000 parts; at most {_files.MAX_KEY_DEPTH} are read \(line {line}\)"
+    for read in (sio.load, sio.read_meta, sio.load_with_meta):
+        with pytest.raises(sio.ScenarioFileError, match=want):
+            read(f)
+    with pytest.raises(sio.ScenarioFileError, match=r"^<string>: not read: the key"):
+        sio.loads(DOTTED[kind])
+    one_line_error(["plan", str(f)], "keys.toml: not read: the key")
+    one_line_error(["compare", str(f), "seed"], "keys.toml: not read: the key")
+
+
+def test_the_issues_100_000_part_key_is_refused_at_once(tmp_path, monkeypatch):
+    f = tmp_path / "keys.toml"
+    f.write_text(".".join(["a"] * 100_000) + " = 1\n")  # 200 kB: 41 s and a MemoryError traceback before
+    _no_tomllib(monkeypatch)
+    err = one_line_error(["plan", str(f)], "keys.toml: not read: the key 'a.a.a")
+    assert "has 100,000 parts" in err
+
+
+def test_keys_up_to_the_limit_and_dots_in_strings_still_read():
+    n = _files.MAX_KEY_DEPTH
+    with pytest.raises(sio.ScenarioFileError, match="unknown section 'a'"):  # tomllib read it; the model refused
+        sio.loads(".".join(["a"] * n) + " = 1\n")
+    with pytest.raises(sio.ScenarioFileError, match=f"has {n + 1} parts"):
+        sio.loads(".".join(["a"] * (n + 1)) + " = 1\n")
+    dots = ".".join(["x"] * 200)
+    text = (f'# {dots}\n[scenario]\nname = "{dots}"\ndescription = """\n{dots}\n"{dots}"\n"""\n'
+            f"sources = ['{dots}', '''{dots}''', \"https://example.org/{dots}\"]\nwhen = 1979-05-27T07:32:00.999\n"
+            f"[training]  # {dots}\nmfu = 0.4\nparams = 1.5e+11\n")
+    assert sio.loads(text).training.mfu == 0.4
+    for path in sio.SCENARIO_DIR.glob("*.toml"):  # every shipped scenario passes the scan
+        _files.check_toml_depth(path.read_text(encoding="utf-8"), path.name)
+
+
+def test_nesting_past_the_limit_is_refused_before_tomllib(monkeypatch):
+    n = _files.MAX_NESTING
+    assert sio.loads("[scenario]\nx = " + "[" * n + "]" * n + "\n") == Scenario()
+    assert sio.loads(f'[scenario]\nname = "{"[" * 500}"\n') == Scenario()  # brackets in text count for nothing
+    _no_tomllib(monkeypatch)
+    for text in ("[scenario]\nx = " + "[" * (n + 1) + "]" * (n + 1) + "\n",
+                 "[scenario]\nx = " + "{a = " * (n + 1) + "1" + "}" * (n + 1) + "\n"):
+        with pytest.raises(sio.ScenarioFileError, match=rf"nested too deeply \({n + 1} levels .*\) \(line 2\)"):
+            sio.loads(text, "deep.toml")
+
+
+def _device(path, major, minor):
+    """A character device node in tmp_path (never the machine's own), or skip where it cannot be made."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(major, minor))
+        with open(path, "rb"):
+            pass
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a character device here: {exc}")
+
+
+def _limited_cli(argv, stdin=subprocess.DEVNULL):
+    """`python -m drmath` in a child with 1.5 GB of address space and a 120 s cap: the old reader ran out of both."""
+    def limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+    return subprocess.run([sys.executable, "-m", "drmath", *argv], stdin=stdin, capture_output=True, text=True,
+                          timeout=120, preexec_fn=limit)
+
+
+def test_an_endless_device_is_refused_not_read(tmp_path):
+    zero = tmp_path / "zero"
+    _device(zero, 1, 5)  # /dev/zero's numbers: reads never end
+    proc = _limited_cli(["plan", str(zero)])  # before: read to a MemoryError traceback
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.stderr == f"drmath: error: {zero}: cannot read: it is a character device, not a regular file\n"
+    with pytest.raises(ValueError, match=r"zero: cannot read: it is a character device, not a regular file"):
+        drills.read_drill_records(zero)
+
+
+def test_an_endless_stdin_stops_at_the_ceiling(tmp_path):
+    zero = tmp_path / "zero"
+    _device(zero, 1, 5)
+    with open(zero, "rb") as endless:
+        proc = _limited_cli(["plan", "-"], stdin=endless)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.stderr == (f"drmath: error: <stdin>: cannot read: it is longer than {_files.MAX_INPUT_BYTES:,} "
+                           "bytes, the most that is read\n")
+
+
+class _Endless(io.RawIOBase):
+    """A standard input that never ends: zeros, as many as asked for."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        buffer[:] = bytes(len(buffer))
+        return len(buffer)
+
+
+def _stdin(monkeypatch, data):
+    raw = _Endless() if data is None else io.BytesIO(data)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(raw), encoding="utf-8"))
+
+
+def test_stdin_is_read_with_the_same_ceiling(monkeypatch):
+    monkeypatch.setattr(_files, "MAX_INPUT_BYTES", 4096)
+    _stdin(monkeypatch, None)
+    one_line_error(["plan", "-"], "<stdin>: cannot read: it is longer than 4,096 bytes, the most that is read")
+    _stdin(monkeypatch, b"[training]\n" + b"#" * 5000 + b"\ngpus = 2048\n")
+    one_line_error(["plan", "-"], "<stdin>: cannot read: it is longer than 4,096 bytes")
+
+
+def test_stdin_is_a_scenario_read_once(monkeypatch):
+    text = b'[scenario]\nname = "piped"\n\n[training]\ngpus = 2048\n'
+    mtbf_2048 = plan(Scenario().with_changes({"training.gpus": 2048})).mtbf
+    _stdin(monkeypatch, text)
+    status, out, err = run(["plan", "-", "--json"])
+    assert status == 0, err
+    assert json.loads(out)["mtbf"] == pytest.approx(mtbf_2048)
+    _stdin(monkeypatch, text)
+    status, out, err = run(["compare", "-", "-"])  # both columns from the one read
+    assert status == 0, err
+    assert out.splitlines()[0].split() == ["quantity", "piped", "piped"]
+    _stdin(monkeypatch, text)
+    status, out, err = run(["compare", "-", "-", "--json"])
+    mtbf = next(row for row in json.loads(out)["rows"] if row["field"] == "mtbf")
+    assert status == 0 and mtbf["values"] == [pytest.approx(mtbf_2048)] * 2
+    _stdin(monkeypatch, b"[training]\ngpus = -1\n")
+    one_line_error(["plan", "-"], "<stdin>: training.gpus = -1 is out of range")
+
+
+def test_a_file_over_the_ceiling_is_refused_unread(tmp_path, monkeypatch):
+    f = tmp_path / "big.toml"
+    f.write_bytes(b"[training]\ngpus = 2048\n" + b"#" * _files.MAX_INPUT_BYTES)
+    size = f.stat().st_size
+    one_line_error(["plan", str(f)], f"big.toml: cannot read: it is {size:,} bytes; at most "
+                                     f"{_files.MAX_INPUT_BYTES:,} are read")
+    f.write_bytes(b"[training]\ngpus = 2048\n" + b"#" * (_files.MAX_INPUT_BYTES - 30))
+    assert sio.load(f).training.gpus == 2048  # just under it: read
+    csv = tmp_path / "big.csv"
+    csv.write_bytes((HEADER + GOOD_ROW).encode())
+    monkeypatch.setattr(_files, "MAX_TABLE_BYTES", 60)
+    with pytest.raises(ValueError, match=rf"big.csv: cannot read: it is {csv.stat().st_size} bytes; at most 60 are"):
+        drills.read_drill_records(csv)
+
+
+def _unblock_reader(fifo):
+    """Let a reader stuck in open() on ``fifo`` go (the old code blocked there): open and close the write end."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+def _in_thread(call, fifo, unblock, timeout=60):
+    """``call()`` in a thread; if it is still waiting after ``timeout`` s, ``unblock(fifo)`` frees it to end."""
+    result = []
+    worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
+    worker.start()
+    worker.join(timeout=timeout)
+    if worker.is_alive():
+        unblock(fifo)
+        worker.join(timeout=60)
+    return result
+
+
+@pytest.mark.parametrize("command", ["plan", "compare", "report"])
+def test_an_input_fifo_is_refused_at_once(tmp_path, command):
+    fifo = tmp_path / "in.toml"
+    os.mkfifo(fifo)
+    argv = {"plan": ["plan", str(fifo)], "compare": ["compare", "seed", str(fifo)],
+            "report": _report(tmp_path / "out.html", str(fifo))}[command]
+    result = _in_thread(lambda: run(argv), fifo, _unblock_reader, timeout=30)  # before: waited in open() for ever
+    assert result == [(2, "", f"drmath: error: {fifo}: cannot read: it is a FIFO (named pipe), not a regular "
+                               "file; give a file, or - to read standard input\n")]
+    assert not (tmp_path / "out.html").exists()
+
+
+def test_a_drill_csv_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "drills.csv"
+    os.mkfifo(fifo)
+
+    def read():
+        with pytest.raises(ValueError, match=r"drills.csv: cannot read: it is a FIFO \(named pipe\), not a regular"):
+            drills.read_drill_records(fifo)
+        return "refused"
+    assert _in_thread(read, fifo, _unblock_reader, timeout=30) == ["refused"]
+
+
+def test_a_private_file_stays_private(tmp_path):
+    target = tmp_path / "plan.html"
+    target.write_text("secret")
+    os.chmod(target, 0o600)
+    sio.atomic_write(target, "new")  # before: 0644, readable by everyone
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o600 and target.read_text() == "new"
+    os.chmod(target, 0o640)
+    status, _, err = run(_report(target))
+    assert status == 0, err
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_file_through_a_symlink_keeps_its_mode(tmp_path):
+    real = tmp_path / "real.html"
+    real.write_text("old")
+    os.chmod(real, 0o600)
+    link = tmp_path / "link.html"
+    link.symlink_to(real)
+    sio.atomic_write(link, "new")
+    assert link.is_symlink() and stat.S_IMODE(os.stat(real).st_mode) == 0o600 and real.read_text() == "new"
+
+
+def test_a_new_file_gets_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        sio.atomic_write(tmp_path / "new.html", "x")  # before: always 0644
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "new.html").st_mode) == 0o640
+
+
+def test_an_owner_is_kept_where_allowed_and_a_refusal_is_no_error(tmp_path, monkeypatch):
+    target = tmp_path / "plan.html"
+    target.write_text("old")
+    if os.geteuid() == 0:  # only root may give a file away: check the owner is put back
+        os.chown(target, 4321, 4321)
+        sio.atomic_write(target, "new")
+        assert (os.stat(target).st_uid, os.stat(target).st_gid) == (4321, 4321)
+        os.chown(target, 0, 0)
+
+    def refuse(*args):
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+    real_stat = os.stat
+    monkeypatch.setattr(os, "fchown", refuse)  # as for any user but root: the owner cannot be put back
+    monkeypatch.setattr(os, "stat", lambda p, **kw: os.stat_result(  # an old file owned by someone else
+        (0o100600, 0, 0, 1, 4321, 4321, 3, 0, 0, 0)) if str(p) == str(target) else real_stat(p, **kw))
+    sio.atomic_write(target, "again")  # written anyway, its mode kept
+    monkeypatch.undo()
+    assert target.read_text() == "again" and stat.S_IMODE(os.stat(target).st_mode) == 0o600
+
+
+def _free_writer(fifo):
+    """Free a writer that the old code left blocked in open(): open the read end and read to the end."""
+    def read():
+        with open(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+            os.set_blocking(fh.fileno(), True)
+            fh.read()
+    threading.Thread(target=read, daemon=True).start()
+
+
+def test_an_output_fifo_without_a_reader_times_out(tmp_path, monkeypatch):
+    monkeypatch.setattr(_files, "FIFO_TIMEOUT", 0.3)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = _in_thread(lambda: run(_report(fifo)), fifo, _free_writer, timeout=120)  # before: waited for ever
+    assert result == [(2, "", f"drmath: error: {fifo}: cannot write: no reader opened the FIFO within 0.3 s\n")]
+    with pytest.raises(TimeoutError, match=r"cannot write: no reader opened the FIFO within 0.3 s: '.*pipe'"):
+        sio.atomic_write(fifo, "x")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_a_full_device_is_named(tmp_path):
+    full = tmp_path / "full"
+    _device(full, 1, 7)  # /dev/full's numbers: every write fails with ENOSPC
+    with pytest.raises(OSError, match=r"cannot write: No space left on device: '.*full'") as info:
+        sio.atomic_write(full, "x" * 100_000)
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(full)
+    err = one_line_error(_report(full), "full: cannot write: No space left on device")
+    assert err == f"drmath: error: {full}: cannot write: No space left on device\n"  # before: "[Errno 28] ..." alone
+
+
+def test_a_full_disk_is_named(tmp_path, monkeypatch):
+    target = tmp_path / "plan.html"
+    target.write_text("good")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(os, "fsync", full)  # the disk fills as the temporary file is written
+    with pytest.raises(OSError, match=r"\[Errno 28\] cannot write: No space left on device: '.*plan.html'"):
+        sio.atomic_write(target, "new")
+    err = one_line_error(_report(target), "plan.html: cannot write: No space left on device")
+    assert err == f"drmath: error: {target}: cannot write: No space left on device\n"
+    assert target.read_text() == "good" and sorted(p.name for p in tmp_path.iterdir()) == ["plan.html"]
