@@ -147,7 +147,7 @@ def load_with_meta(path):
 
 
 def _compare(args):
-    from . import report
+    from . import comparison
 
     if not 2 <= len(args.scenarios) <= 4:
         raise CliError(f"compare needs 2 to 4 scenario files, got {len(args.scenarios)}")
@@ -160,13 +160,13 @@ def _compare(args):
     stems = [Path(_files.STDIN_NAME if path == _files.STDIN else path).stem for path in paths]
     names = stems if args.json else [read[path][1]["name"] for path in paths]
     if args.json:
-        rows = report.compare_rows(plans)
+        rows = comparison.compare_rows(plans)
         return json.dumps({"scenarios": names, "files": [str(path) for path in paths],
-                           "inputs": report.compare_inputs(plans), "rows": [
+                           "inputs": comparison.compare_inputs(plans), "rows": [
             {"field": r["field"], "title": r["title"], "texts": r["texts"], "differs": r["differs"],
              "values": [None if isinstance(v, float) and math.isinf(v) else v for v in r["values"]]}
             for r in rows]}, indent=2, allow_nan=False)
-    return report.compare_text(plans, names)
+    return comparison.compare_text(plans, names)
 
 
 def _flag(item):

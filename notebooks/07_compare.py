@@ -53,7 +53,7 @@
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import plan, report, scenario_io, viz
+from drmath import comparison, plan, scenario_io, viz
 from drmath.formatting import markdown_text
 
 # %% [markdown]
@@ -76,7 +76,7 @@ def show(change=None):
     with out:
         out.clear_output(wait=True)
         if 2 <= len(plans) <= 4:
-            display(report.compare_style(plans, names), viz.compare_figure(plans, names))
+            display(comparison.compare_style(plans, names), viz.compare_figure(plans, names))
         else:
             display(Markdown(f"Pick two to four scenarios (now {len(plans)})."))
 

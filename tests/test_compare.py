@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from drmath import Scenario, plan, quantities, report, viz
+from drmath import Scenario, comparison, plan, quantities, viz
 from drmath import scenario_io as io
 from drmath.cli import main
 
@@ -16,7 +16,7 @@ SEED, L405, L70, BIG = (str(io.SCENARIO_DIR / n) for n in
 def test_rows_mark_what_differs_from_the_first():
     a = plan()
     b = plan(Scenario().with_changes({"failover.tier": "hot"}))
-    rows = {r["field"]: r for r in report.compare_rows([a, b, a])}
+    rows = {r["field"]: r for r in comparison.compare_rows([a, b, a])}
     assert rows["rto_site"]["differs"] == [False, True, False]
     assert rows["rto_site"]["texts"] == [a.format("rto_site"), b.format("rto_site"), a.format("rto_site")]
     assert rows["mtbf"]["differs"] == [False, False, False]
@@ -27,7 +27,7 @@ def test_rows_are_the_compare_frame():
     import drmath
 
     a, b = plan(), plan(Scenario().with_changes({"replication.link_bandwidth": 1e8}))
-    rows = report.compare_rows([a, b])
+    rows = comparison.compare_rows([a, b])
     frame = drmath.compare([a, b], ["a", "b"])
     assert [r["field"] for r in rows] == list(frame.index) == list(quantities.COMPARED)
     for r in rows:
@@ -39,20 +39,20 @@ def test_rows_are_the_compare_frame():
 @pytest.mark.parametrize("n", [1, 5])
 def test_two_to_four(n):
     with pytest.raises(ValueError, match="compare needs 2 to 4 scenarios"):
-        report.compare_rows([plan()] * n)
+        comparison.compare_rows([plan()] * n)
 
 
 def test_unbounded_values_compare_equal():
     slow = plan(Scenario().with_changes({"replication.link_bandwidth": 1e8}))
-    row = report.compare_rows([slow, slow], ["rpo_site"])[0]
+    row = comparison.compare_rows([slow, slow], ["rpo_site"])[0]
     assert row["texts"] == ["no bound", "no bound"] and row["differs"] == [False, False]
 
 
 def test_html_and_figure():
     a, b = plan(), plan(Scenario().with_changes({"training.gpus": 16_384}))
-    html = report.compare_html([a, b], ["seed", "<b>16k</b>"])
+    html = comparison.compare_html([a, b], ["seed", "<b>16k</b>"])
     assert html.count('class="differs"') >= 5 and "&lt;b&gt;16k" in html
-    fig = report.compare_figure([a, b], ["seed", "16k"])
+    fig = comparison.compare_figure([a, b], ["seed", "16k"])
     assert len(fig.data) == 12 and {t.name for t in fig.data if t.showlegend} == {"seed", "16k"}
 
 
@@ -71,16 +71,16 @@ def test_style_is_the_compare_frame_formatted_and_highlighted():
     a = plan()
     b = plan(Scenario().with_changes({"failover.tier": "hot", "replication.link_bandwidth": 1e8}))
     plans, names = [a, b, a], ["warm", "<b>hot</b>", "warm again"]
-    style = report.compare_style(plans, names)
+    style = comparison.compare_style(plans, names)
     frame = drmath.compare(plans, names)
     assert style.data.equals(frame[names])  # the numbers underneath stay the SI values of drmath.compare
     lines = style.to_string(delimiter="\t").splitlines()
     assert lines[0].split("\t")[1:] == ["warm", "&lt;b&gt;hot&lt;/b&gt;", "warm again"]  # a name is never markup
-    rows = report.compare_rows(plans)
+    rows = comparison.compare_rows(plans)
     assert [line.split("\t")[0] for line in lines[1:]] == [r["title"] for r in rows]
     for line, row in zip(lines[1:], rows, strict=True):
         # each cell as Plan.format writes it; a cell that differs carries its change, as compare_text shows it
-        want = [t + (report._change(v, row["values"][0]) if d else "")
+        want = [t + (comparison._change(v, row["values"][0]) if d else "")
                 for t, v, d in zip(row["texts"], row["values"], row["differs"], strict=True)]
         assert line.split("\t")[1:] == want, row["field"]
     differs = {(i, j) for i, row in enumerate(rows) for j, d in enumerate(row["differs"]) if d}
@@ -91,13 +91,13 @@ def test_style_is_the_compare_frame_formatted_and_highlighted():
 
 def test_style_of_chosen_fields():
     a, b = plan(), plan(Scenario().with_changes({"training.gpus": 16_384}))
-    style = report.compare_style([a, b], ["seed", "16k"], ["mtbf", "checkpoint_size"])
+    style = comparison.compare_style([a, b], ["seed", "16k"], ["mtbf", "checkpoint_size"])
     assert list(style.data.index) == ["mtbf", "checkpoint_size"]
     assert _highlighted(style.to_html()) == {(0, 1)}  # more GPUs fail more often; the checkpoint is the same
     with pytest.raises(ValueError, match="compare needs 2 to 4 scenarios, got 1"):
-        report.compare_style([a], ["seed"])
+        comparison.compare_style([a], ["seed"])
     with pytest.raises(ValueError, match="unknown plan field 'nope'"):
-        report.compare_style([a, b], ["seed", "16k"], ["nope"])
+        comparison.compare_style([a, b], ["seed", "16k"], ["nope"])
 
 
 def test_cli_compare(capsys):
@@ -143,7 +143,7 @@ def test_compare_inputs_lists_what_differs():
     a = plan()
     b = plan(a.scenario.with_changes({"replication.link_bandwidth": 200 * Gbit_per_s, "training.mfu": 0.35,
                                       "checkpoint.interval": 600.0}))
-    rows = report.compare_inputs([a, b, a])
+    rows = comparison.compare_inputs([a, b, a])
     assert [r["field"] for r in rows] == ["training.mfu", "checkpoint.interval", "replication.link_bandwidth"]
     by = {r["field"]: r for r in rows}
     assert by["replication.link_bandwidth"]["texts"][1] == "200 Gbit/s"
@@ -151,6 +151,6 @@ def test_compare_inputs_lists_what_differs():
     assert by["training.mfu"]["differs"] == [False, True, False]
     assert by["checkpoint.interval"]["values"] == [None, 600.0, None]
     assert by["checkpoint.interval"]["texts"][0] == "unset"
-    assert report.compare_inputs([a, a]) == []
-    text = report.compare_text([a, a], ["x", "y"])
+    assert comparison.compare_inputs([a, a]) == []
+    text = comparison.compare_text([a, a], ["x", "y"])
     assert "input that differs" not in text and text.startswith("quantity")

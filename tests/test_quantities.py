@@ -133,11 +133,11 @@ def test_the_cli_lists_exactly_the_registry():
 
 
 def test_the_report_shows_exactly_the_registry():
-    from drmath import report
+    from drmath import comparison, report
 
     assert [n for *_, names, _ in report.REPORT_SECTIONS for n in names] == list(QUANTITIES)
     assert [sid for sid, *_ in report.REPORT_SECTIONS] == list(GROUPS)
-    assert report.HEADLINE == list(CARDS) and report.COMPARE_FIELDS == list(COMPARED)
+    assert report.HEADLINE == list(CARDS) and comparison.COMPARE_FIELDS == list(COMPARED)
     page = report.build_report(Scenario(), include_plotlyjs=False)
     for name in SCALARS:
         assert f'data-field="{name}"' in page, name

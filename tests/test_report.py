@@ -11,7 +11,7 @@ import pytest
 from latex2mathml.converter import convert
 from markupsafe import escape
 
-from drmath import Scenario, plan, quantities, report
+from drmath import Scenario, comparison, plan, quantities, report
 from drmath import scenario_io as io
 from drmath.cli import main
 
@@ -50,7 +50,7 @@ def test_sections_and_headline_read_the_registry(report_file):
         group = quantities.GROUPS[sid]
         assert (title, lead, names) == (group.title, group.lead, quantities.in_group(sid))
         assert f'<section id="{sid}"><h2>{escape(title)}</h2><p class="lead">{escape(lead)}</p>' in html
-    assert report.HEADLINE == list(quantities.CARDS) and report.COMPARE_FIELDS == list(quantities.COMPARED)
+    assert report.HEADLINE == list(quantities.CARDS) and comparison.COMPARE_FIELDS == list(quantities.COMPARED)
     kpis = re.findall(r'<a class="kpi(?: bad)?" href="#d-(\w+)"><span class="label">([^<]*)</span>', html)
     assert kpis == [(n, str(escape(quantities.card_title(n)))) for n in quantities.CARDS]
 
@@ -292,3 +292,8 @@ def test_figures_use_only_the_inlined_bundles_traces():
     for name, spec in report.report_figures(Scenario()).items():
         types = {trace.get("type", "scatter") for trace in spec["data"]}
         assert types <= viz.BASIC_TRACES, (name, types)
+
+
+def test_the_comparison_moved_and_its_old_names_warn():
+    with pytest.warns(DeprecationWarning, match="drmath.report.compare_rows moved to drmath.comparison.compare_rows"):
+        assert report.compare_rows is comparison.compare_rows
