@@ -365,7 +365,7 @@ def test_over_cap_renders_are_bounded_and_stop_when_the_visitor_leaves():
         pages = Explainers(render, most=4)
         waits = [asyncio.ensure_future(pages.get(f"training.gpus={g}")) for g in range(1000, 1004)]
         await asyncio.sleep(0.05)
-        with pytest.raises(Overloaded):
+        with pytest.raises(Overloaded, match="4 explainers are being rendered"):
             await pages.get("training.gpus=2000")  # a fifth scenario while four are queued
         for w in waits:
             w.cancel()  # every visitor leaves

@@ -281,7 +281,7 @@ def test_a_kernel_over_the_memory_limit_ends_that_session_with_a_notice(server, 
                                     metadata={"version": "2.1.0"})
                 except Exception:  # noqa: BLE001 - the server closed the socket meanwhile
                     break
-                await asyncio.sleep(0.02)
+                await asyncio.sleep(0.05)  # a page that lets its kernel keep up (64 unfinished would end it)
             return await reader
 
         assert run_async(grow()) == sessions.SESSION_END["memory"][0]

@@ -90,8 +90,9 @@ MAX_QUEUED = 64
 them has not come back). ipywidgets keeps one update per widget in flight and merges the rest, so a real page
 has a few; over it, the session ends with a notice (issue 19). [1]"""
 
-MAX_QUEUED_BYTES = 16 * 2**20
-"""Most bytes of such unfinished messages a page may have queued at its kernel. [B]"""
+MAX_QUEUED_BYTES = 64 * 2**20
+"""Most bytes of such unfinished messages a page may have queued at its kernel: 64 of the largest messages
+(``MAX_MESSAGE_SIZE``); a real page's are a few kB. [B]"""
 
 CONNECT_TIMEOUT = 30.0
 """How long a kernel a page request took may wait for that page's websocket; a request that never opens one
