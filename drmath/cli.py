@@ -1,12 +1,16 @@
 """The command line.
 
-- ``drmath plan [SCENARIO] [--set section.field=value ...] [--json | --explain FIELD]``
+- ``drmath plan [SCENARIO ...] [--set section.field=value ...] [--json | --explain FIELD]``
 - ``drmath solve [SCENARIO] --set requirements.rpo_site="15 min" --set requirements.rto_site="4 h" [--json]``
 - ``drmath compare A B [C [D]] [--json]``
 - ``drmath report [SCENARIO] -o plan.html [--png DIR] [--quiet]``
+- ``drmath calibrate LOG.csv --start-column NAME [--end-column NAME | --duration-column NAME --duration-unit s|min|h]
+  [--time-format FMT] [--where COLUMN=VALUE]... [--since DATE] [--gpus N] [--json] [-o fleet.toml]``
 
 A SCENARIO is a TOML file, ``-`` for standard input, or the name of a scenario
 that ships with drmath (:func:`scenario_path`): ``drmath compare seed llama3-405b``.
+``drmath plan base.toml fleet.toml`` merges several: later files override earlier ones, field by
+field (:func:`load_merged`), so a fragment written by ``drmath calibrate -o`` applies over a scenario.
 Only regular files (and standard input) are read, each up to a size ceiling, and
 ``-o`` keeps an existing file's mode (:mod:`drmath._files`).
 
@@ -146,6 +150,93 @@ def load_with_meta(path):
         raise CliError(str(exc)) from None
 
 
+def load_merged(paths):
+    """One scenario from several files: each read and validated on its own, later ones overriding earlier ones.
+
+    Parameters
+    ----------
+    paths : list of (str or pathlib.Path)
+        Scenario files as :func:`scenario_path` gives them (``"-"`` at most once).
+
+    Returns
+    -------
+    scenario : Scenario
+        The defaults, then each file's fields in turn: a field a later file sets replaces the
+        earlier value; a field it does not set keeps it. The ``[scenario]`` tables are not merged
+        (the model ignores them).
+
+    Raises
+    ------
+    CliError
+        As :func:`load_scenario` for a file that is bad on its own (naming it, the field and the
+        line); for a merge that breaks a rule between fields, naming the files.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.toml").write_text("[training]\\ngpus = 4096\\nmfu = 0.35\\n")
+    >>> _ = (folder / "b.toml").write_text("[training]\\ngpus = 2048\\n")
+    >>> s = load_merged([folder / "a.toml", folder / "b.toml"])
+    >>> s.training.gpus, s.training.mfu
+    (2048, 0.35)
+    """
+    if len(paths) == 1:
+        return load_scenario(paths[0])
+    if sum(1 for p in paths if p == _files.STDIN) > 1:
+        raise CliError("standard input (-) can be named once")
+    changes = {}
+    for path in paths:
+        try:  # the file alone first, so its errors name it, its field and its line
+            text, source = scenario_io._read_text(path)
+            data = scenario_io._parse(text, source)
+            scenario_io._scenario(data, text, source)
+        except scenario_io.ScenarioFileError as exc:
+            raise CliError(str(exc)) from None
+        for section, table in data.items():
+            if section != scenario_io.META:
+                changes.update({f"{section}.{name}": scenario_io.parse_value(f"{section}.{name}", value)
+                                for name, value in table.items()})
+    try:
+        return Scenario().with_changes(changes)
+    except (ValueError, TypeError) as exc:
+        names = ", ".join(str(p) for p in paths)
+        raise CliError(f"merging {names}: {exc}") from None
+
+
+def _calibrate(args):
+    from . import calibrate
+
+    if (args.end_column is None) == (args.duration_column is None):
+        raise CliError("calibrate needs --end-column or --duration-column (with --duration-unit), not "
+                       + ("both" if args.end_column is not None else "neither"))
+    if args.duration_column is not None and args.duration_unit is None:
+        raise CliError("--duration-column needs --duration-unit s, min or h")
+    if args.duration_unit is not None and args.duration_column is None:
+        raise CliError("--duration-unit goes with --duration-column")
+    if args.gpus is not None and not 1 <= args.gpus <= 10**8:
+        raise CliError(f"--gpus {args.gpus} is out of range: must be a whole number in [1, 1e8]")
+    out = None
+    if args.output:
+        out = Path(args.output)
+        scenario_io.output_target(out)  # refuse a directory, socket or block device before the work
+    optional = {key: value for key, value in (("cause_column", args.cause_column),
+                                              ("scope_column", args.scope_column),
+                                              ("join_column", args.join_column)) if value is not None}
+    fit = calibrate.read_incidents(
+        args.log, start_column=args.start_column, end_column=args.end_column, duration_column=args.duration_column,
+        duration_unit=args.duration_unit, time_format=args.time_format, where=args.where, since=args.since,
+        until=args.until, gpus=args.gpus, **optional)
+    if out is not None:
+        scenario_io.atomic_write(out, fit.fragment())  # validated before it is written
+    if args.json:
+        return json.dumps(fit.to_dict(), indent=2, allow_nan=False)
+    text = fit.summary()
+    if out is not None:
+        text += f"\n\nwrote {out}: merge it with drmath plan SCENARIO {out}"
+    return text
+
+
 def _compare(args):
     from . import comparison
 
@@ -251,8 +342,9 @@ def main(argv=None):
     shipped = ", ".join(shipped_names())
     sub = parser.add_subparsers(dest="command", required=True)
     p_plan = sub.add_parser("plan", help="derive every number of a scenario")
-    p_plan.add_argument("scenario", nargs="?", help=f"scenario TOML file, - (standard input) or shipped name "
-                        f"({shipped}; default: the seed case)")
+    p_plan.add_argument("scenario", nargs="*", help=f"scenario TOML file, - (standard input) or shipped name "
+                        f"({shipped}; default: the seed case); several merge, later files overriding earlier "
+                        "ones field by field")
     p_plan.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
                         help=f"change one input; sections: {', '.join(SECTIONS)}")
     p_plan.add_argument("--json", action="store_true", help="print the plan as JSON in SI")
@@ -275,6 +367,28 @@ def main(argv=None):
     p_rep.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the HTML file (written atomically)")
     p_rep.add_argument("--png", metavar="DIR", help="also write each figure as PNG into DIR (through kaleido)")
     p_rep.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p_cal = sub.add_parser("calibrate", help="fit the failure and repair models to an incident log (CSV)")
+    p_cal.add_argument("log", metavar="LOG.csv", help="the incident log: a CSV file with a header row, or -")
+    p_cal.add_argument("--start-column", required=True, metavar="NAME", help="the column of each start time")
+    p_cal.add_argument("--end-column", metavar="NAME", help="the column of each end time (or --duration-column)")
+    p_cal.add_argument("--duration-column", metavar="NAME", help="the column of each duration, in --duration-unit")
+    p_cal.add_argument("--duration-unit", choices=("s", "min", "h"), help="the unit of --duration-column")
+    p_cal.add_argument("--time-format", metavar="FMT", help='strftime format of the times, e.g. "%%d/%%m/%%Y %%H:%%M" '
+                       "(default: ISO 8601, else inferred from the first value); times without a zone are UTC")
+    p_cal.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
+                       help="keep rows whose COLUMN is VALUE; repeat it: all columns must match, and values "
+                       "given for one column are alternatives")
+    p_cal.add_argument("--since", metavar="DATE", help="open the window here (default: at the first event)")
+    p_cal.add_argument("--until", metavar="DATE", help="close the window here (default: the log's latest time)")
+    p_cal.add_argument("--gpus", type=int, metavar="N", help="GPUs of the fleet the log covers: adds the per-GPU "
+                       "failure rate [1/s], and -o writes it as failures.gpu_failure_rate")
+    p_cal.add_argument("--cause-column", metavar="NAME", help="the cause column (default: cause, if there is one)")
+    p_cal.add_argument("--scope-column", metavar="NAME", help="the scope column (default: scope, if there is one)")
+    p_cal.add_argument("--join-column", metavar="NAME", help="a yes/no column joining a row to the previous "
+                       "event (default: joins_previous, if there is one)")
+    p_cal.add_argument("--json", action="store_true", help="print the fit as JSON in SI")
+    p_cal.add_argument("-o", "--output", metavar="fleet.toml", help="write the fitted failure model as a scenario "
+                       "fragment (atomically) for drmath plan SCENARIO fleet.toml")
     try:
         args = parser.parse_args(argv)
         if args.command == "compare":
@@ -286,10 +400,15 @@ def main(argv=None):
         status = 0
         if args.command == "solve":
             out, status = _solve(args)
+        elif args.command == "calibrate":
+            out = _calibrate(args)
         else:
             out = _plan(args)
     except (CliError, ValueError, TypeError, OSError) as exc:
-        print(clip(f"drmath: error: {_message(exc)}".splitlines()[0], 1000), file=sys.stderr)
+        lines = f"drmath: error: {_message(exc)}".splitlines()
+        # an incident log's problems: the first line, then each listed problem (at most ten) and the count
+        shown = lines[:12] if type(exc).__name__ == "IncidentLogError" else lines[:1]
+        print("\n".join(clip(line, 1000) for line in shown), file=sys.stderr)
         return 2
     try:
         print(out, flush=True)
@@ -306,7 +425,7 @@ def _message(exc):
 
 
 def _plan(args):
-    scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else Scenario()
+    scenario = load_merged([scenario_path(arg) for arg in args.scenario]) if args.scenario else Scenario()
     scenario = apply_sets(scenario, args.set)
     result = plan(scenario)
     if args.explain:

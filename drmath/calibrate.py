@@ -1,0 +1,1057 @@
+r"""Your own fleet: an incident log in, the fitted failure and repair models out, each with its interval.
+
+An incident log is a CSV file with one row per incident, exported by whatever the fleet uses, so its
+columns are mapped by name (:func:`read_incidents`): a start time, and either an end time or a
+duration with its unit; optionally a cause, a scope (node, rack, site) and a flag that joins a row to
+the previous event. :func:`read_incidents` reads one and fits what the literature says matters:
+
+- **Time between failures.** The exponential MLE of the cluster MTBF with its exact (chi-square)
+  interval (:func:`exponential_fit`), and a Weibull MLE of the gaps with a profile-likelihood
+  interval for the shape (:func:`weibull_fit`): HPC fleets show shapes below 1, a hazard that falls
+  after each failure [1]_.
+- **A trend.** The Laplace test (:func:`laplace_trend`): a failure rate falling over the window
+  (burn-in) or rising (wear-out) is flagged in a sentence; ``since`` restricts the fit to a recent
+  window.
+- **Repairs.** A lognormal fit of the events' durations (:func:`lognormal_fit`): its median and
+  :math:`\sigma`.
+- **Causes.** Counts and shares by cause, as Llama 3's Table 5 [2]_ gives them (:func:`cause_table`).
+
+The rules that turn rows into events, stated once:
+
+- **Filter.** ``where`` keeps the rows whose cell equals a value (spaces around it dropped): the
+  conditions on different columns must all hold; several values for one column are alternatives.
+- **Joined rows.** A row whose join flag is set (``1``, ``true``, ``yes``, ``y``, ``x``; blank,
+  ``0``, ``false``, ``no`` or ``n`` is not set) belongs to the event of the previous kept row of
+  the file: one interruption logged as several rows.
+- **Simultaneous rows (zero gaps).** Rows that start at the same instant (after joining) are one
+  event: an interruption restarts the job once however many nodes it took down, and the plan's
+  MTBF counts interruptions. A log kept to the minute therefore merges two failures in one minute.
+  An event starts at its rows' earliest start, ends at their latest end, and takes its first
+  row's cause and scope.
+- **Window.** Times without a zone are read as UTC. The window opens at ``since``, or, without
+  it, at the first event, which then only opens the window: the gap before it is unknown, so it is
+  not counted as a failure inside the window. The window closes at ``until``, or at the latest time
+  the log records (the last event's end). Events outside the window are left out (and counted).
+- **Censoring.** The time from the last event to the window's end is a gap still running: it is
+  right-censored in the Weibull fit and counted as exposure in the exponential one. The time from
+  ``since`` to the first event is exposure for the exponential fit; the Weibull fit leaves it out,
+  since it is a forward recurrence time, not a gap.
+
+Bad input is refused, never skipped: every row that the filter keeps is checked, and a file with
+problems raises :class:`IncidentLogError` (a ``ValueError``) naming the row (as a spreadsheet numbers
+it: the header is row 1) and the column of the first ten problems and counting all of them. Nothing
+is fitted from a file that is partly wrong.
+
+pandas and scipy are imported inside the functions that use them, so ``import drmath`` stays numpy-only.
+
+References
+----------
+.. [1] B. Schroeder and G. A. Gibson, "A large-scale study of failures in high-performance computing
+   systems," IEEE Trans. Dependable Secure Comput. 7(4), 2010 (Weibull shapes 0.7-0.8 for the time
+   between failures).
+.. [2] Llama Team, AI @ Meta, "The Llama 3 Herd of Models," arXiv:2407.21783, 2024, section 3.3.4
+   and Table 5.
+
+Examples
+--------
+>>> text = ("start,minutes,cause\n2024-05-01 00:00,30,GPU\n2024-05-01 05:00,12,NIC\n"
+...         "2024-05-01 09:00,45,GPU\n2024-05-01 16:00,20,GPU\n")
+>>> fit = parse_incidents(text, start_column="start", duration_column="minutes", duration_unit="min",
+...                       since="2024-05-01 00:00", until="2024-05-02 00:00")
+>>> fit.events, fit.window / 3600, fit.mtbf / 3600
+(4, 24.0, 6.0)
+"""
+
+import io
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import _files
+from ._validate import short_repr
+
+__all__ = ["IncidentLogError", "Calibration", "read_incidents", "parse_incidents", "fit_events",
+           "exponential_fit", "weibull_fit", "laplace_trend", "lognormal_fit", "cause_table", "DURATION_UNITS",
+           "MAX_LISTED", "MIN_EVENTS", "CONFIDENCE"]
+
+DURATION_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0}
+"""The units a duration column may be in, and their length [s]."""
+
+MAX_LISTED = 10
+"""Most problems an :class:`IncidentLogError` lists, one a line; the rest are counted [1]."""
+
+MIN_EVENTS = 3
+"""Fewest events in the window that are fitted [1]: two gaps, the least a Weibull shape can be fitted to."""
+
+CONFIDENCE = 0.95
+"""The level of every interval [1]."""
+
+_TRUE = frozenset({"1", "true", "yes", "y", "x", "t"})
+_FALSE = frozenset({"", "0", "false", "no", "n", "f"})
+_DEFAULTS = {"cause_column": "cause", "scope_column": "scope", "join_column": "joins_previous"}
+_SHAPE_BOUNDS = (1e-2, 1e2)
+"""Weibull shapes searched [1]; an interval end that reaches a bound is reported as 0 or inf."""
+
+
+class IncidentLogError(ValueError):
+    """An incident log that cannot be fitted: one problem a line, the first naming its row and column.
+
+    Attributes
+    ----------
+    problems : list of str
+        The first :data:`MAX_LISTED` problems, as ``"<file> row <r>, column <c>: ..."``.
+    count : int
+        How many problems there are in all [1].
+    rows : int
+        How many rows hold them [1].
+    """
+
+    def __init__(self, problems, count=None, rows=None, name="incidents.csv"):
+        self.problems = list(problems)[:MAX_LISTED]
+        self.count = len(self.problems) if count is None else count
+        self.rows = self.count if rows is None else rows
+        lines = list(self.problems)
+        if self.count > 1:
+            more = self.count - len(self.problems)
+            lines.append(f"{name}: {self.count:,} problems in {self.rows:,} rows"
+                         + (f" ({more:,} not shown)" if more else "") + "; the file was refused, nothing fitted")
+        super().__init__("\n".join(lines))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What an incident log says about a fleet: the fits, their intervals, the causes and the provenance.
+
+    Every time is in seconds and every rate per second (SI). Built by :func:`read_incidents`,
+    :func:`parse_incidents` or :func:`fit_events`; :meth:`to_dict` gives the JSON of
+    ``drmath calibrate --json`` and :meth:`fragment` the scenario fragment of ``-o``.
+    """
+
+    events: int
+    """Failures counted inside the window [1] (an event that only opens the window is not one)."""
+    window: float
+    """Length of the observation window [s]."""
+    mtbf: float
+    """Exponential MLE of the cluster MTBF, window / events [s]."""
+    mtbf_ci: tuple
+    """Exact 95% interval of the MTBF [s]."""
+    weibull_shape: float
+    """Weibull MLE of the gaps' shape [1]: below 1, a hazard that falls after each failure."""
+    weibull_shape_ci: tuple
+    """Profile-likelihood 95% interval of the shape [1]."""
+    weibull_scale: float
+    """Weibull MLE of the gaps' scale [s]."""
+    repair_median: float | None
+    """Median repair duration, lognormal fit [s]; None with fewer than two durations > 0."""
+    repair_sigma: float | None
+    """Lognormal sigma of the repair durations [1]."""
+    trend: dict
+    """Laplace test: ``statistic`` U, two-sided ``p_value``, ``direction`` and ``sentence``."""
+    causes: tuple = ()
+    """``(cause, count, share)`` for each cause, most frequent first; empty without a cause column."""
+    scopes: tuple = ()
+    """``(scope, count, share)`` for each scope, as :attr:`causes`."""
+    gpus: int | None = None
+    """GPUs of the fleet the log covers [1], when given."""
+    gpu_failure_rate: float | None = None
+    """Failures per GPU per second, 1 / (gpus × mtbf) [1/s]; None without ``gpus``."""
+    gpu_failure_rate_ci: tuple | None = None
+    """95% interval of the per-GPU rate [1/s]."""
+    provenance: dict = field(default_factory=dict)
+    """Where the numbers come from: file, rows read and used, filter, window, the rows merged."""
+
+    def to_dict(self):
+        """The fit as a JSON-ready dict (``drmath calibrate --json``).
+
+        Returns
+        -------
+        fit : dict
+            ``events``, ``window`` [s], ``mtbf`` [s], ``mtbf_ci`` [lo, hi], ``weibull_shape``,
+            ``weibull_shape_ci``, ``weibull_scale`` [s], ``repair_median`` [s], ``repair_sigma``,
+            ``trend`` {``statistic``, ``p_value``, ``direction``}, with ``gpus``:
+            ``gpu_failure_rate`` [1/s] and ``gpu_failure_rate_ci``; then ``causes`` (a list of
+            ``{cause, count, share}``) and ``provenance``. An infinite interval end is None. [1]
+
+        Examples
+        --------
+        >>> fit = fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0], 0.0, 20000.0)
+        >>> fit.to_dict()["mtbf"], fit.to_dict()["trend"]["direction"]
+        (4000.0, 'none')
+        """
+        out = {"events": self.events, "window": self.window, "mtbf": self.mtbf, "mtbf_ci": _pair(self.mtbf_ci),
+               "weibull_shape": self.weibull_shape, "weibull_shape_ci": _pair(self.weibull_shape_ci),
+               "weibull_scale": self.weibull_scale, "repair_median": self.repair_median,
+               "repair_sigma": self.repair_sigma,
+               "trend": {k: self.trend[k] for k in ("statistic", "p_value", "direction")}}
+        if self.gpus is not None:
+            out["gpus"] = self.gpus
+            out["gpu_failure_rate"] = self.gpu_failure_rate
+            out["gpu_failure_rate_ci"] = _pair(self.gpu_failure_rate_ci)
+        out["causes"] = [{"cause": c, "count": n, "share": s} for c, n, s in self.causes]
+        out["provenance"] = dict(self.provenance)
+        return out
+
+    def cause_frame(self):
+        """The cause table as a pandas DataFrame (index ``cause``; columns ``count``, ``share`` [1]).
+
+        Returns
+        -------
+        table : pandas.DataFrame
+            One row per cause, most frequent first. [1]
+
+        Examples
+        --------
+        >>> fit_events([0.0, 10.0, 30.0], 0.0, 40.0, causes=["GPU", "NIC", "GPU"]).cause_frame()["count"].tolist()
+        [2, 1]
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame(list(self.causes), columns=["cause", "count", "share"])
+        return frame.set_index("cause")
+
+    def summary(self):
+        """The fit as text for a terminal: the fits and intervals, the trend sentence, the cause table.
+
+        Returns
+        -------
+        text : str
+            Several lines. [1]
+
+        Examples
+        --------
+        >>> print(fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0], 0.0, 20000.0).summary().splitlines()[1])
+        Events          5 in a window of 5.56 h
+        """
+        from .formatting import short_duration as d
+
+        p = self.provenance
+        head = f"drmath calibrate: {p.get('file', 'incidents')}"
+        used = f"{p['rows_used']:,} of {p['rows_read']:,} rows" if "rows_read" in p else ""
+        if p.get("filter"):
+            used += f" where {' and '.join(p['filter'])}"
+        lines = [head + (f" ({used})" if used else ""),
+                 f"Events          {self.events:,} in a window of {d(self.window)}"
+                 + (f" ({p['window_start']} to {p['window_end']})" if p.get("window_start") else ""),
+                 f"MTBF            {d(self.mtbf)}   95% interval {d(self.mtbf_ci[0])} to {d(self.mtbf_ci[1])}"
+                 "   (exponential MLE, exact chi-square interval)",
+                 f"Weibull         shape {self.weibull_shape:.3g} (95% interval {_num(self.weibull_shape_ci[0])} "
+                 f"to {_num(self.weibull_shape_ci[1])}), scale {d(self.weibull_scale)}   (MLE, profile likelihood)"]
+        if self.gpu_failure_rate is not None:
+            lo, hi = self.gpu_failure_rate_ci
+            lines.append(f"Per GPU         {self.gpu_failure_rate:.3g} /s   95% interval {lo:.3g} to {hi:.3g} /s   "
+                         f"({self.gpus:,} GPUs; {self.gpu_failure_rate * 86400 * 1000:.3g} per 1,000 GPU-days)")
+        if self.repair_median is not None:
+            lines.append(f"Repairs         median {d(self.repair_median)}, sigma {self.repair_sigma:.3g}   "
+                         f"(lognormal MLE over {p.get('repairs_fitted', '?')} events)")
+        else:
+            lines.append("Repairs         too few durations > 0 to fit")
+        t = self.trend
+        lines.append(f"Trend           Laplace U = {t['statistic']:.3g}: {t['sentence']}")
+        if self.causes:
+            lines += ["", f"  {'cause':<32} {'count':>6} {'share':>7}"]
+            lines += [f"  {c:<32} {n:>6,} {s:>7.1%}" for c, n, s in self.causes]
+        return "\n".join(lines)
+
+    def fragment(self):
+        """A scenario fragment (TOML) holding the fitted failure model, for ``drmath plan base.toml fleet.toml``.
+
+        With ``gpus``, it sets ``failures.gpu_failure_rate`` (and unsets ``failures.measured_mtbf``, so
+        the fitted rate is the one the plan uses, scaled to the plan's own GPU count); without, it sets
+        ``failures.measured_mtbf`` to the fitted cluster MTBF. The intervals, the Weibull and repair
+        fits, the trend and the provenance go in ``[scenario.calibration]``, which the model ignores.
+
+        Returns
+        -------
+        text : str
+            TOML [1]_, validated by :func:`drmath.scenario_io.loads`. [1]
+
+        Raises
+        ------
+        ValueError
+            If the fitted value is outside the field's range (e.g. an MTBF under a minute).
+
+        References
+        ----------
+        .. [1] T. Preston-Werner et al., "TOML v1.0.0", https://toml.io/en/v1.0.0.
+
+        Examples
+        --------
+        >>> text = fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0], 0.0, 20000.0).fragment()
+        >>> [line for line in text.splitlines() if line.startswith("measured_mtbf")]
+        ['measured_mtbf = 4000.0']
+        """
+        import tomli_w
+
+        from . import scenario_io
+        from .formatting import short_duration as d
+
+        p = self.provenance
+        if self.gpu_failure_rate is not None:
+            failures = {"gpu_failure_rate": self.gpu_failure_rate, "measured_mtbf": "unset"}
+            what = (f"failures.gpu_failure_rate = {self.gpu_failure_rate:.4g} /s per GPU "
+                    f"(95%: {self.gpu_failure_rate_ci[0]:.4g} to {self.gpu_failure_rate_ci[1]:.4g}), "
+                    f"fitted on {self.gpus:,} GPUs")
+        else:
+            failures = {"measured_mtbf": self.mtbf}
+            what = (f"failures.measured_mtbf = {d(self.mtbf)} (95%: {d(self.mtbf_ci[0])} to "
+                    f"{d(self.mtbf_ci[1])}) for the fleet the log covers")
+        source = f"{p.get('file', 'an incident log')}: {p.get('rows_used', '?')} rows"
+        if p.get("filter"):
+            source += f" where {' and '.join(p['filter'])}"
+        calibration = {k: v for k, v in self.to_dict().items() if k not in ("causes", "provenance")}
+        calibration = {k: _toml_safe(v) for k, v in calibration.items() if v is not None}
+        calibration["trend"]["sentence"] = self.trend["sentence"]
+        calibration["provenance"] = {k: _toml_safe(v) for k, v in p.items() if v is not None}
+        data = {"scenario": {"description": f"The failure model fitted to {p.get('file', 'an incident log')} "
+                                            "by drmath calibrate.",
+                             "sources": [source], "calibration": calibration},
+                "failures": failures}
+        text = ("# drmath calibrate: a scenario fragment, the failure model fitted to an incident log.\n"
+                "# Merge it over a scenario: drmath plan base.toml fleet.toml (later files override earlier ones,\n"
+                "# field by field). [scenario.calibration] holds the fit and its provenance; the model ignores it.\n"
+                f"# {what}.\n"
+                f"# Trend: {self.trend['sentence']}\n\n" + tomli_w.dumps(data))
+        scenario_io.loads(text, "the calibrated fragment")  # a value out of a field's range is refused here
+        return text
+
+
+def _pair(ci):
+    return None if ci is None else [None if not math.isfinite(x) else float(x) for x in ci]
+
+
+def _num(x):
+    return f"{x:.3g}" if math.isfinite(x) else "inf"
+
+
+def _toml_safe(value):
+    if isinstance(value, dict):
+        return {k: _toml_safe(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_toml_safe(v) for v in value if v is not None]
+    return value
+
+
+# --------------------------------------------------------------------------- fits on arrays
+
+
+def exponential_fit(failures, exposure, confidence=CONFIDENCE):
+    r"""Exponential MLE of the mean time between failures, with its exact interval.
+
+    Parameters
+    ----------
+    failures : int
+        Failures :math:`r` observed in the window. [1]
+    exposure : float
+        Length of the window :math:`T`, the total time observed. [s]
+    confidence : float, default 0.95
+        Level of the two-sided interval :math:`1 - \alpha`. [1]
+
+    Returns
+    -------
+    mtbf : float
+        :math:`\hat M = T / r`; inf when ``failures`` is 0. [s]
+    interval : tuple of float
+        ``(lo, hi)``, the exact interval; ``hi`` is inf when ``failures`` is 0. [s]
+
+    Raises
+    ------
+    ValueError
+        If ``failures`` is negative or ``exposure`` is not > 0.
+
+    Notes
+    -----
+    The window ends at a fixed time, not at a failure (time-truncated data), so the last gap is
+    censored and the interval is [1]_, section 8.3:
+
+    .. math::
+
+       \left[\frac{2T}{\chi^2_{1-\alpha/2}(2r + 2)},\ \frac{2T}{\chi^2_{\alpha/2}(2r)}\right]
+
+    It is the Garwood interval of a Poisson count, exact in the sense that it covers the true MTBF
+    in at least :math:`1 - \alpha` of repeated windows (a little more, since counts are whole).
+
+    References
+    ----------
+    .. [1] W. Q. Meeker and L. A. Escobar, *Statistical Methods for Reliability Data*, Wiley, 1998,
+       chapter 7 (exponential) and section 8.3.
+
+    Examples
+    --------
+    >>> mtbf, (lo, hi) = exponential_fit(419, 54 * 86400.0)
+    >>> round(mtbf / 3600, 2), round(lo / 3600, 2), round(hi / 3600, 2)
+    (3.09, 2.81, 3.41)
+    """
+    from scipy import special  # chdtri(df, p): the chi-square quantile of upper tail p (lighter than scipy.stats)
+
+    if not (isinstance(failures, (int, np.integer)) and failures >= 0):
+        raise ValueError(f"failures must be a whole number >= 0, got {short_repr(failures)}")
+    if not exposure > 0:
+        raise ValueError(f"exposure must be > 0 [s], got {short_repr(exposure)}")
+    alpha = 1.0 - confidence
+    lo = 2.0 * exposure / special.chdtri(2 * failures + 2, alpha / 2.0)
+    hi = 2.0 * exposure / special.chdtri(2 * failures, 1.0 - alpha / 2.0) if failures else math.inf
+    mtbf = exposure / failures if failures else math.inf
+    return float(mtbf), (float(lo), float(hi))
+
+
+def _profile(k, log_all, log_unc, r):
+    """The Weibull profile log-likelihood of shape ``k`` (scale maximised out), for gaps given by their logs."""
+    from scipy.special import logsumexp
+
+    return r * math.log(k) - r * (logsumexp(k * log_all) - math.log(r)) + (k - 1.0) * log_unc.sum() - r
+
+
+def _score(k, log_all, log_unc, r):
+    """d(profile)/dk: decreasing in k, zero at the MLE."""
+    from scipy.special import softmax
+
+    return r / k - r * float(softmax(k * log_all) @ log_all) + log_unc.sum()
+
+
+def weibull_fit(gaps, censored=(), confidence=CONFIDENCE):
+    r"""Weibull MLE of the times between failures, with a profile-likelihood interval for the shape.
+
+    Parameters
+    ----------
+    gaps : array_like
+        Observed times between consecutive failures, each > 0. [s]
+    censored : array_like, default ()
+        Gaps still running when observation stopped (right-censored), each >= 0; zeros add
+        nothing. [s]
+    confidence : float, default 0.95
+        Level of the shape's interval. [1]
+
+    Returns
+    -------
+    shape : float
+        :math:`\hat k`. [1]
+    interval : tuple of float
+        ``(lo, hi)`` of the shape; an end beyond the searched shapes 0.01-100 is 0 or inf. [1]
+    scale : float
+        :math:`\hat\lambda`. [s]
+
+    Raises
+    ------
+    ValueError
+        With fewer than two gaps, a gap that is not > 0 and finite, or all gaps equal (the shape
+        has no finite MLE).
+
+    Notes
+    -----
+    With :math:`r` observed gaps :math:`x_i` and censored ones :math:`c_j`, the scale has a closed
+    form for each shape, :math:`\lambda^k = S(k)/r` with :math:`S(k) = \sum x_i^k + \sum c_j^k`, so
+    the likelihood is maximised over the shape alone ([1]_, section 8.2):
+
+    .. math::
+
+       \ell_p(k) = r \ln k - r \ln\frac{S(k)}{r} + (k - 1)\sum \ln x_i - r
+
+    :math:`\hat k` is the root of :math:`\ell_p'(k)`, which falls monotonically, found by
+    :func:`scipy.optimize.brentq`; the interval is the set where
+    :math:`2[\ell_p(\hat k) - \ell_p(k)] \le \chi^2_{1}(0.95)`, whose ends are found the same way.
+    Written here rather than through ``scipy.stats.weibull_min.fit`` on ``CensoredData`` (which gives
+    the same MLE, tests/test_calibrate.py) because the interval needs the profile anyway, and one
+    root in one variable is exact to 1e-10 and takes milliseconds where a two-variable simplex on
+    100,000 gaps takes seconds.
+
+    References
+    ----------
+    .. [1] W. Q. Meeker and L. A. Escobar, *Statistical Methods for Reliability Data*, Wiley, 1998,
+       section 8.2 (Weibull ML with censoring) and 8.3 (likelihood-based intervals).
+
+    Examples
+    --------
+    >>> shape, (lo, hi), scale = weibull_fit([1.0, 2.0, 4.0, 8.0, 16.0], censored=[3.0])
+    >>> round(shape, 4), round(lo, 3), round(hi, 3), round(scale, 3)
+    (1.2096, 0.544, 2.156, 7.087)
+    """
+    from scipy import optimize, special
+
+    x = np.asarray(gaps, dtype=float).ravel()
+    c = np.asarray(censored, dtype=float).ravel()
+    if x.size < 2:
+        raise ValueError(f"gaps must hold at least 2 values to fit a Weibull shape, got {x.size}")
+    if not np.all(np.isfinite(x) & (x > 0)):
+        raise ValueError(f"gaps must be > 0 and finite [s], got {short_repr(x[~(np.isfinite(x) & (x > 0))][0])}")
+    if not np.all(np.isfinite(c) & (c >= 0)):
+        raise ValueError(f"censored must be >= 0 and finite [s], got {short_repr(c[~(np.isfinite(c) & (c >= 0))][0])}")
+    c = c[c > 0]
+    unit = float(np.exp(np.log(x).mean()))  # scaled to a geometric mean of 1, so x**k stays in range
+    log_unc = np.log(x / unit)
+    log_all = np.concatenate([log_unc, np.log(c / unit)])
+    r = x.size
+    if np.ptp(log_unc) == 0 and not np.any(log_all[r:] > log_unc.max()):
+        raise ValueError(f"gaps are all equal ({float(x[0])!r} s): the Weibull shape has no finite MLE")
+    low, high = _SHAPE_BOUNDS
+    args = (log_all, log_unc, r)
+    if _score(high, *args) > 0:
+        raise ValueError("gaps are too regular for a Weibull shape below 100")
+    shape = optimize.brentq(_score, low, high, args=args, xtol=1e-12, rtol=1e-12) if _score(low, *args) > 0 else low
+    top = _profile(shape, *args)
+    drop = special.chdtri(1, 1.0 - confidence) / 2.0  # chi2(1) quantile / 2: 1.92 at 95%
+
+    def below(k):
+        return top - _profile(k, *args) - drop
+
+    lo = optimize.brentq(below, low, shape, xtol=1e-10) if below(low) > 0 else 0.0
+    hi = optimize.brentq(below, shape, high, xtol=1e-10) if below(high) > 0 else math.inf
+    scale = unit * float(np.exp((np.log(np.exp(shape * log_all - (shape * log_all).max()).sum())
+                                 + (shape * log_all).max() - math.log(r)) / shape))
+    return float(shape), (float(lo), float(hi)), scale
+
+
+def laplace_trend(times, exposure, alpha=1.0 - CONFIDENCE):
+    r"""The Laplace test for a trend in the failure rate over the window.
+
+    Parameters
+    ----------
+    times : array_like
+        Failure times counted from the window's start, each in [0, ``exposure``]. [s]
+    exposure : float
+        Length of the window :math:`T`. [s]
+    alpha : float, default 0.05
+        Significance level of the two-sided test. [1]
+
+    Returns
+    -------
+    trend : dict
+        ``statistic`` (:math:`U` [1]), ``p_value`` (two-sided [1]), ``direction`` (``"falling"``,
+        ``"rising"`` or ``"none"``) and ``sentence`` (what it means for the plan). [1]
+
+    Raises
+    ------
+    ValueError
+        If ``exposure`` is not > 0 or there is no failure time.
+
+    Notes
+    -----
+    Under a constant rate (a homogeneous Poisson process) the failure times are uniform on the
+    window, so their mean is :math:`T/2` with variance :math:`T^2/(12r)` and ([1]_, section 16.5)
+
+    .. math::
+
+       U = \frac{\frac{1}{r}\sum t_i - T/2}{T\sqrt{1/(12 r)}} \sim N(0, 1)
+
+    :math:`U < 0` puts the failures early (a falling rate: burn-in), :math:`U > 0` late (a rising
+    rate: wear-out). The direction is named when :math:`p < \alpha`.
+
+    References
+    ----------
+    .. [1] W. Q. Meeker and L. A. Escobar, *Statistical Methods for Reliability Data*, Wiley, 1998,
+       chapter 16 (recurrence data; the Laplace test).
+
+    Examples
+    --------
+    >>> t = laplace_trend([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 20.0], 100.0)
+    >>> round(t["statistic"], 2), t["direction"]
+    (-4.77, 'falling')
+    """
+    from scipy import special
+
+    t = np.asarray(times, dtype=float).ravel()
+    if not exposure > 0:
+        raise ValueError(f"exposure must be > 0 [s], got {short_repr(exposure)}")
+    if t.size == 0:
+        raise ValueError("times must hold at least one failure time")
+    r = t.size
+    u = float((t.mean() - exposure / 2.0) / (exposure * math.sqrt(1.0 / (12.0 * r))))
+    p = float(2.0 * special.ndtr(-abs(u)))
+    if p >= alpha:
+        direction = "none"
+        sentence = (f"no trend (p = {p:.2g} >= {alpha:g}): a constant failure rate fits the window, "
+                    "so one MTBF describes it")
+    elif u < 0:
+        direction = "falling"
+        sentence = (f"the failure rate is falling (p = {p:.2g}): failures come early in the window, as in "
+                    "burn-in; the whole-window MTBF understates the fleet today, so fit a recent window "
+                    "(--since)")
+    else:
+        direction = "rising"
+        sentence = (f"the failure rate is rising (p = {p:.2g}): failures come late in the window, as in "
+                    "wear-out or a worsening fleet; the whole-window MTBF overstates the fleet today, so fit a "
+                    "recent window (--since)")
+    return {"statistic": u, "p_value": p, "direction": direction, "sentence": sentence}
+
+
+def lognormal_fit(durations):
+    r"""Lognormal MLE of repair or recovery durations: the median and :math:`\sigma`.
+
+    Parameters
+    ----------
+    durations : array_like
+        Durations, each > 0. [s]
+
+    Returns
+    -------
+    median : float
+        :math:`e^{\hat\mu}`. [s]
+    sigma : float
+        :math:`\hat\sigma`. [1]
+
+    Raises
+    ------
+    ValueError
+        With fewer than two durations, or one that is not > 0 and finite.
+
+    Notes
+    -----
+    The MLE is closed-form ([1]_, section 4.6), the same as ``scipy.stats.lognorm.fit(d, floc=0)``:
+
+    .. math::
+
+       \hat\mu = \frac{1}{n}\sum \ln d_i, \qquad
+       \hat\sigma = \sqrt{\frac{1}{n}\sum (\ln d_i - \hat\mu)^2}
+
+    References
+    ----------
+    .. [1] W. Q. Meeker and L. A. Escobar, *Statistical Methods for Reliability Data*, Wiley, 1998,
+       section 4.6 (the lognormal distribution).
+
+    Examples
+    --------
+    >>> median, sigma = lognormal_fit([600.0, 1200.0, 2400.0])
+    >>> round(median, 1), round(sigma, 4)
+    (1200.0, 0.566)
+    """
+    d = np.asarray(durations, dtype=float).ravel()
+    if d.size < 2:
+        raise ValueError(f"durations must hold at least 2 values, got {d.size}")
+    if not np.all(np.isfinite(d) & (d > 0)):
+        raise ValueError(f"durations must be > 0 and finite [s], got {short_repr(d[~(np.isfinite(d) & (d > 0))][0])}")
+    logs = np.log(d)
+    return float(np.exp(logs.mean())), float(logs.std())
+
+
+def cause_table(causes):
+    """Counts and shares by cause, most frequent first (as Llama 3's Table 5 [1]_).
+
+    Parameters
+    ----------
+    causes : sequence of str
+        One cause per event. [1]
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Index ``cause``; columns ``count`` [1] and ``share`` (of all events [1]). Ties keep the order
+        of first appearance.
+
+    References
+    ----------
+    .. [1] Llama Team, "The Llama 3 Herd of Models," arXiv:2407.21783, 2024, Table 5.
+
+    Examples
+    --------
+    >>> table = cause_table(["GPU", "NIC", "GPU", "GPU"])
+    >>> table.to_dict(orient="index")
+    {'GPU': {'count': 3, 'share': 0.75}, 'NIC': {'count': 1, 'share': 0.25}}
+    """
+    import pandas as pd
+
+    counts = pd.Series(list(causes), dtype=object).value_counts(sort=True)
+    table = pd.DataFrame({"count": counts.astype(int), "share": counts / counts.sum()})
+    table.index.name = "cause"
+    return table
+
+
+def fit_events(starts, window_start, window_end, *, opens_window=False, durations=None, causes=None, scopes=None,
+               gpus=None, provenance=None, confidence=CONFIDENCE):
+    r"""Fit the failure and repair models to events already in order: the numbers of :class:`Calibration`.
+
+    Parameters
+    ----------
+    starts : array_like
+        Event start times, ascending, all in the window. [s]
+    window_start, window_end : float
+        The observation window. [s]
+    opens_window : bool, default False
+        True when the first event is the window's start (no ``since``): it is then not counted as a
+        failure inside the window. [1]
+    durations : array_like, optional
+        Each event's repair duration (>= 0; zeros are left out of the lognormal fit). [s]
+    causes, scopes : sequence of str, optional
+        Each event's cause and scope. [1]
+    gpus : int, optional
+        GPUs of the fleet, for the per-GPU rate. [1]
+    provenance : dict, optional
+        Kept in the result as it is. [1]
+    confidence : float, default 0.95
+        Level of the intervals. [1]
+
+    Returns
+    -------
+    fit : Calibration
+        The fits. [1]
+
+    Raises
+    ------
+    ValueError
+        With fewer than :data:`MIN_EVENTS` events, times out of order or outside the window.
+
+    Notes
+    -----
+    With :math:`r` failures in a window of length :math:`T`: :math:`\hat M = T/r`
+    (:func:`exponential_fit`); the Weibull fit takes the gaps between consecutive events and the
+    censored gap from the last event to the window's end (:func:`weibull_fit`); the trend test takes
+    the failure times from the window's start (:func:`laplace_trend`); the per-GPU rate is
+    :math:`1/(G \hat M)` with the interval mapped the same way.
+
+    References
+    ----------
+    .. [1] W. Q. Meeker and L. A. Escobar, *Statistical Methods for Reliability Data*, Wiley, 1998.
+
+    Examples
+    --------
+    >>> fit = fit_events([0.0, 3600.0, 9000.0, 10800.0], 0.0, 14400.0, opens_window=True)
+    >>> fit.events, fit.mtbf
+    (3, 4800.0)
+    """
+    t = np.asarray(starts, dtype=float).ravel()
+    a, b = float(window_start), float(window_end)
+    if t.size < MIN_EVENTS:
+        raise ValueError(f"an incident log needs at least {MIN_EVENTS} events in the window to be fitted, "
+                         f"got {t.size}")
+    if np.any(np.diff(t) <= 0):
+        raise ValueError("starts must be strictly ascending (simultaneous rows are one event)")
+    if t[0] < a or t[-1] > b or not b > a:
+        raise ValueError(f"starts must lie in the window [{a!r}, {b!r}] [s]")
+    failures = t[1:] if opens_window else t
+    exposure = b - a
+    mtbf, mtbf_ci = exponential_fit(int(failures.size), exposure, confidence)
+    shape, shape_ci, scale = weibull_fit(np.diff(t), [b - t[-1]], confidence)
+    trend = laplace_trend(failures - a, exposure, 1.0 - confidence)
+    repair_median = repair_sigma = None
+    fitted = 0
+    if durations is not None:
+        d = np.asarray(durations, dtype=float).ravel()
+        d = d[d > 0]
+        fitted = int(d.size)
+        if d.size >= 2:
+            repair_median, repair_sigma = lognormal_fit(d)
+    rate = rate_ci = None
+    if gpus is not None:
+        if not (isinstance(gpus, (int, np.integer)) and 1 <= gpus <= 10**8):
+            raise ValueError(f"gpus must be a whole number in [1, 1e8], got {short_repr(gpus)}")
+        gpus = int(gpus)
+        rate = 1.0 / (gpus * mtbf)
+        rate_ci = (1.0 / (gpus * mtbf_ci[1]), 1.0 / (gpus * mtbf_ci[0]))
+    table = () if causes is None else _rows(cause_table(causes))
+    scope_rows = () if scopes is None else _rows(cause_table(scopes))
+    prov = dict(provenance or {})
+    prov.setdefault("repairs_fitted", fitted)
+    return Calibration(events=int(failures.size), window=exposure, mtbf=mtbf, mtbf_ci=mtbf_ci, weibull_shape=shape,
+                       weibull_shape_ci=shape_ci, weibull_scale=scale, repair_median=repair_median,
+                       repair_sigma=repair_sigma, trend=trend, causes=table, scopes=scope_rows, gpus=gpus,
+                       gpu_failure_rate=rate, gpu_failure_rate_ci=rate_ci, provenance=prov)
+
+
+def _rows(table):
+    return tuple((str(c), int(n), float(s)) for c, n, s in zip(table.index, table["count"], table["share"]))
+
+
+# --------------------------------------------------------------------------- reading a log
+
+
+def _read_table(text, name):
+    """CSV text -> (cells, problems): a frame of stripped str cells indexed by spreadsheet row, and bad rows.
+
+    Comment lines (first non-blank character ``#``) and blank lines are skipped but counted, so row
+    numbers are those a spreadsheet shows. Each line goes to :func:`pandas.read_csv` tagged with its
+    row number, so a row with too many values (which pandas skips) is found missing and reported.
+    """
+    import pandas as pd
+
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    kept = [(row, line) for row, line in enumerate(lines, 1) if (bare := line.strip()) and bare[0] != "#"]
+    if not kept:
+        raise ValueError(f"{name}: no header: the file holds no row")
+    (head_row, head), body = kept[0], kept[1:]
+    problems = {row: 'cannot read as CSV: a quote (") is not closed' for row, line in body if line.count('"') % 2}
+    body = [(row, line) for row, line in body if row not in problems]
+    tagged = "\n".join([f"__row__,{head}", *(f"{row},{line}" for row, line in body)])
+    try:
+        frame = pd.read_csv(io.StringIO(tagged), dtype=str, keep_default_na=False, na_filter=False,
+                            on_bad_lines="skip", engine="c")
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise ValueError(f"{name}: cannot read as CSV: {str(exc).splitlines()[0]}") from None
+    columns = [str(c).strip() for c in frame.columns[1:]]
+    frame.columns = ["__row__", *columns]
+    frame.index = pd.Index(pd.to_numeric(frame.pop("__row__"), errors="coerce"), name="row")
+    found = set(frame.index)
+    problems.update((row, f"has more than {len(columns)} values, the header's count")
+                    for row, _ in body if row not in found)
+    frame = frame[frame.index.notna()]
+    frame.index = frame.index.astype(int)
+    return frame, problems, columns, head_row
+
+
+def _parse_times(cells, time_format):
+    """Cells -> UTC timestamps (NaT where a cell does not parse), with the format given or inferred."""
+    import pandas as pd
+
+    codes, distinct = pd.factorize(cells)  # each distinct value once
+    values = pd.Series(distinct, dtype=object).str.strip()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas' "could not infer format" and dayfirst warnings: bad cells say more
+        if time_format is None:
+            parsed = pd.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
+            if parsed.isna().any():
+                parsed = pd.to_datetime(values, utc=True, errors="coerce")
+        else:
+            parsed = pd.to_datetime(values, format=time_format, utc=True, errors="coerce")
+    return parsed.take(codes).set_axis(cells.index)
+
+
+def _seconds(times):
+    """UTC timestamps -> seconds since 1970 [s] (float), whatever their resolution."""
+    import pandas as pd
+
+    return ((times - pd.Timestamp("1970-01-01", tz="UTC")) / pd.Timedelta(1, "s")).to_numpy(dtype=float)
+
+
+def _timestamp(value, what):
+    import pandas as pd
+
+    try:
+        stamp = pd.Timestamp(value)
+    except (ValueError, TypeError):
+        stamp = pd.NaT
+    if stamp is pd.NaT:
+        raise ValueError(f"{what} = {short_repr(value)} is not a date or time (e.g. 2024-06-01 or "
+                         "2024-06-01T12:00:00Z)")
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+
+
+def _where(frame, where, name, columns):
+    """The rows that every ``COLUMN=VALUE`` condition keeps (values for one column are alternatives)."""
+    wanted = {}
+    for item in where:
+        if "=" not in item:
+            raise ValueError(f"where {short_repr(item)} must look like COLUMN=VALUE")
+        column, value = (part.strip() for part in item.split("=", 1))
+        if column not in columns:
+            raise ValueError(f"{name}: unknown column {short_repr(column)} in where {short_repr(item)}; "
+                             f"the columns are {', '.join(columns)}")
+        wanted.setdefault(column, set()).add(value)
+    keep = np.ones(len(frame), dtype=bool)
+    for column, values in wanted.items():
+        keep &= frame[column].str.strip().isin(values).to_numpy()
+    return keep
+
+
+def parse_incidents(text, *, start_column, end_column=None, duration_column=None, duration_unit=None,
+                    time_format=None, where=(), since=None, until=None, cause_column="cause",
+                    scope_column="scope", join_column="joins_previous", gpus=None, name="incidents.csv"):
+    """Read an incident log from CSV text and fit it.
+
+    Parameters
+    ----------
+    text : str
+        CSV with a header row [1]_. Lines whose first non-blank character is ``#`` are comments;
+        blank lines are skipped; a byte-order mark is skipped.
+    start_column : str
+        The column of each incident's start time.
+    end_column : str, optional
+        The column of its end time (repair done, job running again). Give this or
+        ``duration_column``.
+    duration_column : str, optional
+        The column of its duration, a number >= 0 in ``duration_unit``.
+    duration_unit : {"s", "min", "h"}, optional
+        The unit of ``duration_column`` (:data:`DURATION_UNITS`).
+    time_format : str, optional
+        A :func:`time.strftime` format of the time columns (``"%d/%m/%Y %H:%M"``); omitted, ISO 8601
+        is tried, then pandas infers one format from the first value. Times without a zone are UTC.
+    where : sequence of str, default ()
+        ``COLUMN=VALUE`` conditions that keep rows (see the module's rules).
+    since, until : str, optional
+        The window's start and end (dates or times); see the module's rules for the defaults.
+    cause_column, scope_column, join_column : str, optional
+        The columns of the cause, the scope and the join flag. Each default is used when the log
+        has a column of that name; any other name must be a column. None uses no such column.
+    gpus : int, optional
+        GPUs of the fleet the (filtered) log covers, for the per-GPU rate. [1]
+    name : str, default "incidents.csv"
+        What to call the text in messages (the file's name).
+
+    Returns
+    -------
+    fit : Calibration
+        The fits, with ``provenance`` (file, rows read and used, filter, window, merged rows). [1]
+
+    Raises
+    ------
+    IncidentLogError
+        Naming row and column: a time that does not parse, an end before its start, a missing,
+        negative or non-numeric duration, a join flag that is not yes or no, a row that is not
+        CSV; the first :data:`MAX_LISTED` are listed and all counted.
+    ValueError
+        An unknown column, both or neither of end and duration, a bad unit, ``since`` or ``until``,
+        no row left after the filter, or fewer than :data:`MIN_EVENTS` events in the window.
+
+    References
+    ----------
+    .. [1] RFC 4180, "Common Format and MIME Type for CSV Files".
+
+    Examples
+    --------
+    >>> text = "start,end\\n2024-05-01 00:00,2024-05-01 00:20\\n2024-05-01 02:00,2024-05-01 01:00\\n"
+    >>> parse_incidents(text, start_column="start", end_column="end")
+    Traceback (most recent call last):
+    ...
+    drmath.calibrate.IncidentLogError: incidents.csv row 3, column end: '2024-05-01 01:00' is before the start ...
+    """
+    import pandas as pd
+
+    if (end_column is None) == (duration_column is None):
+        raise ValueError("give an end column or a duration column (with its unit), not "
+                         + ("both" if end_column is not None else "neither"))
+    if duration_column is not None and duration_unit not in DURATION_UNITS:
+        raise ValueError(f"duration_unit = {short_repr(duration_unit)} is not valid: must be one of "
+                         f"{', '.join(DURATION_UNITS)}")
+    frame, problems, columns, head_row = _read_table(text, name)
+    optional = {}
+    for key, column in (("cause_column", cause_column), ("scope_column", scope_column),
+                        ("join_column", join_column)):
+        if column is not None and (column in columns or column != _DEFAULTS[key]):
+            optional[key] = column
+    needed = {"start_column": start_column, "end_column": end_column, "duration_column": duration_column, **optional}
+    for key, column in needed.items():
+        if column is not None and column not in columns:
+            raise ValueError(f"{name}: unknown column {short_repr(column)} ({key.replace('_', ' ')}); "
+                             f"the columns are {', '.join(columns)}")
+    rows_read = len(frame) + len(problems)
+    keep = _where(frame, where, name, columns)
+    frame = frame[keep]
+    if frame.empty and not problems:
+        raise ValueError(f"{name}: no row left after the filter {' and '.join(where)} (of {rows_read:,} rows)"
+                         if where else f"{name}: no data rows under the header (row {head_row})")
+    errors = []  # (row, column, message)
+    start = _parse_times(frame[start_column], time_format)
+    fmt = f" in the format {time_format!r}" if time_format else " (give --time-format)"
+    for row in frame.index[start.isna().to_numpy()]:
+        cell = frame.at[row, start_column].strip()
+        errors.append((row, start_column, "missing start time" if not cell else
+                       f"{short_repr(cell)} is not a time{fmt}"))
+    if end_column is not None:
+        end = _parse_times(frame[end_column], time_format)
+        for row in frame.index[end.isna().to_numpy()]:
+            cell = frame.at[row, end_column].strip()
+            errors.append((row, end_column, "missing end time" if not cell else
+                           f"{short_repr(cell)} is not a time{fmt}"))
+        before = (end < start).to_numpy()
+        for row in frame.index[before]:
+            errors.append((row, end_column, f"{short_repr(frame.at[row, end_column].strip())} is before the start "
+                                            f"{short_repr(frame.at[row, start_column].strip())}"))
+        durations = _seconds(end) - _seconds(start)
+    else:
+        cells = frame[duration_column].str.strip()
+        number = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float)
+        bad = ~(np.isfinite(number) & (number >= 0))
+        for row, cell, value in zip(frame.index[bad], cells[bad], number[bad]):
+            what = ("missing duration" if not cell else f"{short_repr(cell)} is negative" if value < 0
+                    else f"{short_repr(cell)} is not a number of {duration_unit}")
+            errors.append((row, duration_column, what))
+        durations = number * DURATION_UNITS[duration_unit]
+    joins = np.zeros(len(frame), dtype=bool)
+    if "join_column" in optional:
+        flags = frame[optional["join_column"]].str.strip().str.lower()
+        joins = flags.isin(_TRUE).to_numpy()
+        for row in frame.index[~(joins | flags.isin(_FALSE).to_numpy())]:
+            errors.append((row, optional["join_column"], f"{short_repr(frame.at[row, optional['join_column']])} "
+                           "is not a yes or no (1/0, true/false, yes/no, y/n, x or blank)"))
+    if errors or problems:
+        listed = sorted([(row, "", f"{name} row {row}: {why}") for row, why in problems.items()]
+                        + [(row, column, f"{name} row {row}, column {column}: {why}")
+                           for row, column, why in errors])
+        rows = len({row for row, _, _ in listed})
+        raise IncidentLogError([line for _, _, line in listed], len(listed), rows, name)
+
+    begin = _seconds(start)
+    stop = begin + durations
+    # joined rows: one event with the previous kept row; then rows that start together are one event
+    opens_event = ~joins
+    opens_event[:1] = True  # the first kept row has no previous event to join
+    first = np.flatnonzero(opens_event)
+    event_start = np.minimum.reduceat(begin, first)
+    event_end = np.maximum.reduceat(stop, first)
+    order = np.argsort(event_start, kind="stable")
+    event_start, event_end, first = event_start[order], event_end[order], first[order]
+    same = np.r_[False, np.diff(event_start) == 0]
+    head = np.flatnonzero(~same)
+    simultaneous = int(same.sum())
+    event_end = np.maximum.reduceat(event_end, head)
+    event_start, first = event_start[head], first[head]
+    latest = float(event_end.max())
+    a = _seconds(pd.Series([_timestamp(since, "since")]))[0] if since is not None else None
+    b = _seconds(pd.Series([_timestamp(until, "until")]))[0] if until is not None else latest
+    if a is not None and not b > a:
+        raise ValueError(f"until must be after since, got since = {short_repr(since)} and until = "
+                         f"{short_repr(until if until is not None else 'the log end')}")
+    inside = (event_start <= b) & (event_start >= (a if a is not None else -np.inf))
+    outside = int((~inside).sum())
+    event_start, event_end, first = event_start[inside], event_end[inside], first[inside]
+    if event_start.size < MIN_EVENTS:
+        raise ValueError(f"{name}: {event_start.size} events in the window"
+                         + (f" (since {since})" if since is not None else "")
+                         + f"; at least {MIN_EVENTS} are needed to fit")
+    opens = a is None
+    a = float(event_start[0]) if opens else a
+    causes = scopes = None
+    if "cause_column" in optional:
+        causes = [c if c else "(blank)" for c in frame[optional["cause_column"]].str.strip().to_numpy()[first]]
+    if "scope_column" in optional:
+        scopes = [c if c else "(blank)" for c in frame[optional["scope_column"]].str.strip().to_numpy()[first]]
+    iso = [pd.Timestamp(x, unit="s", tz="UTC").isoformat().replace("+00:00", "Z") for x in (a, b)]
+    provenance = {"file": name, "rows_read": rows_read, "rows_used": int(len(frame)), "filter": list(where),
+                  "since": None if since is None else str(since), "until": None if until is None else str(until),
+                  "window_start": iso[0], "window_end": iso[1],
+                  "window_opens_at_first_event": opens, "rows_joined": int(joins.sum()),
+                  "rows_simultaneous": simultaneous, "events_outside_window": outside}
+    return fit_events(event_start, a, b, opens_window=opens, durations=event_end - event_start, causes=causes,
+                      scopes=scopes, gpus=gpus, provenance=provenance)
+
+
+def read_incidents(path, **columns):
+    """Read an incident-log CSV file and fit it (:func:`parse_incidents` on the file's text).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A regular file of at most :data:`drmath._files.MAX_TABLE_BYTES` bytes (UTF-8), or ``"-"``
+        for standard input.
+    **columns
+        The keywords of :func:`parse_incidents`: ``start_column``, ``end_column`` or
+        ``duration_column`` and ``duration_unit``, ``time_format``, ``where``, ``since``,
+        ``until``, ``gpus`` …
+
+    Returns
+    -------
+    fit : Calibration
+        As :func:`parse_incidents`. [1]
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read (missing, not a regular file, over the ceiling, not UTF-8),
+        or as :func:`parse_incidents`; messages start with the file's name.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> log = Path(tempfile.mkdtemp()) / "log.csv"
+    >>> _ = log.write_text("start,hours\\n2024-05-01,1\\n2024-05-03,2\\n2024-05-04,1\\n2024-05-09,4\\n")
+    >>> fit = read_incidents(log, start_column="start", duration_column="hours", duration_unit="h")
+    >>> fit.events, fit.mtbf / 86400, fit.repair_median / 3600
+    (3, 2.7222222222222223, 1.6817928305074274)
+    """
+    raw = _files.read_input(path, _files.MAX_TABLE_BYTES)  # the one input guard: regular files or -, a ceiling
+    name = _files.STDIN_NAME if isinstance(path, str) and path == _files.STDIN else Path(path).name
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name}: not a UTF-8 text file (byte {exc.start})") from None
+    return parse_incidents(text, name=name, **columns)
+
