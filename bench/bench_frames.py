@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from _figures import record  # noqa: E402
 from conftest import start_voila, stop_voila  # noqa: E402
 from hostile import (  # noqa: E402
     JUNK_JSON,
@@ -108,6 +109,12 @@ def main(argv=None):
             print(f"{name:<24} second visitor's slowest answer {row['worst_s']:6.2f} s   "
                   f"RSS peak {row['peak_mb']:+7.0f} MB, after {final}   "
                   f"attacker closed: {row['closed']}   server alive: {row['alive']}", flush=True)
+    if rows:
+        worst, peak = max(r["worst_s"] for r in rows), max(r["peak_mb"] for r in rows)
+        record("hostile frames: another visitor's slowest answer", f"{worst:.2f} s", "< 1 s", worst < 1,
+               note=f"{len(rows)} frames of 9-64 bytes (counts {', '.join(f'{c:.0e}' for c in args.counts)})")
+        record("hostile frames: the server's RSS growth", f"{peak:.0f} MB", "< 50 MB", peak < 50,
+               note="peak over every frame, sampled every 0.05 s")
     return rows
 
 

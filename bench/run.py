@@ -33,6 +33,8 @@ SCRIPTS = {
     "replicas": ["bench_replicas.py"],
     "kernel": ["bench_kernel.py"],
     "solve": ["bench_solve.py"],
+    "calibrate": ["bench_calibrate.py"],
+    "frames": ["bench_frames.py"],
 }
 
 
