@@ -1,7 +1,8 @@
 """``solve()``: requirements in, the cheapest design out, with the Pareto front and why the cheaper tiers fail.
 
 Every design is derived through the same steps as :func:`drmath.plan` (:data:`drmath._plan.STEPS`),
-vectorised over a grid of the levers in :data:`SEARCHED`: one pass per DR tier. The objective is the
+vectorised over the levers in :data:`SEARCHED`, each over its whole valid range: a coarse pass per DR tier,
+then each target's boundary, the standby size and two zooms (see :func:`solve`'s Notes). The objective is the
 total cost of resilience (total DR cost + the goodput the cadences cost).
 
 This module is private, as scikit-learn's are: :func:`drmath.solve` and :class:`drmath.Solution` are its
@@ -9,10 +10,11 @@ public names, so the module and the function never share a name.
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 
-from . import presets
+from . import cost, presets
 from ._plan import Plan, _derive, plan
 from ._validate import short_repr
 from .formatting import format_quantity
@@ -35,7 +37,8 @@ DEFAULT_GRID = {
     "checkpoint.interval": (None,) + tuple(m * _MIN for m in (1, 2, 5, 10, 15, 30, 60)),
     "failover.standby_fraction": (None, 0.25, 0.5, 0.75, 1.0),
 }
-"""What :func:`solve` tries for each numeric lever; None is the field unset (Daly's optimum, the tier's own size).
+"""The values ``solve(grid=...)`` tries for a lever the grid leaves out; None is the field unset (Daly's optimum,
+the tier's own size). The default search does not use it: it searches each lever's whole range.
 Link sizes are whole ports or bundles of them (10 to 3,200 Gbit/s), cadences from minutes to hours."""
 
 
@@ -49,19 +52,38 @@ class Solution:
     feasible: bool  #: whether it meets every target
     meets: dict  #: ``{requirement path: met}`` for each set target
     changes: dict  #: ``{path: value}`` of the searched levers (None: unset)
-    front: object  #: pandas DataFrame, cheapest first: the Pareto front of total cost of resilience against site RPO
-    #: and site RTO over every searched design (the levers of :data:`SEARCHED`, NaN where a lever is unset, then
-    #: total_cost_of_resilience, total_dr_cost, rpo_site, rto_site, meets_requirements; SI)
     reasons: dict  #: ``{tier: why}`` for every other tier: the target it cannot meet, or what it costs
     message: str  #: one paragraph: the answer, or the closest design and what it would take
-    searched: int  #: grid points evaluated
+    searched: int  #: designs evaluated
+    _table: dict = dataclasses.field(default=None, repr=False, compare=False)  # every design evaluated (SI)
+
+    @functools.cached_property
+    def front(self):
+        """pandas DataFrame, cheapest first: the Pareto front of total cost of resilience against site RPO and
+        site RTO over every searched design (the levers of :data:`SEARCHED`, NaN where a lever is unset, then
+        total_cost_of_resilience, total_dr_cost, rpo_site, rto_site, meets_requirements; SI). Built on first use
+        (it imports pandas)."""
+        import pandas as pd
+
+        t = self._table
+        keep = _front_rows(t["total_cost_of_resilience"], t["rpo_site"], t["rto_site"])
+        fraction = t["fraction"][keep]
+        own = np.array([presets.DR_TIERS[name].standby_fraction for name in t["tier"][keep]])
+        front = pd.DataFrame({
+            "failover.tier": t["tier"][keep], "replication.link_bandwidth": t["bandwidth"][keep],
+            "replication.interval": t["trep"][keep],
+            "checkpoint.interval": np.where(t["tau_unset"][keep], np.nan, t["tau"][keep]),
+            "failover.standby_fraction": np.where(fraction == own, np.nan, fraction),
+            **{name: t[name][keep] for name in ("total_cost_of_resilience", "total_dr_cost", "rpo_site",
+                                                "rto_site", "meets_requirements")}})
+        return front.sort_values("total_cost_of_resilience", kind="stable").reset_index(drop=True)
 
     def set_flags(self):
         """The design as ``--set section.field=value`` arguments (readable units, exact values).
 
         >>> s = Scenario().with_changes({"requirements.rto_site": 14_400.0})
         >>> solve(s).set_flags()[0]
-        'failover.tier=multi-site'
+        'failover.tier=warm'
         """
         return [f"{path}={_flag_text(path, value)}" for path, value in self.changes.items()]
 
@@ -101,6 +123,26 @@ def _pareto(cost_, rpo, rto):
     return order[keep_unique & ~dominated]
 
 
+def _front_rows(cost_, rpo, rto):
+    """Indices of the Pareto front of (cost, site RPO, site RTO) among the designs of finite cost.
+
+    Within one site RTO, only a design with a lower site RPO than every cheaper one can be on the front: that
+    two-way filter (one sort) leaves a few designs per RTO, and :func:`_pareto` finishes on those."""
+    finite = np.flatnonzero(np.isfinite(cost_))
+    if not len(finite):
+        return finite
+    c, r, t = cost_[finite], rpo[finite], rto[finite]
+    order = np.lexsort((r, c, t))
+    levels = np.unique(t[order], return_inverse=True)[1]
+    ranks = np.unique(r[order], return_inverse=True)[1].astype(float)
+    shifted = ranks + (levels.max() - levels) * (ranks.max() + 1)  # earlier levels never lower a later minimum
+    before = np.concatenate([[np.inf], np.minimum.accumulate(shifted)[:-1]])
+    start = np.concatenate([[True], levels[1:] != levels[:-1]])
+    before[start] = np.inf
+    kept = order[shifted < before]
+    return finite[kept[_pareto(c[kept], r[kept], t[kept])]]
+
+
 def _grid_points(base, grid):
     """The flat lever arrays of the grid (one entry per point), validated against the fields' ranges."""
     axes = []
@@ -124,13 +166,13 @@ _TARGET_LABELS = {path: label for path, _, _, label, *_ in _TARGETS}
 
 
 def solve(scenario=None, tiers=None, grid=None):
-    """The cheapest design that meets every requirement, and the Pareto front of cost against site RPO and RTO.
+    r"""The cheapest design that meets every requirement, and the Pareto front of cost against site RPO and RTO.
 
     Searches the DR tier, the replication link's bandwidth, the replication interval, the checkpoint interval
-    and the standby size (:data:`SEARCHED`) over a grid, every point through the same steps as :func:`plan`,
-    vectorised: one pass per tier. The objective is ``total_cost_of_resilience`` (total DR cost + the goodput
-    the cadences cost); the link is priced by its bandwidth (``cost.link_hour_price`` is unset in every
-    design, since the search moves the bandwidth).
+    and the standby size (:data:`SEARCHED`), every design through the same steps as :func:`plan`, vectorised.
+    The objective is ``total_cost_of_resilience`` (total DR cost + the goodput the cadences cost); the link is
+    priced by its bandwidth (``cost.link_hour_price`` is unset in every design, since the search moves the
+    bandwidth).
 
     Parameters
     ----------
@@ -139,13 +181,44 @@ def solve(scenario=None, tiers=None, grid=None):
     tiers : sequence of str, optional
         DR tiers to search; all of :data:`drmath.presets.DR_TIERS` when omitted.
     grid : mapping of str to sequence, optional
-        Values to try per numeric lever (None: the field unset); :data:`DEFAULT_GRID` for the rest.
+        Search only these values of these levers, every combination (None: the field unset), and
+        :data:`DEFAULT_GRID`'s values for the other levers: an exhaustive search of a small grid, for
+        comparisons. When omitted (the default), each lever is searched over its whole valid range.
 
     Returns
     -------
     solution : Solution
         The design (or, when nothing meets every target, the closest one), its plan, ``meets``, the front as
         a DataFrame, the reason each other tier loses, and a one-paragraph message.
+
+    Notes
+    -----
+    Each tier is searched over its continuous inputs, within their valid ranges
+    (:data:`drmath.scenario.FIELDS`): the checkpoint interval :math:`\tau` from its floor (a checkpoint
+    cannot start before the previous one is durable) to 30 days, the off-site cadence as every :math:`k`-th
+    checkpoint (:math:`k \ge 1`, so down to the checkpoint interval; ``replication.interval`` is set to
+    :math:`k\tau`), the standby from 1% of the primary to all of it (a multi-site tier's standby is the other
+    site: the tier's own split), and the link from the port ladder: whole ports or bundles of one port size
+    (10, 100 or 400 Gbit/s, :data:`drmath.presets.LINKS`), each the largest line rate at its price, up to the
+    field's 800 Tbit/s (a size between two of them costs the larger one's ports and carries less).
+
+    1. A coarse pass over every tier: 28 checkpoint intervals (log-spaced, and Daly's optimum) x about 36
+       cadences :math:`k` x 18 link sizes, with the largest standby (which can only help a target).
+    2. Wherever meeting every target, or replication keeping up, changes between two neighbouring intervals,
+       32 intervals between them: each target's boundary to 1/32 of a step (about 2%), and any feasible
+       band narrower than a step is found (between "does not keep up" and "site RPO too long"). The targets
+       are monotone in the checkpoint interval at a fixed :math:`k` and link; this is where the cheapest
+       designs that meet a target sit.
+    3. For the ten cheapest designs, 32 standby sizes and the smallest that meets every target (a larger
+       standby never misses a target a smaller one meets), to 1/32 of a step.
+    4. Two zooms around the three best: intervals within 12% (then 2%), every whole :math:`k` near, the
+       ladder's sizes near, each with its boundaries as in 2.
+
+    "Infeasible" means no design in these ranges meets every target. The closest design is then the one whose
+    worst shortfall (relative to its target, or to a minute for a shorter one) is smallest, the cheapest of
+    those: the search runs again with every target relaxed by that shortfall, where each target's best reach
+    over the whole search gives its lower bound. A checkpoint interval equal to Daly's optimum, or a standby of
+    the tier's own size, is reported unset.
 
     Examples
     --------
@@ -155,9 +228,13 @@ def solve(scenario=None, tiers=None, grid=None):
     (True, {'requirements.rpo_site': True, 'requirements.rto_site': True})
     >>> solution.plan.rpo_site <= 900.0 and solution.plan.rto_site <= 14_400.0
     True
-    """
-    import pandas as pd
 
+    A site RPO of 3 minutes takes copies of every checkpoint over a fast link:
+
+    >>> fast = solve(Scenario().with_changes({"requirements.rpo_site": 180.0}))
+    >>> fast.feasible, fast.plan.replication_every, fast.plan.rpo_site <= 180.0
+    (True, 1.0, True)
+    """
     scenario = Scenario() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
         raise TypeError(f"solve() needs a Scenario, got {type(scenario).__name__}")
@@ -166,66 +243,325 @@ def solve(scenario=None, tiers=None, grid=None):
         raise ValueError("solve() needs at least one DR tier")
     for name in tiers:
         FIELDS["failover.tier"].coerce(name)
-    grid = {**DEFAULT_GRID, **({} if grid is None else dict(grid))}
-    for path in grid:
-        if path not in SEARCHED[1:]:
-            raise ValueError(f"solve() searches {', '.join(SEARCHED[1:])}; got {short_repr(path)}")
     base = scenario.with_changes({"cost.link_hour_price": None})
-    points = _grid_points(base, grid)
-    optimum = plan(base.with_changes({"checkpoint.interval": None})).optimal_interval
-    columns = {path: [] for path in SEARCHED}
-    wanted = tuple(dict.fromkeys(("total_cost_of_resilience", "total_dr_cost", "rpo_site", "rto_site",
-                                  "meets_requirements", *(t[2] for t in _TARGETS), *(t[1] for t in _TARGETS))))
-    results = {name: [] for name in wanted}
-    for tier in tiers:
-        v = base.flat()
-        v["failover.tier"] = tier
-        own = presets.DR_TIERS[tier].standby_fraction
-        tier_points = dict(points)
-        if presets.DR_TIERS[tier].sites > 1:  # the standby is the other site training beside it: its size is the tier's
-            tier_points["failover.standby_fraction"] = np.full_like(points["failover.standby_fraction"], np.nan)
-        for path, values in tier_points.items():
-            fill = optimum if path == "checkpoint.interval" else own
-            v[path] = np.where(np.isnan(values), fill, values)
-        out = _derive(v)
-        n = len(next(iter(points.values())))
-        for name in wanted:
-            results[name].append(np.broadcast_to(np.asarray(out[name], dtype=float), (n,)))
-        columns["failover.tier"].append(np.full(n, tier, dtype=object))
-        for path, values in tier_points.items():
-            columns[path].append(values)
-    table = pd.DataFrame({**{path: np.concatenate(c) for path, c in columns.items()},
-                          **{name: np.concatenate(r) for name, r in results.items()}})
-    table["meets_requirements"] = table["meets_requirements"].astype(bool)
-    cost_ = table["total_cost_of_resilience"].to_numpy()
-    margins = table[[t[2] for t in _TARGETS]].to_numpy()
-    feasible = bool(table["meets_requirements"].any())
-    if feasible:
-        best = int(np.flatnonzero(table["meets_requirements"])[np.argmin(cost_[table["meets_requirements"]])])
+    targets = {path: scenario.get(path) for path, *_ in _TARGETS}
+    if grid is not None:
+        table = _grid_search(base, tiers, {**DEFAULT_GRID, **dict(grid)})
     else:
+        search = _Search(base.flat(), {})
+        for tier in tiers:
+            search.tier(tier)
+        table = search.table()
+    margins = _margins(table, targets)
+    ok = np.all(margins >= 0, axis=1) & np.isfinite(table["total_cost_of_resilience"])
+    cost_ = table["total_cost_of_resilience"]
+    feasible = bool(ok.any())
+    if feasible:
+        best = int(np.flatnonzero(ok)[np.argmin(cost_[ok])])
+    elif grid is not None:
         best = _closest(scenario, margins, cost_)
-    row = table.iloc[best]
-    changes = {path: (None if isinstance(row[path], float) and np.isnan(row[path]) else
-                      (row[path] if path == "failover.tier" else float(row[path]))) for path in SEARCHED}
+    else:
+        table, best = _closest_search(base, tiers, scenario, table, margins)
+        margins = _margins(table, targets)
+        ok = np.all(margins >= 0, axis=1) & np.isfinite(table["total_cost_of_resilience"])
+    table["meets_requirements"] = ok
+    changes = _changes(table, best)
     if scenario.cost.link_hour_price is not None:
         changes["cost.link_hour_price"] = None
     design = scenario.with_changes(changes)
     result = plan(design)
-    front = table.iloc[_pareto(cost_, table["rpo_site"].to_numpy(), table["rto_site"].to_numpy())]
-    front = front[list(SEARCHED) + ["total_cost_of_resilience", "total_dr_cost", "rpo_site", "rto_site",
-                                    "meets_requirements"]].sort_values("total_cost_of_resilience")
-    reasons = _reasons(scenario, table, tiers, row["failover.tier"], cost_[best] if feasible else None)
+    reasons = _reasons(scenario, table, tiers, table["tier"][best], cost_[best] if feasible else None)
     meets = {path: bool(getattr(result, name) >= 0) for path, _, name, *_ in _TARGETS
              if scenario.get(path) is not None}
-    message = (_answer(result, design) if feasible else _shortfall(scenario, table, margins, result))
+    message = (_answer(result, design) if feasible else _shortfall(scenario, table, result))
     return Solution(scenario=design, plan=result, feasible=feasible, meets=meets, changes=changes,
-                    front=front.reset_index(drop=True), reasons=reasons, message=message, searched=len(table))
+                    reasons=reasons, message=message, searched=len(table["tier"]), _table=table)
+
+
+def _margins(table, targets):
+    """target − value for each target (inf where unset), one column per target: the plan's own margins."""
+    return np.stack([np.full(len(table["tier"]), np.inf) if targets[path] is None
+                     else targets[path] - table[value] for path, value, *_ in _TARGETS], axis=1)
+
+
+def _changes(table, i):
+    """The searched levers of design ``i``, as ``{path: value}`` (None: unset)."""
+    tier = table["tier"][i]
+    fraction = float(table["fraction"][i])
+    own = presets.DR_TIERS[tier].standby_fraction
+    return {"failover.tier": tier, "replication.link_bandwidth": float(table["bandwidth"][i]),
+            "replication.interval": float(table["trep"][i]),
+            "checkpoint.interval": None if table["tau_unset"][i] else float(table["tau"][i]),
+            "failover.standby_fraction": None if np.isnan(fraction) or fraction == own else fraction}
+
+
+def _closest_search(base, tiers, scenario, table, margins):
+    """When nothing meets every target: the design with the smallest worst relative shortfall, the cheapest of
+    those, found by searching again with every target relaxed by that shortfall."""
+    scale = _scale(scenario)
+    reach = np.max(np.maximum(-np.max(margins, axis=0), 0.0) / scale)  # no design can do better than this
+    low, high = reach, None
+    tables = [table]
+    for _ in range(12):  # more only when the targets conflict: bisect between the bound and a shortfall reached
+        level = low if high is None else 0.5 * (low + high)
+        relaxed = {path: None if scenario.get(path) is None else scenario.get(path) + level * s * (1 + 1e-9)
+                   for (path, *_), s in zip(_TARGETS, scale)}
+        search = _Search(base.flat(), relaxed)
+        for tier in tiers:
+            search.tier(tier)
+        tables.append(search.table())
+        found = search.table()["ok"]
+        if found.any():
+            high = level
+            if level == reach or high - low <= 1e-6 * max(high, 1e-12):
+                break
+        elif high is None:
+            every = _concat(tables)
+            worst = np.max(np.maximum(-_margins(every, {p: scenario.get(p) for p, *_ in _TARGETS}), 0.0) / scale,
+                           axis=1)
+            high = float(np.min(worst))
+            low = level
+        else:
+            low = level
+    table = _concat(tables)
+    return table, _closest(scenario, _margins(table, {p: scenario.get(p) for p, *_ in _TARGETS}),
+                           table["total_cost_of_resilience"])
+
+
+def _concat(tables):
+    return {name: np.concatenate([t[name] for t in tables]) for name in tables[0]}
+
+
+def _grid_search(base, tiers, grid):
+    """Every combination of a grid's values, one vectorised pass per tier (``solve(grid=...)``)."""
+    for path in grid:
+        if path not in SEARCHED[1:]:
+            raise ValueError(f"solve() searches {', '.join(SEARCHED[1:])}; got {short_repr(path)}")
+    points = _grid_points(base, grid)
+    search = _Search(base.flat(), {})
+    for tier in tiers:
+        own = presets.DR_TIERS[tier].standby_fraction
+        fraction = points["failover.standby_fraction"]
+        if presets.DR_TIERS[tier].sites > 1:
+            fraction = np.full_like(fraction, np.nan)
+        tau = np.where(np.isnan(points["checkpoint.interval"]), search.optimum, points["checkpoint.interval"])
+        w = dict(search.v)
+        w.update({"failover.tier": tier, "checkpoint.interval": tau,
+                  "replication.interval": points["replication.interval"],
+                  "replication.link_bandwidth": points["replication.link_bandwidth"],
+                  "failover.standby_fraction": np.where(np.isnan(fraction), own, fraction)})
+        out = _derive(w)
+        n = len(tau)
+        search.columns["tier"].append(np.full(n, tier, dtype=object))
+        search.columns["tau"].append(tau)
+        search.columns["tau_unset"].append(np.isnan(points["checkpoint.interval"]))
+        search.columns["trep"].append(points["replication.interval"])
+        search.columns["bandwidth"].append(points["replication.link_bandwidth"])
+        search.columns["fraction"].append(fraction)
+        cost_ = np.broadcast_to(np.asarray(out["total_cost_of_resilience"], dtype=float), (n,))
+        search.columns["ok"].append(np.broadcast_to(out["meets_requirements"], (n,)) & np.isfinite(cost_))
+        for name in _WANTED:
+            search.columns[name].append(np.broadcast_to(np.asarray(out[name], dtype=float), (n,)))
+    return search.table()
+
+
+# --------------------------------------------------------------------------- the search
+
+_WANTED = tuple(dict.fromkeys(("total_cost_of_resilience", "total_dr_cost", "rpo_site", "rto_site",
+                               *(t[1] for t in _TARGETS))))
+_SPAN = 32  # points tried inside each bracketed boundary: a boundary is found to 1/32 of the step around it
+_FLIPS = 400  # boundaries bracketed per pass, the cheapest first (and always those of the largest link)
+_TOP = 10  # designs of each tier carried from one stage to the next
+
+
+@functools.lru_cache(maxsize=1)
+def _ladder():
+    """The link sizes worth buying [B/s]: whole ports or bundles of one port size (:data:`drmath.presets.LINKS`),
+    each the largest line rate at its price, up to the field's range. Anything between two of them pays for the
+    larger one's ports (``cost.link_hour_price``), so it is never cheaper and never carries more."""
+    high = FIELDS["replication.link_bandwidth"].high
+    sizes = np.unique(np.concatenate([port.bandwidth * np.arange(1, int(high // port.bandwidth) + 1)
+                                      for port in presets.LINKS.values()]))
+    price = cost.link_hour_price(sizes)
+    cheapest_above = np.concatenate([np.minimum.accumulate(price[::-1])[::-1][1:], [np.inf]])
+    return sizes[price < cheapest_above]
+
+
+@functools.lru_cache(maxsize=1)
+def _coarse_ladder():
+    """About 18 sizes of the ladder, roughly evenly spaced in log, the smallest and largest among them."""
+    ladder = _ladder()
+    picks = np.searchsorted(ladder, np.geomspace(ladder[0], ladder[-1], 18))
+    return ladder[np.unique(np.clip(picks, 0, len(ladder) - 1))]
+
+
+class _Search:
+    """Every design evaluated, through the plan's own steps, and the stages that choose what to evaluate next."""
+
+    def __init__(self, v, targets):
+        self.v = dict(v)
+        self.v.update(targets)
+        self.columns = {name: [] for name in ("tier", "tau", "tau_unset", "trep", "bandwidth", "fraction",
+                                              "ok", *_WANTED)}
+        first = _derive({**self.v, "checkpoint.interval": None})
+        self.optimum = float(first["optimal_interval"])
+        self.tau_low = max(FIELDS["checkpoint.interval"].low, float(first["checkpoint_interval_floor"]))
+        self.tau_high = FIELDS["checkpoint.interval"].high
+        self.trep_low, self.trep_high = FIELDS["replication.interval"].low, FIELDS["replication.interval"].high
+        self.frac_low = FIELDS["failover.standby_fraction"].low
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, tier, tau, k, bandwidth, fraction):
+        """The designs of the broadcast levers (k: copies every k-th checkpoint; fraction None: the tier's own).
+
+        Returns the arrays in the broadcast shape: ok (meets every target at a finite cost) and the cost."""
+        tau = np.asarray(tau, dtype=float)
+        trep = np.clip(tau * np.asarray(k, dtype=float), self.trep_low, self.trep_high)
+        w = dict(self.v)
+        w.update({"failover.tier": tier, "checkpoint.interval": tau, "replication.interval": trep,
+                  "replication.link_bandwidth": np.asarray(bandwidth, dtype=float),
+                  "failover.standby_fraction": fraction})
+        out = _derive(w)
+        frac = np.nan if fraction is None else np.asarray(fraction, dtype=float)
+        shape = np.broadcast_shapes(tau.shape, trep.shape, np.shape(bandwidth), np.shape(frac))
+        values = {name: np.broadcast_to(np.asarray(out[name], dtype=float), shape) for name in _WANTED}
+        cost_ = values["total_cost_of_resilience"]
+        ok = np.broadcast_to(np.asarray(out["meets_requirements"], dtype=bool), shape) & np.isfinite(cost_)
+        levers = {"tau": tau, "trep": trep, "bandwidth": bandwidth, "fraction": frac}
+        self.columns["tier"].append(np.full(int(np.prod(shape)), tier, dtype=object))
+        for name, x in levers.items():
+            self.columns[name].append(np.broadcast_to(np.asarray(x, dtype=float), shape).ravel())
+        self.columns["tau_unset"].append(np.broadcast_to(tau == self.optimum, shape).ravel())
+        self.columns["ok"].append(ok.ravel())
+        for name, x in values.items():
+            self.columns[name].append(x.ravel())
+        return ok, cost_
+
+    # ------------------------------------------------------------------ the stages
+    def tier(self, tier):
+        """Search one tier: a coarse pass, its boundaries, the standby, then two zooms around the best designs."""
+        sized = presets.DR_TIERS[tier].sites == 1  # a multi-site standby is the other site: the tier's own size
+        best_fraction = 1.0 if sized else None  # the most a standby can help any target
+        taus = np.unique(np.append(np.geomspace(self.tau_low, self.tau_high, 28), self.optimum))
+        ks = np.unique(np.concatenate([np.arange(1.0, 7.0), np.round(np.geomspace(
+            6, max(6.0, np.ceil(self.trep_high / self.tau_low)), 30))]))
+        ladder = _coarse_ladder()
+        ok, cost_ = self.evaluate(tier, taus[:, None, None], ks[None, :, None], ladder[None, None, :], best_fraction)
+        designs = self._tau_boundaries(tier, taus, ks[None, :, None] * np.ones_like(ok, dtype=float),
+                                       ladder[None, None, :] * np.ones_like(ok, dtype=float), ok, cost_,
+                                       best_fraction, coarse=True)
+        if not len(designs):
+            return
+        for ratio, width in ((1.12, 13), (1.02, 7)):
+            designs = self._standby(tier, designs) if sized else designs
+            designs = self._zoom(tier, designs, ratio, width)
+        if sized:
+            self._standby(tier, designs)
+
+    def _tau_boundaries(self, tier, taus, k, bandwidth, ok, cost_, fraction, coarse):
+        """Where meeting the targets (or keeping up) changes between two neighbouring checkpoint intervals, try
+        ``_SPAN`` intervals between them: the boundary of each target to 1/64 of the step. Returns the best
+        (tau, k, bandwidth, fraction) designs that meet every target."""
+        keeps = np.isfinite(cost_)
+        flips = (ok[1:] != ok[:-1]) | (keeps[1:] != keeps[:-1])
+        best = np.min(cost_[ok]) if ok.any() else np.inf
+        lower = np.minimum(cost_[1:], cost_[:-1])
+        i, *cell = np.nonzero(flips & (lower <= 1.1 * best))
+        order = np.argsort(lower[(i, *cell)], kind="stable")[:_FLIPS]  # the cheapest boundaries near the best
+        i, cell = i[order], [c[order] for c in cell]
+        if coarse:  # and every boundary of the largest link, which bounds each target's reach: none is skipped
+            top, *top_cell = np.nonzero(flips & (bandwidth[1:] == bandwidth.max()))
+            i, cell = np.concatenate([i, top]), [np.concatenate([c, t]) for c, t in zip(cell, top_cell)]
+        cell = tuple(cell)
+        designs = [self._best(taus[:, None, None] * np.ones_like(cost_), k, bandwidth, fraction, ok, cost_)]
+        if len(i):
+            step = np.geomspace(1.0, taus[i + 1] / taus[i], _SPAN + 2, axis=-1)[:, 1:-1]
+            tau_in = taus[i][:, None] * step
+            k_in, bw_in = k[1:][(i, *cell)][:, None], bandwidth[1:][(i, *cell)][:, None]
+            frac_in = fraction if fraction is None or np.ndim(fraction) == 0 else fraction[1:][(i, *cell)][:, None]
+            ok_in, cost_in = self.evaluate(tier, tau_in, k_in, bw_in, frac_in)
+            designs.append(self._best(tau_in, k_in * np.ones_like(tau_in), bw_in * np.ones_like(tau_in),
+                                      frac_in, ok_in, cost_in))
+        return _merge(designs)
+
+    def _best(self, tau, k, bandwidth, fraction, ok, cost_, top=_TOP):
+        """The cheapest distinct designs that meet every target, as rows (tau, k, bandwidth, fraction, cost)."""
+        if not ok.any():
+            return np.empty((0, 5))
+        cost_ = np.where(ok, cost_, np.inf)
+        shape = cost_.shape
+        frac = np.full(shape, np.nan) if fraction is None else np.broadcast_to(np.asarray(fraction, float), shape)
+        rows = np.stack([np.broadcast_to(x, shape).ravel() for x in (tau, k, bandwidth, frac, cost_)], axis=1)
+        rows = rows[np.isfinite(rows[:, 4])]
+        return rows[np.argsort(rows[:, 4], kind="stable")[:top * 4]]
+
+    def _standby(self, tier, designs):
+        """For each design, the standby size: 40 sizes, then the smallest that meets every target."""
+        designs = designs[:_TOP]
+        own = presets.DR_TIERS[tier].standby_fraction
+        fractions = np.unique(np.concatenate([np.geomspace(self.frac_low, 1.0, 32), [own]]))
+        tau, k, bw = (designs[:, j][:, None] for j in range(3))
+        ok, cost_ = self.evaluate(tier, tau, k, bw, fractions[None, :])
+        rows = [self._best(tau * np.ones_like(cost_), k * np.ones_like(cost_), bw * np.ones_like(cost_),
+                           fractions[None, :] * np.ones_like(cost_), ok, cost_)]
+        first = np.argmax(ok, axis=1)  # the smallest size that meets every target (a larger standby never hurts)
+        edge = ok.any(axis=1) & (first > 0)
+        if edge.any():
+            low, high = fractions[first[edge] - 1], fractions[first[edge]]
+            frac_in = low[:, None] + (high - low)[:, None] * np.linspace(0, 1, _SPAN + 2)[1:-1]
+            ok_in, cost_in = self.evaluate(tier, tau[edge], k[edge], bw[edge], frac_in)
+            rows.append(self._best(tau[edge] * np.ones_like(cost_in), k[edge] * np.ones_like(cost_in),
+                                   bw[edge] * np.ones_like(cost_in), frac_in, ok_in, cost_in))
+        return _merge(rows)
+
+    def _zoom(self, tier, designs, ratio, width):
+        """Around the best designs: intervals within ``ratio``, every whole k near, the ladder's sizes near."""
+        ladder, coarse = _ladder(), _coarse_ladder()
+        rows = []
+        for tau, k, bw, frac, _ in designs[:3]:
+            fraction = None if np.isnan(frac) else frac
+            taus = np.unique(np.append(np.clip(tau * np.geomspace(1 / ratio, ratio, width), self.tau_low,
+                                               self.tau_high), self.optimum if abs(np.log(self.optimum / tau))
+                                       < np.log(ratio) else tau))
+            ks = np.unique(np.clip(np.round(k * np.geomspace(1 / (1 + 2 * (ratio - 1)), 1 + 2 * (ratio - 1), 15)),
+                                   1, None))
+            ks = np.unique(np.concatenate([ks, [k]]))
+            at = np.searchsorted(coarse, bw)
+            low, high = coarse[max(at - 1, 0)], coarse[min(at + 1, len(coarse) - 1)]
+            near = ladder[(ladder >= low) & (ladder <= high)] if ratio > 1.05 else ladder[
+                max(np.searchsorted(ladder, bw) - 2, 0):np.searchsorted(ladder, bw) + 3]
+            if len(near) > 12:
+                near = np.unique(np.concatenate([near[np.linspace(0, len(near) - 1, 12).astype(int)], [bw]]))
+            shape = (len(taus), len(ks), len(near))
+            kk = np.broadcast_to(ks[None, :, None], shape)
+            bb = np.broadcast_to(near[None, None, :], shape)
+            ok, cost_ = self.evaluate(tier, taus[:, None, None], kk, bb, fraction)
+            rows.append(self._tau_boundaries(tier, taus, kk, bb, ok, cost_, fraction, coarse=False))
+        return _merge(rows + [designs])
+
+    # ------------------------------------------------------------------ the record
+    def table(self):
+        return {name: np.concatenate(parts) if parts else np.empty(0) for name, parts in self.columns.items()}
+
+
+def _merge(parts):
+    """Rows of designs, cheapest first, without repeats."""
+    rows = np.concatenate([p for p in parts if len(p)] or [np.empty((0, 5))])
+    if not len(rows):
+        return rows
+    rows = rows[np.argsort(rows[:, 4], kind="stable")]
+    _, first = np.unique(np.round(rows[:, :4], 12), axis=0, return_index=True)
+    return rows[np.sort(first)]
+
+
+def _scale(scenario):
+    """What each target's shortfall is measured against: the target, or a minute for a shorter one."""
+    return np.array([max(scenario.get(path) or 0.0, _MIN) for path, *_ in _TARGETS])
 
 
 def _closest(scenario, margins, cost_):
     """The point whose worst relative shortfall over the set targets is smallest."""
-    scale = np.array([max(scenario.get(path) or 0.0, _MIN) for path, *_ in _TARGETS])
-    shortfall = np.max(np.maximum(-margins, 0.0) / scale, axis=1)
+    shortfall = np.max(np.maximum(-margins, 0.0) / _scale(scenario), axis=1)
     return int(np.lexsort((cost_, shortfall))[0])  # the smallest shortfall; the cheapest of those
 
 
@@ -246,14 +582,14 @@ def _answer(p, design):
             + (f"; {targets}." if targets else "; no targets set."))
 
 
-def _shortfall(scenario, table, margins, p):
+def _shortfall(scenario, table, p):
     """Which target is closest to being met, and what meeting each missed target would take."""
     parts = []
     for path, value, _, label, _, levers in _TARGETS:
         target = scenario.get(path)
         if target is None:
             continue
-        reach = float(table[value].min())
+        reach = float(np.min(table[value]))
         if reach > target:
             parts.append(f"{label}: no searched design reaches {_fmt(target)} (the best is {_fmt(reach)}); it would "
                          f"take relaxing {path} to {_fmt(reach)}, or {levers} beyond what the search moves")
@@ -273,18 +609,19 @@ def _reasons(scenario, table, tiers, chosen, best_cost):
     for tier in tiers:
         if tier == chosen:
             continue
-        rows = table[table["failover.tier"] == tier]
-        ok = rows[rows["meets_requirements"]]
-        if len(ok):
-            cheapest = float(ok["total_cost_of_resilience"].min())
+        rows = table["tier"] == tier
+        ok = rows & table["meets_requirements"]
+        if ok.any():
+            cheapest = float(np.min(table["total_cost_of_resilience"][ok]))
             more = "" if best_cost is None else f", {_fmt(cheapest - best_cost, 'usd')} more"
             reasons[tier] = f"meets every target, at best for {_fmt(cheapest, 'usd')}{more}"
             continue
         missed = []
         for path, value, _, label, *_ in _TARGETS:
             target = scenario.get(path)
-            if target is not None and float(rows[value].min()) > target:
-                missed.append(f"{label} at best {_fmt(float(rows[value].min()))} > {_fmt(target)}")
+            reach = float(np.min(table[value][rows])) if rows.any() else np.inf
+            if target is not None and reach > target:
+                missed.append(f"{label} at best {_fmt(reach)} > {_fmt(target)}")
         reasons[tier] = ("; ".join(missed) if missed
                          else "no design of this tier meets every target at once")
     return reasons

@@ -1,5 +1,11 @@
 # ---
 # jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -18,9 +24,9 @@ import plotly.io as pio
 from IPython.display import Markdown, display
 
 from drmath import answer, compare, diagrams, drills, plan, presets, scenario_io, solve, units, viz
-from drmath._solve import DEFAULT_GRID
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.quantities import QUANTITIES, card_title
+from drmath.scenario import FIELDS
 
 # Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
 # renderer stack here, once, rather than inside the first widget callback.
@@ -210,8 +216,8 @@ p.explain("young_interval", "daly_interval", "checkpoint_interval", "restart_ove
 
 # %%
 display(Markdown(markdown_text(
-    f"`solve()` tried off-site target intervals from {short_duration(min(DEFAULT_GRID['replication.interval']))} "
-    f"to {short_duration(max(DEFAULT_GRID['replication.interval']))} and chose "
+    f"`solve()` searched every off-site cadence from each checkpoint to "
+    f"{short_duration(FIELDS['replication.interval'].high)} and chose "
     f"{format_quantity(s.replication.interval, 'duration')}: with a checkpoint every "
     f"{p.format('checkpoint_interval')}, one copy in {p.format('replication_every')} goes off-site, every "
     f"{p.format('replication_interval')}, which leaves the site RPO {p.format('rpo_site_margin')} inside its "
