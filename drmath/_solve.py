@@ -58,6 +58,12 @@ class Solution:
     _table: dict = dataclasses.field(default=None, repr=False, compare=False)  # every design evaluated (SI)
 
     @functools.cached_property
+    def front_size(self):
+        """How many designs the Pareto front of :attr:`front` holds (counted without building it, or pandas)."""
+        t = self._table
+        return len(_front_rows(t["total_cost_of_resilience"], t["rpo_site"], t["rto_site"]))
+
+    @functools.cached_property
     def front(self):
         """pandas DataFrame, cheapest first: the Pareto front of total cost of resilience against site RPO and
         site RTO over every searched design (the levers of :data:`SEARCHED`, NaN where a lever is unset, then

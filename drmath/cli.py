@@ -292,7 +292,7 @@ def render_solution(solution, seconds):
     if solution.reasons:
         lines.append("Other tiers:")
         lines += [f"  {tier}: {why}" for tier, why in solution.reasons.items()]
-    lines += ["", solution.message, f"Pareto front of cost against site RPO and RTO: {len(solution.front)} designs "
+    lines += ["", solution.message, f"Pareto front of cost against site RPO and RTO: {solution.front_size} designs "
               "(--json for all)."]
     return "\n".join(lines)
 
