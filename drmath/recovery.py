@@ -29,7 +29,7 @@ from ._validate import (
     short_repr,
 )
 
-__all__ = ["rpo_local", "rpo_site", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
+__all__ = ["rpo_local", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
            "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
 
 LOCAL_PHASES = ("detection", "reschedule", "launch", "load", "validation")
@@ -84,57 +84,6 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
     require_nonnegative(write_time=write_time)
     require_flag(expected=expected)
     return np.where(expected, checkpoint_interval / 2, checkpoint_interval) + write_time
-
-
-@broadcasting
-def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, expected=False):
-    r"""Progress lost when the site is lost.
-
-    Parameters
-    ----------
-    replication_interval : float or array_like
-        Effective time between off-site copies :math:`k\tau`. [s]
-    write_time : float or array_like
-        Persist time :math:`W`. [s]
-    replication_time : float or array_like
-        Time to ship one checkpoint off-site :math:`t_{rep}`. [s]
-    keeps_up : bool or array_like, default True
-        Whether replication keeps up (see
-        :func:`drmath.replication.replication_keeps_up`); where it does not,
-        the backlog grows and the RPO has no bound. [1]
-    expected : bool or array_like, default False
-        False for the worst case, True for the expected value. [1]
-
-    Returns
-    -------
-    rpo_site : float or ndarray
-        Lost progress; ``inf`` where replication does not keep up. [s]
-
-    Notes
-    -----
-    .. math::
-
-       \mathrm{RPO}_{site} = k\tau + W + t_{rep}, \qquad
-       E[\text{loss}] = k\tau/2 + W + t_{rep}
-
-    References
-    ----------
-    .. [1] AWS DR whitepaper: RPO is the age of the newest copy at the
-       recovery site.
-
-    Examples
-    --------
-    >>> rpo_site(3600.0, 3.0, 504.0)
-    4107.0
-    >>> rpo_site(3600.0, 3.0, 5000.0, keeps_up=False)
-    inf
-    """
-    require_positive(replication_interval=replication_interval)
-    require_nonnegative(write_time=write_time, replication_time=replication_time)
-    require_flag(keeps_up=keeps_up)
-    # the one-hop case of the pipeline: a hop that keeps up never waits; one that does not, never catches up
-    cycle = np.where(keeps_up, 0.0, 2 * replication_interval)
-    return rpo_site_pipeline(replication_interval, write_time, replication_time, cycle, expected=expected)
 
 
 @broadcasting
@@ -215,8 +164,7 @@ def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_o
     Both treat a second of wall-clock time as a second of progress, so the
     worst case stays a bound; the expected value is first order in the
     checkpoint stall :math:`\delta/\tau` and in :math:`(k\tau + L)/M`
-    (local failures). When every hop keeps up, the two policies coincide
-    and equal :func:`rpo_site`.
+    (local failures). When every hop keeps up, the two policies coincide.
 
     References
     ----------
