@@ -316,7 +316,7 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
         return np.where(rate > 0, rate * lost_time, 0.0)
 
 
-@formula(r"D^* = \max\left(0, \frac{\Delta C}{P \, \Delta L} - F\right)")
+@formula(r"D^* = \max\left(0, \frac{\Delta C}{P\,\Delta L} - F\right)")
 @broadcasting
 def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     r"""Cost of delay above which a tier pays for itself against a cheaper one.

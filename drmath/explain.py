@@ -75,7 +75,7 @@ def _explain(p, name):
         known = ", ".join(sorted(set(QUANTITIES) | {"rto_local_phases", "rto_site_phases"}))
         raise ValueError(f"unknown plan field {short_repr(name)}: choose from {known}")
     q = QUANTITIES[name]
-    formula, note = _fill(p, q.formula, True), _fill(p, q.note, False)
+    formula, note = _fill(p, q.tex(p), True), _fill(p, q.note, False)
     if q.table:
         values = getattr(p, name)
         baseline = name == "break_even_delay_costs"  # against cold, so cold itself is the baseline
