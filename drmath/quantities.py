@@ -545,7 +545,7 @@ _ALL = (
              r"(<fleet_cost_rate> + <cost.delay_cost>)",
              "D is the cost of delay (cost.delay_cost): the business value of finishing on time.", compare=True),
     Quantity("site_loss_time", "duration", "Time lost to a site loss", "cost",
-             r"t_{loss} = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T",
+             recovery.site_loss_time,
              r"<rpo_site_expected> + <rto_site> + <schedule_slip>",
              "If the site is lost: the work since the last off-site copy (expected), the time until training "
              "resumes at the other site, and the slip while the standby runs short of the primary's GPUs.",

@@ -31,7 +31,7 @@ from ._validate import (
 )
 
 __all__ = ["rpo_local", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
-           "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
+           "expected_remaining_run", "site_loss_time", "LOCAL_PHASES", "SITE_PHASES"]
 
 LOCAL_PHASES = ("detection", "reschedule", "launch", "load", "validation")
 """Phases of a local recovery, in order."""
@@ -440,3 +440,46 @@ def expected_remaining_run(run_time):
     """
     require_nonnegative_or_inf(run_time=run_time)
     return run_time / 2
+
+
+@formula(r"t_{loss} = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T")
+@broadcasting
+def site_loss_time(site_loss, site_rto, schedule_slip):
+    r"""Time a site loss costs the run: the work lost, the outage, and the slip on a smaller standby.
+
+    Parameters
+    ----------
+    site_loss : float or array_like
+        Progress lost to the site event :math:`E[\mathrm{RPO}_{site}]`, the
+        expected value of :func:`rpo_site_pipeline`; ``inf`` allowed. [s]
+    site_rto : float or array_like
+        Time until training resumes at the other site
+        :math:`\mathrm{RTO}_{site}` (:func:`rto` of :func:`site_rto_phases`). [s]
+    schedule_slip : float or array_like
+        Slip while the standby runs short of the primary's GPUs
+        :math:`\Delta T` (:func:`resume_slip`). [s]
+
+    Returns
+    -------
+    site_loss_time : float or ndarray
+        How much later the run ends after a site loss :math:`t_{loss}`. [s]
+
+    Notes
+    -----
+    .. formula::
+
+    It is the schedule slip a reader means by the word, and what
+    :func:`drmath.cost.expected_disaster_loss` prices.
+
+    References
+    ----------
+    .. [1] Derived here: redone work, then the outage, then the time at
+       reduced capacity, one after the other on the run's clock.
+
+    Examples
+    --------
+    >>> site_loss_time(1_800.0, 6_000.0, 0.0)
+    7800.0
+    """
+    require_nonnegative_or_inf(site_loss=site_loss, site_rto=site_rto, schedule_slip=schedule_slip)
+    return site_loss + site_rto + schedule_slip

@@ -102,6 +102,7 @@ SPECS = {
     "recovery.rto": dict(phases=st.dictionaries(st.sampled_from(recovery.SITE_PHASES), NONNEGATIVE, min_size=1)),
     "recovery.resume_slip": dict(remaining_time=UNBOUNDED, standby_fraction=FRACTION, rebuild_time=UNBOUNDED),
     "recovery.expected_remaining_run": dict(run_time=UNBOUNDED),
+    "recovery.site_loss_time": dict(site_loss=UNBOUNDED, site_rto=UNBOUNDED, schedule_slip=UNBOUNDED),
     "cost.gpu_hours": dict(gpus=NONNEGATIVE, duration=UNBOUNDED),
     "cost.run_cost": dict(gpus=NONNEGATIVE, duration=UNBOUNDED, gpu_hour_price=NONNEGATIVE),
     "cost.standby_cost": dict(standby_gpus=NONNEGATIVE, duration=UNBOUNDED, gpu_hour_price=NONNEGATIVE,
