@@ -172,7 +172,7 @@ def cost_step(v, out):
     cross_site_cost = cost.link_cost(cross_site, run, v["cost.link_bandwidth_hour_price"])
     fleet = cost.fleet_cost_rate(v["training.gpus"], v["cost.gpu_hour_price"])
     standby = cost.standby_cost(out["standby_gpus"], run, v["cost.gpu_hour_price"], tier.reserved_share)
-    lost = out["rpo_site_expected"] + out["rto_site"] + out["schedule_slip"]
+    lost = recovery.site_loss_time(out["rpo_site_expected"], out["rto_site"], out["schedule_slip"])
     loss = cost.expected_disaster_loss(probability, lost, fleet, v["cost.delay_cost"])
     site_loss = cost.expected_disaster_loss(1.0, lost, fleet, v["cost.delay_cost"])  # the event, certain
     total = standby + replication_cost + cross_site_cost + loss
@@ -219,7 +219,7 @@ def _compare_tiers(v, out):
             if step_name in _TIER_STEPS:
                 tier_out.update(step(tier_v, tier_out))
         every[name] = tier_out
-    cold = every["cold"]
+    cold = every[presets.BASELINE_TIER]
 
     def each(output):
         return {name: t[output] for name, t in every.items()}

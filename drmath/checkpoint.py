@@ -24,6 +24,7 @@ References
 
 import numpy as np
 
+from ._formula import formula
 from ._validate import (
     broadcasting,
     require_flag,
@@ -59,6 +60,7 @@ def _through(size, aggregate, ranks, per_rank):
     return size / np.minimum(aggregate, ranks * per_rank)
 
 
+@formula(r"S = N\,b")
 @broadcasting
 def checkpoint_bytes(params, bytes_per_param=14.0):
     r"""Size of a full training checkpoint.
@@ -80,7 +82,7 @@ def checkpoint_bytes(params, bytes_per_param=14.0):
 
     Notes
     -----
-    .. math:: S = N \cdot b
+    .. formula::
 
     Gradients are not saved, so the default is 2 B per parameter less than the
     16 B per parameter training state of [1]_.
@@ -99,6 +101,7 @@ def checkpoint_bytes(params, bytes_per_param=14.0):
     return params * bytes_per_param
 
 
+@formula(r"s = S / G")
 @broadcasting
 def shard_bytes(size, writers):
     r"""Bytes each writer (GPU) holds of a sharded checkpoint.
@@ -108,16 +111,16 @@ def shard_bytes(size, writers):
     size : float or array_like
         Checkpoint size :math:`S`. [B]
     writers : float or array_like
-        Ranks that each write a distinct shard, usually every GPU. [1]
+        Ranks that each write a distinct shard, usually every GPU :math:`G`. [1]
 
     Returns
     -------
     shard_bytes : float or ndarray
-        Shard size :math:`S / n_w`. [B]
+        Shard size :math:`S / G`. [B]
 
     Notes
     -----
-    .. math:: s = S / n_w
+    .. formula::
 
     References
     ----------
@@ -134,6 +137,7 @@ def shard_bytes(size, writers):
     return size / writers
 
 
+@formula(r"W = \frac{S}{\min(B_w,\; G\,b_w)}")
 @broadcasting
 def checkpoint_write_time(size, write_bandwidth, writers, per_writer_bandwidth):
     r"""Time to persist a checkpoint to the parallel filesystem.
@@ -145,7 +149,7 @@ def checkpoint_write_time(size, write_bandwidth, writers, per_writer_bandwidth):
     write_bandwidth : float or array_like
         The filesystem's aggregate write bandwidth :math:`B_w`. [B/s]
     writers : float or array_like
-        Ranks writing in parallel :math:`n_w`. [1]
+        Ranks writing in parallel :math:`G`, usually every GPU. [1]
     per_writer_bandwidth : float or array_like
         What one writer can push, e.g. its share of the node's front-end NIC
         :math:`b_w`. [B/s]
@@ -157,7 +161,7 @@ def checkpoint_write_time(size, write_bandwidth, writers, per_writer_bandwidth):
 
     Notes
     -----
-    .. math:: W = \frac{S}{\min(B_w,\; n_w \, b_w)}
+    .. formula::
 
     References
     ----------
@@ -173,6 +177,7 @@ def checkpoint_write_time(size, write_bandwidth, writers, per_writer_bandwidth):
     return _through(size, write_bandwidth, writers, per_writer_bandwidth)
 
 
+@formula(asynchronous=r"\delta = \min(s / b_h,\; W)", synchronous=r"\delta = W")
 @broadcasting
 def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
     r"""Time the training loop blocks for one checkpoint.
@@ -196,10 +201,11 @@ def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
 
     Notes
     -----
-    .. math::
+    Asynchronous, then synchronous:
 
-       \delta = \begin{cases} \min(s / b_h,\; W) & \text{asynchronous} \\
-                               W & \text{synchronous} \end{cases}
+    .. formula:: asynchronous
+
+    .. formula:: synchronous
 
     The asynchronous stall is capped at the synchronous write: when staging a
     shard into host memory takes longer than persisting it, the trainer would
@@ -234,6 +240,7 @@ def checkpoint_stall(write_time, shard, host_copy_bandwidth, asynchronous=True):
     return np.where(asynchronous, np.minimum(shard / host_copy_bandwidth, write_time), write_time)
 
 
+@formula(r"L = \frac{S}{\min(B_r,\; G\,b_r)}")
 @broadcasting
 def checkpoint_load_time(size, read_bandwidth, readers=1.0, per_reader_bandwidth=np.inf):
     r"""Time to read a checkpoint back, through the same limits as a write.
@@ -245,7 +252,7 @@ def checkpoint_load_time(size, read_bandwidth, readers=1.0, per_reader_bandwidth
     read_bandwidth : float or array_like
         The storage's aggregate read bandwidth :math:`B_r`. [B/s]
     readers : float or array_like, default 1.0
-        Ranks reading in parallel :math:`n_r`, usually every GPU of the
+        Ranks reading in parallel :math:`G`, usually every GPU of the
         cluster that resumes. [1]
     per_reader_bandwidth : float or array_like, default inf
         What one reader can pull, e.g. its share of the node's front-end NIC
@@ -259,7 +266,7 @@ def checkpoint_load_time(size, read_bandwidth, readers=1.0, per_reader_bandwidth
 
     Notes
     -----
-    .. math:: L = \frac{S}{\min(B_r,\; n_r \, b_r)}
+    .. formula::
 
     The same form as :func:`checkpoint_write_time`: a few GPUs cannot pull a
     checkpoint faster than their NICs allow, however fast the storage is. With
@@ -283,6 +290,7 @@ def checkpoint_load_time(size, read_bandwidth, readers=1.0, per_reader_bandwidth
     return _through(size, read_bandwidth, readers, per_reader_bandwidth)
 
 
+@formula(r"\tau_{min} = \max(W, \delta)")
 @broadcasting
 def checkpoint_interval_floor(write_time, stall):
     r"""Shortest interval at which checkpoints can follow each other.
@@ -301,7 +309,7 @@ def checkpoint_interval_floor(write_time, stall):
 
     Notes
     -----
-    .. math:: \tau_{min} = \max(W, \delta)
+    .. formula::
 
     A checkpoint cannot start before the previous one is durable.
 
@@ -318,6 +326,7 @@ def checkpoint_interval_floor(write_time, stall):
     return np.maximum(write_time, stall)
 
 
+@formula(r"u_{fs} = \frac{S/\tau}{B_w}")
 @broadcasting
 def checkpoint_bandwidth_share(size, interval, write_bandwidth):
     r"""Share of the filesystem's write bandwidth that the cadence consumes.
@@ -338,7 +347,7 @@ def checkpoint_bandwidth_share(size, interval, write_bandwidth):
 
     Notes
     -----
-    .. math:: u_{fs} = \frac{S / \tau}{B_w}
+    .. formula::
 
     References
     ----------
@@ -354,6 +363,7 @@ def checkpoint_bandwidth_share(size, interval, write_bandwidth):
     return size / interval / write_bandwidth
 
 
+@formula(r"G_{min} = \lceil S_{st} / H \rceil")
 @broadcasting
 def min_gpus_for_state(state_bytes, hbm):
     r"""Fewest GPUs whose HBM holds the training state, fully sharded.
@@ -374,7 +384,7 @@ def min_gpus_for_state(state_bytes, hbm):
 
     Notes
     -----
-    .. math:: G_{min} = \lceil S_{st} / H \rceil
+    .. formula::
 
     The state sharded over every GPU (ZeRO stage 3, FSDP) takes
     :math:`S_{st}/G` per GPU. Activations, temporary buffers and
@@ -398,6 +408,7 @@ def min_gpus_for_state(state_bytes, hbm):
     return np.ceil(state_bytes / hbm)
 
 
+@formula(r"S_{st} / G \le H")
 @broadcasting
 def state_fits_hbm(state_bytes, gpus, hbm):
     r"""Whether the training state, fully sharded over the GPUs, fits in their HBM.
@@ -420,9 +431,10 @@ def state_fits_hbm(state_bytes, gpus, hbm):
 
     Notes
     -----
-    .. math:: S_{st} / G \le H \iff G \ge G_{min} = \lceil S_{st} / H \rceil
+    .. formula::
 
-    Written against :func:`min_gpus_for_state`, so the two always agree.
+    Equivalently :math:`G \ge G_{min}`; written against
+    :func:`min_gpus_for_state`, so the two always agree.
 
     References
     ----------
@@ -443,6 +455,7 @@ def state_fits_hbm(state_bytes, gpus, hbm):
     return gpus >= min_gpus_for_state(state_bytes, hbm)
 
 
+@formula(r"u_{fs} \ge 1")
 @broadcasting
 def storage_saturated(bandwidth_share):
     r"""Whether checkpoints alone consume the filesystem's whole write bandwidth.
@@ -460,9 +473,10 @@ def storage_saturated(bandwidth_share):
 
     Notes
     -----
-    .. math:: u_{fs} \ge 1 - \epsilon, \qquad \epsilon = 10^{-9}
+    .. formula::
 
-    :math:`\epsilon` (:data:`SATURATION_ROUNDING`) absorbs rounding: an
+    It is compared with a relative slack :math:`\epsilon = 10^{-9}`
+    (:data:`SATURATION_ROUNDING`) that absorbs rounding: an
     interval floored at a storage-bound write, :math:`\tau = W = S/B_w`,
     gives a share that is 1 in exact arithmetic but can come out a few ulps
     under it.
@@ -486,6 +500,7 @@ def storage_saturated(bandwidth_share):
     return bandwidth_share >= 1.0 - SATURATION_ROUNDING
 
 
+@formula(r"B = C \, \beta")
 @broadcasting
 def provisioned_bandwidth(capacity, bandwidth_per_capacity):
     r"""Throughput of a filesystem sold by capacity: capacity times the rate per TiB.
@@ -506,7 +521,7 @@ def provisioned_bandwidth(capacity, bandwidth_per_capacity):
 
     Notes
     -----
-    .. math:: B = C \, \beta
+    .. formula::
 
     References
     ----------
@@ -524,6 +539,7 @@ def provisioned_bandwidth(capacity, bandwidth_per_capacity):
     return capacity * bandwidth_per_capacity
 
 
+@formula(r"C = B / \beta")
 @broadcasting
 def capacity_for_bandwidth(bandwidth, bandwidth_per_capacity):
     r"""Capacity to provision on a filesystem sold by capacity to reach a throughput.
@@ -543,7 +559,7 @@ def capacity_for_bandwidth(bandwidth, bandwidth_per_capacity):
 
     Notes
     -----
-    .. math:: C = B / \beta
+    .. formula::
 
     References
     ----------

@@ -23,6 +23,7 @@ losing either site interrupts the run (:func:`site_event_probability` with
 
 import numpy as np
 
+from ._formula import formula
 from ._validate import (
     broadcasting,
     require_nonnegative,
@@ -49,6 +50,7 @@ def _times(price, amount):
         return np.where(price == 0, 0.0, price * amount)
 
 
+@formula(r"H = G\,T / 3600")
 @broadcasting
 def gpu_hours(gpus, duration):
     r"""GPU-hours held over a run.
@@ -67,7 +69,7 @@ def gpu_hours(gpus, duration):
 
     Notes
     -----
-    .. math:: H = G \, T / (3600\ \mathrm{s/h})
+    .. formula::
 
     References
     ----------
@@ -83,6 +85,7 @@ def gpu_hours(gpus, duration):
     return _times(gpus, duration / hour)
 
 
+@formula(r"C_{run} = p\,H")
 @broadcasting
 def run_cost(gpus, duration, gpu_hour_price):
     r"""Price of the primary cluster for the run.
@@ -103,7 +106,9 @@ def run_cost(gpus, duration, gpu_hour_price):
 
     Notes
     -----
-    .. math:: C_{run} = p \cdot G \, T / 3600
+    .. formula::
+
+    with :math:`H = G\,T / 3600` the GPU-hours (:func:`gpu_hours`).
 
     References
     ----------
@@ -119,6 +124,7 @@ def run_cost(gpus, duration, gpu_hour_price):
     return _times(gpu_hour_price, gpu_hours(gpus, duration))
 
 
+@formula(r"C_{standby} = r\,p\,G_s\,T / 3600")
 @broadcasting
 def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     r"""Price of keeping a standby at its tier for the run.
@@ -143,7 +149,7 @@ def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
 
     Notes
     -----
-    .. math:: C_{standby} = r \cdot p \cdot G_s T / 3600
+    .. formula::
 
     References
     ----------
@@ -160,6 +166,7 @@ def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     return _times(reserved_share, run_cost(standby_gpus, duration, gpu_hour_price))
 
 
+@formula(r"C_{rep} = p_e V + p_s S_r \frac{T}{\text{month}} + p_l \frac{T}{3600}")
 @broadcasting
 def replication_cost(shipped, egress_price, retained, storage_month_price, duration, link_hour_price):
     r"""Price of replicating checkpoints off-site for the run.
@@ -186,7 +193,7 @@ def replication_cost(shipped, egress_price, retained, storage_month_price, durat
 
     Notes
     -----
-    .. math:: C_{rep} = p_e V + p_s S_r \frac{T}{\text{month}} + p_l \frac{T}{3600}
+    .. formula::
 
     References
     ----------
@@ -205,6 +212,7 @@ def replication_cost(shipped, egress_price, retained, storage_month_price, durat
             + _times(link_hour_price, duration / hour))
 
 
+@formula(r"P = 1 - e^{-n_s\,\lambda_s T}")
 @broadcasting
 def site_event_probability(site_event_rate, duration, sites=1.0):
     r"""Probability that a site event interrupts the run.
@@ -227,7 +235,7 @@ def site_event_probability(site_event_rate, duration, sites=1.0):
 
     Notes
     -----
-    .. math:: P = 1 - e^{-n_s \lambda_s T}
+    .. formula::
 
     Independent sites, each lost as a Poisson process of rate
     :math:`\lambda_s`: the first loss among :math:`n_s` of them is a Poisson
@@ -254,6 +262,9 @@ def site_event_probability(site_event_rate, duration, sites=1.0):
     return -np.expm1(-_times(sites * site_event_rate, duration))
 
 
+@formula(r"E[C_{loss}] = P\,t_{loss}\,(F + D)",
+          expanded=r"E[C_{loss}] = P\,(E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T)\,(F + D)",
+          certain=r"C_{site} = t_{loss}\,(F + D)")
 @broadcasting
 def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
     r"""Expected cost of a site disaster during the run.
@@ -263,7 +274,7 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
     probability : float or array_like
         Probability of a site event in the run :math:`P`. [1]
     lost_time : float or array_like
-        Site RPO + site RTO + schedule slip :math:`L`; may be ``inf``. [s]
+        Site RPO + site RTO + schedule slip :math:`t_{loss}`; may be ``inf``. [s]
     fleet_cost_rate : float or array_like
         What the fleet costs per second :math:`F`. [USD/s]
     delay_cost : float or array_like
@@ -272,12 +283,19 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
     Returns
     -------
     expected_disaster_loss : float or ndarray
-        :math:`P L (F + D)`; ``inf`` where :math:`L` is unbounded and
+        :math:`P\,t_{loss}\,(F + D)`; ``inf`` where :math:`t_{loss}` is unbounded and
         :math:`P > 0`. [USD]
 
     Notes
     -----
-    .. math:: E[C_{loss}] = P \cdot L \cdot (F + D)
+    .. formula::
+
+    With the plan's lost time (:func:`drmath.recovery.site_loss_time`), and for
+    one site loss, the event certain (:math:`P = 1`):
+
+    .. formula:: expanded
+
+    .. formula:: certain
 
     References
     ----------
@@ -298,6 +316,7 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
         return np.where(rate > 0, rate * lost_time, 0.0)
 
 
+@formula(r"D^* = \max\left(0, \frac{\Delta C}{P\,\Delta L} - F\right)")
 @broadcasting
 def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     r"""Cost of delay above which a tier pays for itself against a cheaper one.
@@ -333,7 +352,7 @@ def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     -----
     Equal expected totals :math:`\Delta C = P\,\Delta L\,(F + D^*)` give
 
-    .. math:: D^* = \max\left(0, \frac{\Delta C}{P \, \Delta L} - F\right)
+    .. formula::
 
     The edges follow from what the tier buys:
 
@@ -368,6 +387,7 @@ def break_even_delay_cost(extra_cost, saved_time, probability, fleet_cost_rate):
     return np.where(extra_cost <= 0, 0.0, np.where(pays, value, np.inf))
 
 
+@formula(r"F = G\,p / 3600")
 @broadcasting
 def fleet_cost_rate(gpus, gpu_hour_price):
     r"""What the training fleet costs per second.
@@ -386,7 +406,7 @@ def fleet_cost_rate(gpus, gpu_hour_price):
 
     Notes
     -----
-    .. math:: F = G \, p / (3600\ \mathrm{s/h})
+    .. formula::
 
     :func:`run_cost` is :math:`F T`; :func:`expected_disaster_loss` charges
     :math:`F` for every second the fleet's work is lost.
@@ -406,6 +426,7 @@ def fleet_cost_rate(gpus, gpu_hour_price):
     return gpus * gpu_hour_price / hour
 
 
+@formula(r"\Delta L = L_0 - L, \qquad \Delta L = 0 \text{ where } L_0 = L = \infty")
 @broadcasting
 def lost_time_saved(baseline_lost_time, lost_time):
     r"""Lost time a DR tier saves against a baseline tier after a site event.
@@ -426,7 +447,7 @@ def lost_time_saved(baseline_lost_time, lost_time):
 
     Notes
     -----
-    .. math:: \Delta L = L_0 - L, \qquad \Delta L = 0 \text{ where } L_0 = L = \infty
+    .. formula::
 
     Both are unbounded when replication does not keep up (the site RPO has no
     bound whatever the tier): then no tier saves anything, which
@@ -450,6 +471,7 @@ def lost_time_saved(baseline_lost_time, lost_time):
         return np.where((baseline_lost_time == np.inf) & (lost_time == np.inf), 0.0, baseline_lost_time - lost_time)
 
 
+@formula(r"B_x = \frac{2(n_s - 1)}{n_s}\,\frac{N\,b_g}{t_{step}}")
 @broadcasting
 def cross_site_bandwidth(params, step_time, sites=2.0, bytes_per_gradient=2.0):
     r"""Link bandwidth that data-parallel training across sites needs for its gradients.
@@ -463,7 +485,7 @@ def cross_site_bandwidth(params, step_time, sites=2.0, bytes_per_gradient=2.0):
         compute, ``training.time_to_train(params, batch_tokens, gpus,
         peak_flop_rate, mfu)``. [s]
     sites : float or array_like, default 2.0
-        Sites training together :math:`p`, each holding a full replica. [1]
+        Sites training together :math:`n_s`, each holding a full replica. [1]
     bytes_per_gradient : float or array_like, default 2.0
         Bytes per gradient element on the wire :math:`b_g`: 2 for bf16, 4 for
         fp32 (Llama 3 reduce-scatters in fp32); see
@@ -483,10 +505,10 @@ def cross_site_bandwidth(params, step_time, sites=2.0, bytes_per_gradient=2.0):
     (ZeRO's :math:`2\Psi` as :math:`p` grows). Done site-aware (reduce
     within each site first, then exchange the shards between the sites, as
     hierarchical all-reduce and HSDP do), the participants at the site
-    boundary are the :math:`p` sites, and the traffic must cross within one
+    boundary are the :math:`p = n_s` sites, and the traffic must cross within one
     step to keep up with it:
 
-    .. math:: B_x = \frac{2 (p - 1)}{p} \cdot \frac{N \, b_g}{t_{step}}
+    .. formula::
 
     Two sites give :math:`B_x = N b_g / t_{step}` each way. It is a floor:
     the exchange overlaps the whole step only if gradients stream out during
@@ -517,6 +539,7 @@ def cross_site_bandwidth(params, step_time, sites=2.0, bytes_per_gradient=2.0):
     return 2.0 * (sites - 1.0) / sites * params * bytes_per_gradient / step_time
 
 
+@formula(r"C_{link} = p_b \cdot B \cdot T / (3600\ \mathrm{s/h})", cross_site=r"C_x = p_b\,B_x\,T / 3600")
 @broadcasting
 def link_cost(bandwidth, duration, bandwidth_hour_price):
     r"""Price of holding link bandwidth for a time, at a price that scales with the bandwidth.
@@ -538,7 +561,12 @@ def link_cost(bandwidth, duration, bandwidth_hour_price):
 
     Notes
     -----
-    .. math:: C_{link} = p_b \cdot B \cdot T / (3600\ \mathrm{s/h})
+    .. formula::
+
+    The cross-site circuit for gradients, :math:`B_x` of
+    :func:`cross_site_bandwidth`:
+
+    .. formula:: cross_site
 
     Ports come in fixed sizes, but their price is close to proportional to
     their bandwidth (10, 100 and 400 Gbit/s Direct Connect ports cost $0.225,
@@ -564,6 +592,7 @@ def link_cost(bandwidth, duration, bandwidth_hour_price):
     return _times(bandwidth_hour_price * bandwidth, duration / hour)
 
 
+@formula(r"p_l = \min_i \lceil B / b_i \rceil\, p_i")
 @broadcasting
 def link_hour_price(bandwidth):
     r"""Hourly price of a cross-site link of a given line rate, from cited port prices.
@@ -581,7 +610,7 @@ def link_hour_price(bandwidth):
 
     Notes
     -----
-    .. math:: p_l(B) = \min_i \left\lceil \frac{B}{b_i} \right\rceil p_i
+    .. formula::
 
     over the port sizes :math:`b_i` and port-hour prices :math:`p_i` of
     :data:`drmath.presets.LINKS` (10, 100 and 400 Gbit/s; a link below 10 Gbit/s
@@ -610,6 +639,7 @@ def link_hour_price(bandwidth):
     return np.min(ports * _PORT_HOUR_PRICES, axis=-1)
 
 
+@formula(r"C_{goodput} = F\,(1 - \mathrm{ETTR})\,T")
 @broadcasting
 def goodput_lost_cost(fleet_cost_rate, ettr, duration):
     r"""What the fleet's time not spent making progress costs over the run.
@@ -631,7 +661,7 @@ def goodput_lost_cost(fleet_cost_rate, ettr, duration):
 
     Notes
     -----
-    .. math:: C_{goodput} = F\,(1 - \mathrm{ETTR})\,T
+    .. formula::
 
     The fleet is paid for the whole run, but only the ETTR share of it trains:
     the rest goes to checkpoint stalls, rework after failures and restarts.

@@ -75,12 +75,12 @@ def _explain(p, name):
         known = ", ".join(sorted(set(QUANTITIES) | {"rto_local_phases", "rto_site_phases"}))
         raise ValueError(f"unknown plan field {short_repr(name)}: choose from {known}")
     q = QUANTITIES[name]
-    formula, note = _fill(p, q.formula, True), _fill(p, q.note, False)
+    formula, note = _fill(p, q.tex(p), True), _fill(p, q.note, False)
     if q.table:
         values = getattr(p, name)
-        baseline = name == "break_even_delay_costs"  # against cold, so cold itself is the baseline
+        baseline = presets.BASELINE_TIER if name == "break_even_delay_costs" else None  # weighed against it
         rows = "\n".join(f"| {presets.DR_TIERS[k].label} | "
-                         f"{'baseline' if baseline and k == 'cold' else markdown_text(format_quantity(x, q.kind))} |"
+                         f"{'baseline' if k == baseline else markdown_text(format_quantity(x, q.kind))} |"
                          for k, x in values.items())
         text = f"**{q.title}**\n\n$${formula}$$\n\n| tier | {q.short} |\n|---|---|\n{rows}\n"
         return text + (f"\n{note}\n" if note else "")

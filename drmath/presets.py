@@ -22,7 +22,7 @@ __all__ = [
     "Price", "SiteEventRate", "ProvisionedStorage", "GlobalBatch",
     "ACCELERATORS", "NODES", "MODELS", "BYTES_PER_PARAM", "FAILURE_RATES", "LINKS", "STORAGE", "DR_TIERS",
     "PRICES", "SITE_EVENT_RATES", "PROVISIONED_STORAGE", "GLOBAL_BATCHES", "BYTES_PER_GRADIENT",
-    "SITE_REBUILD_TIME", "REGISTRIES", "get",
+    "SITE_REBUILD_TIME", "BASELINE_TIER", "REGISTRIES", "get",
 ]
 
 
@@ -349,6 +349,10 @@ DR_TIERS = _registry(
            sites=2, rebuild_time=SITE_REBUILD_TIME),
 )
 """DR tiers for training, cheapest first: ``DR_TIERS["warm"].readiness`` in [s]."""
+
+BASELINE_TIER = "cold"
+"""The tier every other is weighed against: the break-even cost of delay is where a tier's extra cost
+pays for the time it saves over cold backup & restore, which reserves no compute."""
 
 PRICES = _registry(
     Price(name="ec2-capacity-block-h100", gpu_hour_price=39.33 / _HGX.gpus,

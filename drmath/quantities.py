@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import checkpoint, cost, recovery, reliability, replication, training
 from .formatting import format_quantity, line_rate
 from .presets import DR_TIERS
 from .recovery import LOCAL_PHASES, SITE_PHASES
@@ -57,7 +58,7 @@ class Quantity:
     kind: str
     title: str
     group: str
-    formula: Text
+    formula: Text  # a formula function (its .tex), TeX where no function computes it, or a function of the plan
     substitution: Text = None  # None: the result alone follows the formula
     note: Text = ""
     short: str | None = None  # title on a card or headline
@@ -66,6 +67,18 @@ class Quantity:
     compare: bool = False  # shown when plans are compared side by side
     table: bool = False  # a value per DR tier rather than one number
     warn: Callable | None = None  # when it returns True for a plan, the note is a warning every view shows
+
+    def tex(self, plan):
+        """The formula's TeX for one plan: the formula function's own string where one computes it.
+
+        >>> from drmath import checkpoint, plan
+        >>> QUANTITIES["checkpoint_size"].tex(plan()) is checkpoint.checkpoint_bytes.tex
+        True
+        """
+        formula = self.formula
+        if callable(formula) and not hasattr(formula, "tex"):
+            formula = formula(plan)
+        return formula.tex if hasattr(formula, "tex") else formula
 
     @property
     def unit(self):
@@ -119,12 +132,13 @@ def _tier(p):
     return DR_TIERS[p.scenario.failover.tier]
 
 
+def _variant(func, pick):
+    """A formula that is one of ``func``'s named variants, picked by a function of the plan."""
+    return lambda p: func.tex_variants[pick(p)]
+
+
 def _phases(field, order):
     return " + ".join(f"<{field}.{name}>" for name in order)
-
-
-_RPO_SITE = r"\mathrm{RPO}_{site} = k\tau + W + t_{rep}"
-_BEHIND = r"\infty \quad (t_{rep} = <replication_time> > k\tau = <replication_interval>)"
 
 
 def _behind_note(p):
@@ -144,12 +158,13 @@ def _unbounded(p):
     return not p.replication_keeps_up and p.scenario.replication.policy == "every-k"
 
 
-def _rpo_site_formula(p, expected):
-    head = r"E[\mathrm{loss}_{site}] = " if expected else r"\mathrm{RPO}_{site} = "
-    terms = r"k\tau/2 + W + t_{rep}" if expected else r"k\tau + W + t_{rep}"
+def _rpo_site_variant(p, expected):
+    """The variant of :func:`drmath.recovery.rpo_site_pipeline`'s formula this plan's policy takes."""
     if p.scenario.replication.policy == "newest":
-        return head + terms + (r" + [T > k\tau]\,T/2" if expected else r" + [T > k\tau]\,T")
-    return head + terms + (r"\ \text{only if}\ T \le k\tau" if _unbounded(p) else "")
+        name = "newest"
+    else:
+        name = "every_k_behind" if _unbounded(p) else "every_k"
+    return name + ("_expected" if expected else "")
 
 
 def _rpo_site_substitution(p, expected):
@@ -234,24 +249,17 @@ def _keeps_up_detail(p):
 
 # --------------------------------------------------------------------------- the quantities
 
-# formulas shown twice: by the quantity and by its per-tier table
-_RTO_SITE_TEX = r"\mathrm{RTO}_{site} = t_{det} + t_{dec} + t_{ready} + t_{stage} + t_{launch} + L + t_{val}"
-_SLIP_TEX = (r"\Delta T = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
-             r"R\left(1 - \frac{G_s}{G}\right)\right)")
-_STANDBY_COST_TEX = r"C_{standby} = r\,p\,G_s\,T / 3600"
-_LOSS_TEX = r"E[C_{loss}] = P\,(E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T)\,(F + D)"
-
 _ALL = (
     # 1. the run
-    Quantity("training_flops", "flop", "Training compute", "run", r"C = k\,N\,D",
+    Quantity("training_flops", "flop", "Training compute", "run", training.training_flops,
              r"<training.flops_per_param_token|g> \times <training.params> \times <tokens>",
              "Kaplan et al. 2020 §2.1 (k = 6; 8 with full recomputation, Narayanan et al. 2021)."),
-    Quantity("compute_time", "duration", "Compute time (ETTR = 1)", "run", r"T_c = \frac{C}{G\,P\,\mathrm{MFU}}",
+    Quantity("compute_time", "duration", "Compute time (ETTR = 1)", "run",
+             training.time_to_train.tex_variants["compute"],
              r"\frac{<training_flops>}{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu>}",
              "Pure compute, before failures (ETTR = 1)."),
     Quantity("time_to_train", "duration", "Time to train (wall-clock)", "run",
-             lambda p: r"T = T_{window}" if _window_driven(p)
-             else r"T = \frac{k\,N\,D}{G\,P\,\mathrm{MFU}\,\mathrm{ETTR}}",
+             lambda p: r"T = T_{window}" if _window_driven(p) else training.time_to_train,
              lambda p: None if _window_driven(p) else
              r"\frac{<training.flops_per_param_token|g> \times <training.params> \times <tokens>}"
              r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu> \times <ettr>}",
@@ -260,51 +268,52 @@ _ALL = (
              short="Time to train", card=6, detail=lambda p: f"{p.tokens / 1e12:.3g}T tokens, {p.format('run_cost')}",
              compare=True),
     Quantity("tokens", "count", "Tokens", "run",
-             lambda p: r"D = \frac{T\,G\,P\,\mathrm{MFU}\,\mathrm{ETTR}}{k\,N}" if _window_driven(p) else "D",
+             lambda p: training.tokens_in_window if _window_driven(p) else "D",
              lambda p: r"\frac{<time_to_train> \times <training.gpus> \times <training.peak_flop_rate> \times "
              r"<training.mfu> \times <ettr>}{<training.flops_per_param_token|g> \times <training.params>}"
              if _window_driven(p) else None,
              lambda p: "Narayanan et al. 2021, eq. (4), solved for D." if _window_driven(p)
              else "Set as an input (training.tokens); it drives the run.", compare=True),
     Quantity("step_time", "duration", "Time of one optimizer step", "run",
-             r"t_{step} = \frac{k\,N\,B_{tok}}{G\,P\,\mathrm{MFU}}",
+             training.time_to_train.tex_variants["step"],
              r"\frac{<training.flops_per_param_token|g> \times <training.params> \times <training.batch_tokens>}"
              r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu>}",
              "One global batch (training.batch_tokens) per step, at the cluster's sustained rate."),
-    Quantity("gpu_hours", "gpu_hours", "GPU-hours", "run", r"H = G\,T / 3600",
+    Quantity("gpu_hours", "gpu_hours", "GPU-hours", "run", cost.gpu_hours,
              r"<training.gpus> \times <time_to_train>"),
-    Quantity("run_cost", "usd", "Run cost", "run", r"C_{run} = p\,H", r"<cost.gpu_hour_price> \times <gpu_hours>",
+    Quantity("run_cost", "usd", "Run cost", "run", cost.run_cost, r"<cost.gpu_hour_price> \times <gpu_hours>",
              "Price: cost.gpu_hour_price."),
     # 2. checkpoints
-    Quantity("checkpoint_size", "bytes", "Checkpoint size", "checkpoints", r"S = N\,b",
+    Quantity("checkpoint_size", "bytes", "Checkpoint size", "checkpoints", checkpoint.checkpoint_bytes,
              r"<training.params> \times <checkpoint.bytes_per_param|bytes>",
              "b = 14 B/param: bf16 weights + fp32 master, Adam m and v (ZeRO §3.1 accounting).", compare=True),
-    Quantity("shard_size", "bytes", "Shard per GPU", "checkpoints", r"s = S / G",
+    Quantity("shard_size", "bytes", "Shard per GPU", "checkpoints", checkpoint.shard_bytes,
              r"<checkpoint_size> / <training.gpus>", "Every GPU writes its own shard (Llama 3: 1 MB to 4 GB per GPU)."),
     Quantity("checkpoint_write_time", "duration", "Checkpoint write (persist) time", "checkpoints",
-             r"W = \frac{S}{\min(B_w,\; G\,b_w)}",
+             checkpoint.checkpoint_write_time,
              r"\frac{<checkpoint_size>}{\min(<checkpoint.write_bandwidth>,\; <training.gpus> \times "
              r"<checkpoint.per_writer_bandwidth>)}", "A checkpoint is not durable until this persist ends."),
     Quantity("checkpoint_stall", "duration", "Checkpoint stall", "checkpoints",
-             lambda p: r"\delta = \min(s / b_h,\; W)" if _asynchronous(p) else r"\delta = W",
+             _variant(checkpoint.checkpoint_stall, lambda p: "asynchronous" if _asynchronous(p) else "synchronous"),
              lambda p: r"\min(<shard_size> / <checkpoint.host_copy_bandwidth>,\; <checkpoint_write_time>)"
              if _asynchronous(p) else "<checkpoint_write_time>",
              lambda p: "Asynchronous: training stalls only for the copy to host memory; the persist runs behind it. "
              "Never longer than a synchronous write: a trainer would write synchronously rather than wait longer."
              if _asynchronous(p) else "Synchronous: training waits for the whole persist."),
     Quantity("checkpoint_load_time", "duration", "Checkpoint load time", "checkpoints",
-             r"L = \frac{S}{\min(B_r,\; G\,b_w)}",
+             checkpoint.checkpoint_load_time,
              r"\frac{<checkpoint_size>}{\min(<checkpoint.read_bandwidth>,\; <training.gpus> \times "
              r"<checkpoint.per_writer_bandwidth>)}",
              "Loading goes through the same front-end NIC and storage limits as writing."),
-    Quantity("checkpoint_interval_floor", "duration", "Interval floor", "checkpoints", r"\tau_{min} = \max(W, \delta)",
+    Quantity("checkpoint_interval_floor", "duration", "Interval floor", "checkpoints",
+             checkpoint.checkpoint_interval_floor,
              r"\max(<checkpoint_write_time>, <checkpoint_stall>)",
              "A checkpoint cannot start before the previous one is durable."),
     Quantity("checkpoint_bandwidth_share", "fraction", "Filesystem bandwidth used by checkpoints", "checkpoints",
-             r"u_{fs} = \frac{S/\tau}{B_w}", r"\frac{<checkpoint_size> / <checkpoint_interval>}"
+             checkpoint.checkpoint_bandwidth_share, r"\frac{<checkpoint_size> / <checkpoint_interval>}"
              r"{<checkpoint.write_bandwidth>}", "The rest of the filesystem's bandwidth is left for data loading."),
     Quantity("checkpoint_storage_saturated", "flag", "Checkpoints saturate the filesystem", "checkpoints",
-             r"u_{fs} \ge 1", r"<checkpoint_bandwidth_share> \ge 100\%",
+             checkpoint.storage_saturated, r"<checkpoint_bandwidth_share> \ge 100\%",
              lambda p: "**Checkpoints take all of the filesystem's write bandwidth**: nothing is left for data "
              "loading. Checkpoint less often (checkpoint.interval) or add bandwidth (checkpoint.write_bandwidth)."
              if p.checkpoint_storage_saturated else "", warn=lambda p: p.checkpoint_storage_saturated),
@@ -312,27 +321,26 @@ _ALL = (
              r"<training.params> \times <training.state_bytes_per_param|bytes> / <training.gpus>",
              "ZeRO §3.1: bf16 weights 2 + bf16 gradients 2 + fp32 master, Adam m and v 12 bytes per parameter, "
              "fully sharded; activations not counted."),
-    Quantity("state_fits_hbm", "flag", "Training state fits in HBM", "checkpoints", r"s_{st} \le H",
+    Quantity("state_fits_hbm", "flag", "Training state fits in HBM", "checkpoints", checkpoint.state_fits_hbm,
              r"<state_per_gpu> \le <training.hbm_per_gpu>",
              lambda p: "" if p.state_fits_hbm else
              "**The training state does not fit** in the GPUs' memory at this GPU count: at least "
              "<min_gpus_for_state> GPUs are needed (training.gpus), before activations.",
              warn=lambda p: not p.state_fits_hbm),
     Quantity("min_gpus_for_state", "count", "Fewest GPUs that hold the training state", "checkpoints",
-             r"G_{min} = \lceil N\,b_{st} / H \rceil",
+             checkpoint.min_gpus_for_state,
              r"\lceil <training.params> \times <training.state_bytes_per_param|bytes> / <training.hbm_per_gpu> \rceil"),
     # 3. failures and cadence
-    Quantity("mtbf", "duration", "Cluster MTBF", "cadence", r"M = \frac{1}{G\,\lambda}",
+    Quantity("mtbf", "duration", "Cluster MTBF", "cadence", reliability.cluster_mtbf,
              r"\frac{1}{<training.gpus> \times <failures.gpu_failure_rate>}",
              "Poisson interruptions; λ per GPU (Llama 3: 419 in 54 days on 16,384 GPUs). "
              "Calibrated at ≥ 4K GPUs (Kokolis et al. 2024).", compare=True),
-    Quantity("expected_interruptions", "count", "Expected interruptions", "cadence", r"E[n] = T / M",
+    Quantity("expected_interruptions", "count", "Expected interruptions", "cadence", reliability.expected_interruptions,
              r"<time_to_train> / <mtbf>"),
-    Quantity("young_interval", "duration", "Young interval", "cadence", r"\tau_Y = \sqrt{2\,\delta\,M}",
+    Quantity("young_interval", "duration", "Young interval", "cadence", reliability.young_interval,
              r"\sqrt{2 \times <checkpoint_stall> \times <mtbf>}", "Young 1974."),
     Quantity("daly_interval", "duration", "Daly interval", "cadence",
-             r"\tau_D = \sqrt{2\delta M}\left[1 + \tfrac{1}{3}\sqrt{\tfrac{\delta}{2M}} + "
-             r"\tfrac{1}{9}\tfrac{\delta}{2M}\right] - \delta",
+             reliability.daly_interval,
              lambda p: r"\sqrt{2 \times <checkpoint_stall> \times <mtbf>}\left[1 + \tfrac{1}{3}\sqrt{\tfrac{"
              r"<checkpoint_stall>}{2 \times <mtbf>}} + \tfrac{1}{9}\tfrac{<checkpoint_stall>}{2 \times <mtbf>}\right] "
              r"- <checkpoint_stall>" if p.checkpoint_stall < 2 * p.mtbf else r"M = <mtbf> \quad (\delta \ge 2M)",
@@ -347,7 +355,7 @@ _ALL = (
     Quantity("restart_overhead", "duration", "Restart overhead u0", "cadence", r"u_0 = \mathrm{RTO}_{local}",
              None, "The restart overhead of ETTR is the local recovery time, checkpoint load included."),
     Quantity("ettr", "fraction", "ETTR", "cadence",
-             r"\mathrm{ETTR} = \frac{\tau\, e^{-(u_0 + W - \delta)/M}}{M\left(e^{(\tau + \delta)/M} - 1\right)}",
+             reliability.ettr_exact,
              r"\frac{<checkpoint_interval>\, e^{-(<restart_overhead> + <checkpoint_write_time> - <checkpoint_stall>)"
              r"/<mtbf>}}{<mtbf> \left(e^{(<checkpoint_interval> + <checkpoint_stall>)/<mtbf>} - 1\right)}",
              lambda p: "Exact in expectation for exponential failures (renewal-reward; Daly 2006's complete model "
@@ -357,90 +365,96 @@ _ALL = (
              short="ETTR", card=5, compare=True,
              detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}"),
     Quantity("ettr_first_order", "fraction", "ETTR, first-order approximation", "cadence",
-             r"\mathrm{ETTR}_1 = \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}",
+             reliability.ettr,
              r"\frac{1 - (<restart_overhead> + <checkpoint_interval>/2) / <mtbf>}"
              r"{1 + <checkpoint_stall> / <checkpoint_interval>}",
              "Kokolis et al. 2024, E[ETTR]: a teaching approximation, valid only for δ, u₀, τ ≪ M. It leaves the "
              "persist time W out of the rework (too optimistic when W is long) and drifts low, down to 0, once "
              "u₀ or τ is not small against M (at 100k GPUs it understates goodput by a quarter)."),
-    Quantity("ettr_ceiling", "fraction", "ETTR ceiling (instant checkpoints)", "cadence", r"e^{-u_0/M}",
+    Quantity("ettr_ceiling", "fraction", "ETTR ceiling (instant checkpoints)", "cadence",
+             reliability.ettr_ceiling,
              r"e^{-<restart_overhead> / <mtbf>}",
              "The most any checkpoint cadence can keep: the share of time not spent restarting."),
     Quantity("goodput_collapsed", "flag", "Goodput has collapsed", "cadence",
-             r"u_0 \ge M \ \text{or}\ \mathrm{ETTR} < 1/e",
+             reliability.goodput_collapsed,
              r"<restart_overhead> \ge <mtbf> \ \text{or}\ <ettr> < 36.8\%",
              lambda p: _collapsed_note(p) if p.goodput_collapsed
              else "1/e is the ceiling when the restart equals the MTBF.",
              warn=lambda p: p.goodput_collapsed),
     Quantity("availability_interval", "duration", "Availability-optimal interval", "cadence",
-             r"\tau_A = \delta + \sqrt{2\,(M + u_0)\,\delta + \delta^2}",
+             reliability.availability_interval,
              r"<checkpoint_stall> + \sqrt{2 \times (<mtbf> + <restart_overhead>) \times <checkpoint_stall> + "
              r"<checkpoint_stall>^2}",
              "Saxena et al.: the interval that maximises availability; it tends to Young's when δ ≪ u₀ ≪ M."),
     # 4. replication
     Quantity("replication_every", "count", "Replicate every k-th checkpoint", "replication",
-             r"k = \max\left(1, \lceil T_{rep} / \tau \rceil\right)",
+             replication.replication_every,
              r"\lceil <replication.interval> / <checkpoint_interval> \rceil", "Every k-th checkpoint goes off-site."),
     Quantity("replication_interval", "duration", "Replication interval", "replication", r"k\,\tau",
              r"<replication_every> \times <checkpoint_interval>"),
     Quantity("object_store_time", "duration", "Upload to object store", "replication",
-             r"t_{os} = \frac{S / c}{B_{os}}",
+             replication.transfer_time.tex_variants["object_store"],
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.object_store_bandwidth>}",
              "Parallel filesystem → the site's object store."),
     Quantity("link_time", "duration", "Transfer over the link", "replication",
-             r"t_{link} = \ell + \frac{S / c}{B\,\eta}",
+             replication.transfer_time.tex_variants["link"],
              r"<replication.latency> + \frac{<checkpoint_size> / <replication.compression|g>}"
              r"{<replication.link_bandwidth> \times <replication.efficiency>}", "Site object store → remote site."),
     Quantity("replication_time", "duration", "Replication time", "replication",
-             lambda p: r"t_{rep} = \max(t_{os}, t_{link})" if _streamed(p) else r"t_{rep} = t_{os} + t_{link}",
+             _variant(replication.chain_time, lambda p: "streamed" if _streamed(p) else "store_and_forward"),
              lambda p: r"\max(<object_store_time>, <link_time>)" if _streamed(p)
              else r"<object_store_time> + <link_time>",
              lambda p: "Streamed: the slowest hop sets the pace." if _streamed(p)
              else "Store-and-forward: each hop waits for the whole checkpoint.", compare=True),
     Quantity("object_store_utilization", "fraction", "Object-store upload busy", "replication",
-             r"\rho_{os} = t_{os} / k\tau", r"<object_store_time> / <replication_interval>",
+             replication.replication_utilization.tex_variants["object_store"],
+             r"<object_store_time> / <replication_interval>",
              "Each hop keeps up while it is busy at most 100% of the time."),
-    Quantity("link_utilization", "fraction", "Link busy", "replication", r"\rho_{link} = t_{link} / k\tau",
+    Quantity("link_utilization", "fraction", "Link busy", "replication",
+             replication.replication_utilization.tex_variants["link"],
              r"<link_time> / <replication_interval>"),
     Quantity("replication_cycle", "duration", "Time between copies the pipeline can take", "replication",
-             r"T = \max(t_{os}, t_{link})", r"\max(<object_store_time>, <link_time>)",
+             replication.pipeline_cycle.tex_variants["hops"], r"\max(<object_store_time>, <link_time>)",
              "Hops in a row pass copies as fast as their slowest hop (Friedman 1965): a pipeline's throughput is "
              "its slowest stage's; its latency (the replication time) is the sum of the stages."),
     Quantity("replication_bottleneck", "hop", "Slowest hop", "replication",
-             r"\operatorname{argmax}(t_{os}, t_{link})",
+             replication.bottleneck_hop.tex_variants["hops"],
              r"\operatorname{argmax}(<object_store_time>, <link_time>)"),
     Quantity("replication_utilization", "fraction", "Replication busy (slowest hop)", "replication",
-             r"\rho = \frac{T}{k\,\tau}", r"<replication_cycle> / <replication_interval>",
+             replication.replication_utilization.tex_variants["pipeline"],
+             r"<replication_cycle> / <replication_interval>",
              "Above 100% the slowest hop falls behind."),
-    Quantity("replication_keeps_up", "flag", "Replication keeps up", "replication", r"T \le k\,\tau",
+    Quantity("replication_keeps_up", "flag", "Replication keeps up", "replication",
+             replication.replication_keeps_up.tex_variants["pipeline"],
              r"<replication_cycle> \le <replication_interval>",
              "Every hop keeps up: the slowest is busy at most 100% of the time.", short="Replication keeps up",
              card=8, detail=_keeps_up_detail, compare=True),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
-             r"V = \frac{T_{run}}{\max(k\tau,\; T)} \cdot \frac{S}{c}",
+             replication.bytes_shipped,
              r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
              r"\frac{<checkpoint_size>}{<replication.compression|g>}",
              "What egress is charged for: one checkpoint every kτ, for the whole run, and never more than the "
              "slowest hop can carry."),
     Quantity("object_store_bandwidth_needed", "bandwidth", "Upload rate needed to keep up", "replication",
-             r"B_{os}^{min} = \frac{S / c}{k\tau}",
+             replication.hop_bandwidth_needed.tex_variants["object_store"],
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication_interval>}",
              "The object store's upload rate at which that hop just keeps up."),
     Quantity("replication_bandwidth_needed", "line_rate", "Link bandwidth needed to keep up", "replication",
-             r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell)}",
+             replication.hop_bandwidth_needed.tex_variants["link"],
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.efficiency> \times "
              r"(<replication_interval> - <replication.latency>)}",
              lambda p: "The link line rate at which that hop just keeps up; no link helps while the upload itself "
              "does not keep up (no bound)."),
     # 5. RPO
-    Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo", r"\mathrm{RPO}_{local} = \tau + W",
+    Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo", recovery.rpo_local,
              r"<checkpoint_interval> + <checkpoint_write_time>",
              "Worst case: the failure lands just before the next checkpoint is durable. "
              "Expected loss τ/2 + W = <rpo_local_expected>.",
              short="Local RPO", card=1, detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
-             r"E[\mathrm{loss}_{local}] = \tau/2 + W", r"<checkpoint_interval>/2 + <checkpoint_write_time>"),
-    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: _rpo_site_formula(p, False),
+             recovery.rpo_local.tex_variants["expected"], r"<checkpoint_interval>/2 + <checkpoint_write_time>"),
+    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo",
+             _variant(recovery.rpo_site_pipeline, lambda p: _rpo_site_variant(p, False)),
              lambda p: _rpo_site_substitution(p, False),
              lambda p: (_behind_note(p) if _unbounded(p) else
                         "Worst case: the site is lost just before the next off-site copy lands (a copy enters the "
@@ -450,16 +464,17 @@ _ALL = (
              short="Site RPO", card=2, compare=True, warn=_unbounded,
              detail=lambda p: f"expected {p.format('rpo_site_expected')}" if p.replication_keeps_up
              else "replication falls behind"),
-    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: _rpo_site_formula(p, True),
+    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo",
+             _variant(recovery.rpo_site_pipeline, lambda p: _rpo_site_variant(p, True)),
              lambda p: _rpo_site_substitution(p, True), lambda p: _behind_note(p) if _unbounded(p) else ""),
     # 6. RTO
     Quantity("rto_local", "duration", "Local RTO", "rto",
-             r"\mathrm{RTO}_{local} = t_{det} + t_{resched} + t_{launch} + L + t_{val}",
+             recovery.local_rto_phases,
              _phases("rto_local_phases", LOCAL_PHASES), "Phases: " + ", ".join(LOCAL_PHASES) + ".",
              short="Local RTO", card=3, compare=True,
              detail=lambda p: f"load {p.format('checkpoint_load_time')}, MTBF {p.format('mtbf')}"),
     Quantity("rto_site", "duration", "Site RTO", "rto",
-             _RTO_SITE_TEX,
+             recovery.site_rto_phases,
              _phases("rto_site_phases", SITE_PHASES), _site_rto_note,
              short="Site RTO", card=4, detail=lambda p: _tier(p).label, compare=True),
     Quantity("standby_fraction", "fraction", "Standby size over primary size", "rto",
@@ -470,29 +485,29 @@ _ALL = (
     Quantity("standby_gpus", "count", "Standby GPUs", "rto", r"G_s = f\,G",
              r"<standby_fraction> \times <training.gpus>"),
     Quantity("schedule_slip", "duration", "Expected schedule slip after failover", "rto",
-             _SLIP_TEX,
+             recovery.resume_slip.tex_variants["expected"],
              r"\min\left(\frac{<time_to_train>}{2} \left(\frac{<training.gpus>}{<standby_gpus>} - 1\right),\; "
              r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
              "Expected slip for a site event at a uniform time in the run: the run continues on the standby until "
              "the lost site's GPUs are rebuilt (R, the same for every tier)."),
     Quantity("tier_rto_sites", "duration", "Site RTO by tier", "rto",
-             _RTO_SITE_TEX,
+             recovery.site_rto_phases,
              short="site RTO", table=True,
              note="Each tier's own readiness, staging and decision (automatic tiers skip it); the other phases "
                   "are the scenario's."),
     Quantity("tier_schedule_slips", "duration", "Expected schedule slip by tier", "rto",
-             _SLIP_TEX, short="slip", table=True,
+             recovery.resume_slip.tex_variants["expected"], short="slip", table=True,
              note=lambda p: "Each tier at its own standby size." if p.scenario.failover.standby_fraction is None
              else "Every tier at the standby size set in the scenario (failover.standby_fraction)."),
     # 7. cost
-    Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", r"F = G\,p / 3600",
+    Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", cost.fleet_cost_rate,
              r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
-    Quantity("standby_cost", "usd", "Standby cost", "cost", _STANDBY_COST_TEX,
+    Quantity("standby_cost", "usd", "Standby cost", "cost", cost.standby_cost,
              r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
              r"\times <time_to_train>",
              lambda p: f"Reserved share r of the {_tier(p).label} tier: {_tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
-             r"C_{rep} = p_e V + p_s S_r \frac{T}{\text{month}} + p_l \frac{T}{3600}",
+             cost.replication_cost,
              r"<cost.egress_price|g> \times <bytes_shipped> + <cost.storage_month_price|g> \times "
              r"<replication.retained|g> \times <checkpoint_size> / <replication.compression|g> \times "
              r"\frac{<time_to_train>}{\text{month}} + <link_hour_price> \times <time_to_train>",
@@ -500,7 +515,7 @@ _ALL = (
              "<replication.retained|g> retained copies; the link is priced per hour by its bandwidth "
              "(link_hour_price)."),
     Quantity("link_hour_price", "usd", "Replication link price per hour", "cost",
-             lambda p: r"p_l = \min_i \lceil B / b_i \rceil\, p_i" if p.scenario.cost.link_hour_price is None
+             lambda p: cost.link_hour_price if p.scenario.cost.link_hour_price is None
              else r"p_l = p_{set}",
              lambda p: r"\text{cheapest bundle of 10/100/400G ports for } <replication.link_bandwidth>"
              if p.scenario.cost.link_hour_price is None else "<cost.link_hour_price>",
@@ -509,27 +524,28 @@ _ALL = (
              if p.scenario.cost.link_hour_price is None
              else "Set in the scenario (cost.link_hour_price): the same whatever the link's bandwidth."),
     Quantity("site_event_probability", "fraction", "P(site event during the run)", "cost",
-             r"P = 1 - e^{-n_s\,\lambda_s T}",
+             cost.site_event_probability,
              r"1 - e^{-<tier.sites|g> \times <failures.site_event_rate> \times <time_to_train>}",
              "λ_s: failures.site_event_rate, with its stated basis; n_s sites train at once (two for multi-site), "
              "and losing any one interrupts the run."),
     Quantity("cross_site_bandwidth", "line_rate", "Cross-site bandwidth for gradients", "cost",
-             r"B_x = \frac{2(n_s - 1)}{n_s}\,\frac{N\,b_g}{t_{step}}",
+             cost.cross_site_bandwidth,
              r"\frac{2(<tier.sites|g> - 1)}{<tier.sites|g>} \times \frac{<training.params> \times "
              r"<failover.gradient_bytes|bytes>}{<step_time>}",
              "Zero unless sites train together. Each site reduces within itself, then the sites exchange the "
              "gradients once per step (a ring all-reduce sends 2(p−1)/p of the data, ZeRO §7.1); a floor, since "
              "the exchange must also fit in the step."),
-    Quantity("cross_site_cost", "usd", "Cross-site bandwidth cost", "cost", r"C_x = p_b\,B_x\,T / 3600",
+    Quantity("cross_site_cost", "usd", "Cross-site bandwidth cost", "cost",
+             cost.link_cost.tex_variants["cross_site"],
              r"<cost.link_bandwidth_hour_price|g> \times <cross_site_bandwidth> \times <time_to_train>",
              "p_b: price of one B/s of circuit for an hour (cost.link_bandwidth_hour_price)."),
     Quantity("expected_disaster_loss", "usd", "Expected disaster loss", "cost",
-             _LOSS_TEX,
+             cost.expected_disaster_loss.tex_variants["expanded"],
              r"<site_event_probability> \times (<rpo_site_expected> + <rto_site> + <schedule_slip>) \times "
              r"(<fleet_cost_rate> + <cost.delay_cost>)",
              "D is the cost of delay (cost.delay_cost): the business value of finishing on time.", compare=True),
     Quantity("site_loss_time", "duration", "Time lost to a site loss", "cost",
-             r"t_{loss} = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T",
+             recovery.site_loss_time,
              r"<rpo_site_expected> + <rto_site> + <schedule_slip>",
              "If the site is lost: the work since the last off-site copy (expected), the time until training "
              "resumes at the other site, and the slip while the standby runs short of the primary's GPUs.",
@@ -537,14 +553,15 @@ _ALL = (
              detail=lambda p: f"{p.format('site_loss_cost')}: work {p.format('rpo_site_expected')} + resume "
                               f"{p.format('rto_site')} + slip {p.format('schedule_slip')}"),
     Quantity("site_loss_cost", "usd", "Cost of a site loss", "cost",
-             r"C_{site} = t_{loss}\,(F + D)", r"<site_loss_time> \times (<fleet_cost_rate> + <cost.delay_cost>)",
+             cost.expected_disaster_loss.tex_variants["certain"],
+             r"<site_loss_time> \times (<fleet_cost_rate> + <cost.delay_cost>)",
              "The fleet's time and the cost of delay (cost.delay_cost) for one site loss: the expected disaster "
              "loss with the event certain (P = 1).", compare=True),
     Quantity("total_dr_cost", "usd", "Total DR cost", "cost", r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              r"<standby_cost> + <replication_cost> + <cross_site_cost> + <expected_disaster_loss>",
              short="Total DR cost", card=7, compare=True,
              detail=lambda p: f"standby {p.format('standby_cost')} · loss {p.format('expected_disaster_loss')}"),
-    Quantity("goodput_lost_cost", "usd", "Goodput lost", "cost", r"C_{goodput} = F\,(1 - \mathrm{ETTR})\,T",
+    Quantity("goodput_lost_cost", "usd", "Goodput lost", "cost", cost.goodput_lost_cost,
              r"<fleet_cost_rate> \times (1 - <ettr>) \times <time_to_train>",
              "The fleet's time spent on checkpoint stalls, rework and restarts, priced at its own cost: checkpoint "
              "and replication cadence move it as well as the RPO."),
@@ -552,19 +569,19 @@ _ALL = (
              r"C_{res} = C_{DR} + C_{goodput}", r"<total_dr_cost> + <goodput_lost_cost>",
              "What solve() minimises: the DR cost plus the goodput the cadences cost, so a design that meets an RPO "
              "by starving goodput is never cheap.", compare=True),
-    Quantity("tier_standby_costs", "usd", "Standby cost by tier", "cost", _STANDBY_COST_TEX,
+    Quantity("tier_standby_costs", "usd", "Standby cost by tier", "cost", cost.standby_cost,
              short="standby", table=True, note="Each tier's reserved share r and standby size."),
     Quantity("tier_link_costs", "usd", "Replication and cross-site cost by tier", "cost",
              r"C_{rep} + C_x", short="replication + cross-site", table=True,
              note="Replication is the same for every tier; only multi-site adds a cross-site circuit for gradients."),
     Quantity("tier_disaster_losses", "usd", "Expected disaster loss by tier", "cost",
-             _LOSS_TEX,
+             cost.expected_disaster_loss.tex_variants["expanded"],
              short="expected loss", table=True),
     Quantity("tier_total_costs", "usd", "Total DR cost by tier", "cost",
              r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              short="total", table=True),
     Quantity("break_even_delay_costs", "usd_rate", "Break-even cost of delay, against cold backup & restore", "cost",
-             r"D^* = \max\left(0, \frac{\Delta C}{P\,\Delta L} - F\right)",
+             cost.break_even_delay_cost,
              short="pays for itself above",
              note="'no bound' means the tier never pays for itself against cold at any cost of delay.", table=True),
     # 8. requirements

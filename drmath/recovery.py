@@ -18,6 +18,7 @@ import functools
 
 import numpy as np
 
+from ._formula import formula
 from ._validate import (
     as_output,
     broadcasting,
@@ -29,8 +30,8 @@ from ._validate import (
     short_repr,
 )
 
-__all__ = ["rpo_local", "rpo_site", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
-           "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
+__all__ = ["rpo_local", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
+           "expected_remaining_run", "site_loss_time", "LOCAL_PHASES", "SITE_PHASES"]
 
 LOCAL_PHASES = ("detection", "reschedule", "launch", "load", "validation")
 """Phases of a local recovery, in order."""
@@ -39,6 +40,7 @@ SITE_PHASES = ("detection", "decision", "readiness", "staging", "launch", "load"
 """Phases of a site failover, in order."""
 
 
+@formula(r"\mathrm{RPO}_{local} = \tau + W", expected=r"E[\mathrm{loss}_{local}] = \tau/2 + W")
 @broadcasting
 def rpo_local(checkpoint_interval, write_time, expected=False):
     r"""Progress lost to a local failure.
@@ -59,10 +61,9 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
 
     Notes
     -----
-    .. math::
+    .. formula::
 
-       \mathrm{RPO}_{local} = \tau + W, \qquad
-       E[\text{loss}] = \tau/2 + W
+    .. formula:: expected
 
     A failure at a uniform time :math:`t` after a checkpoint starts loses
     :math:`t` once that checkpoint is durable, and :math:`\tau + t` while it
@@ -86,57 +87,14 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
     return np.where(expected, checkpoint_interval / 2, checkpoint_interval) + write_time
 
 
-@broadcasting
-def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, expected=False):
-    r"""Progress lost when the site is lost.
-
-    Parameters
-    ----------
-    replication_interval : float or array_like
-        Effective time between off-site copies :math:`k\tau`. [s]
-    write_time : float or array_like
-        Persist time :math:`W`. [s]
-    replication_time : float or array_like
-        Time to ship one checkpoint off-site :math:`t_{rep}`. [s]
-    keeps_up : bool or array_like, default True
-        Whether replication keeps up (see
-        :func:`drmath.replication.replication_keeps_up`); where it does not,
-        the backlog grows and the RPO has no bound. [1]
-    expected : bool or array_like, default False
-        False for the worst case, True for the expected value. [1]
-
-    Returns
-    -------
-    rpo_site : float or ndarray
-        Lost progress; ``inf`` where replication does not keep up. [s]
-
-    Notes
-    -----
-    .. math::
-
-       \mathrm{RPO}_{site} = k\tau + W + t_{rep}, \qquad
-       E[\text{loss}] = k\tau/2 + W + t_{rep}
-
-    References
-    ----------
-    .. [1] AWS DR whitepaper: RPO is the age of the newest copy at the
-       recovery site.
-
-    Examples
-    --------
-    >>> rpo_site(3600.0, 3.0, 504.0)
-    4107.0
-    >>> rpo_site(3600.0, 3.0, 5000.0, keeps_up=False)
-    inf
-    """
-    require_positive(replication_interval=replication_interval)
-    require_nonnegative(write_time=write_time, replication_time=replication_time)
-    require_flag(keeps_up=keeps_up)
-    # the one-hop case of the pipeline: a hop that keeps up never waits; one that does not, never catches up
-    cycle = np.where(keeps_up, 0.0, 2 * replication_interval)
-    return rpo_site_pipeline(replication_interval, write_time, replication_time, cycle, expected=expected)
-
-
+@formula(
+    every_k=r"\mathrm{RPO}_{site} = k\tau + W + t_{rep}",
+    every_k_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep}",
+    every_k_behind=r"\mathrm{RPO}_{site} = k\tau + W + t_{rep}\ \text{only if}\ T \le k\tau",
+    every_k_behind_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep}\ \text{only if}\ T \le k\tau",
+    newest=r"\mathrm{RPO}_{site} = k\tau + W + t_{rep} + [T > k\tau]\,T",
+    newest_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep} + [T > k\tau]\,T/2",
+)
 @broadcasting
 def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_only=False, expected=False):
     r"""Progress lost when the site is lost, for a pipeline of hops and a replication policy.
@@ -148,7 +106,7 @@ def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_o
     write_time : float or array_like
         Persist time :math:`W`. [s]
     latency : float or array_like
-        Time for one copy to cross every hop :math:`L`
+        Time for one copy to cross every hop :math:`t_{rep}`
         (:func:`drmath.replication.chain_time`: the sum of the hops, their
         maximum when streamed). [s]
     cycle : float or array_like
@@ -174,49 +132,48 @@ def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_o
     is durable, :math:`W` after it starts. Constant-time hops in tandem pass
     copies as their slowest hop alone would, delayed by the others'
     times [2]_, so the pipeline is one server of service time :math:`T`
-    followed by a fixed delay :math:`L - T`: a copy that enters at
-    :math:`s` is off-site at :math:`s + L` and the next copy can enter at
+    followed by a fixed delay :math:`t_{rep} - T`: a copy that enters at
+    :math:`s` is off-site at :math:`s + t_{rep}` and the next copy can enter at
     :math:`s + T`. *every-k*: copies enter first in, first out (a backlog
     when :math:`T > k\tau`). *newest*: when the pipeline can take a copy, the
     newest durable one enters and older ones not yet sent are skipped; no
     copy ever waits inside the chain. In flight at time :math:`t`: the
-    copies that entered in :math:`(t - L, t]`. Off-site at :math:`t`: the
-    newest copy that entered by :math:`t - L`.
+    copies that entered in :math:`(t - t_{rep}, t]`. Off-site at :math:`t`: the
+    newest copy that entered by :math:`t - t_{rep}`.
 
     *The bound.* Copies arrive at least :math:`k\tau` apart (a checkpoint
     takes :math:`\tau` of training). Every copy :math:`X`, durable at
     :math:`x`, has one at least as new off-site by :math:`x + D`:
-    :math:`D = L` while :math:`T \le k\tau` (the pipeline is always free on
-    arrival), :math:`D = T + L` under newest when it can be busy. A site
+    :math:`D = t_{rep}` while :math:`T \le k\tau` (the pipeline is always free on
+    arrival), :math:`D = T + t_{rep}` under newest when it can be busy. A site
     event at :math:`t` whose newest off-site copy holds :math:`o` loses at
     most :math:`o + k\tau` (the next shipped checkpoint) plus the progress
-    made since that checkpoint started, which is under :math:`W + D`:
+    made since that checkpoint started, which is under :math:`W + D`. Every
+    k-th (bounded only while :math:`T \le k\tau`), then newest-only:
 
-    .. math::
+    .. formula:: every_k
 
-       \mathrm{RPO}_{site} = k\tau + W + L + [T > k\tau]\, T \;\;
-       (\text{newest}), \qquad
-       \mathrm{RPO}_{site} = k\tau + W + L \text{ if } T \le k\tau
-       \text{, else } \infty \;\; (\text{every-k})
+    .. formula:: every_k_behind
+
+    .. formula:: newest
 
     *The expected value*, for a site event at a uniform time: the newest
     off-site copy landed a uniform share of the gap between landings ago
     (:math:`k\tau`, or :math:`T` for a busy pipeline; mean half of it), it
-    took :math:`L` to cross, and its checkpoint started :math:`W` before it
+    took :math:`t_{rep}` to cross, and its checkpoint started :math:`W` before it
     entered; a busy pipeline also finds the newest copy already a uniform
     :math:`[0, k\tau)` old (mean :math:`k\tau/2`) when it takes it:
 
-    .. math::
+    .. formula:: every_k_expected
 
-       E[\text{loss}] = k\tau/2 + W + L + [T > k\tau]\, T/2 \;\;
-       (\text{newest}), \qquad
-       k\tau/2 + W + L \text{ if } T \le k\tau \;\; (\text{every-k})
+    .. formula:: every_k_behind_expected
+
+    .. formula:: newest_expected
 
     Both treat a second of wall-clock time as a second of progress, so the
     worst case stays a bound; the expected value is first order in the
-    checkpoint stall :math:`\delta/\tau` and in :math:`(k\tau + L)/M`
-    (local failures). When every hop keeps up, the two policies coincide
-    and equal :func:`rpo_site`.
+    checkpoint stall :math:`\delta/\tau` and in :math:`(k\tau + t_{rep})/M`
+    (local failures). When every hop keeps up, the two policies coincide.
 
     References
     ----------
@@ -253,6 +210,7 @@ def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_o
     return np.where(behind & ~np.asarray(newest_only), np.inf, bounded)
 
 
+@formula(r"\mathrm{RTO}_{local} = t_{det} + t_{resched} + t_{launch} + L + t_{val}")
 def local_rto_phases(detection, reschedule, launch, load, validation):
     r"""Phases of recovering from a local failure, in order.
 
@@ -277,7 +235,7 @@ def local_rto_phases(detection, reschedule, launch, load, validation):
 
     Notes
     -----
-    .. math:: \mathrm{RTO}_{local} = t_{det} + t_{resched} + t_{launch} + L + t_{val}
+    .. formula::
 
     Their sum is the restart overhead :math:`u_0` of :func:`drmath.reliability.ettr`.
 
@@ -295,6 +253,7 @@ def local_rto_phases(detection, reschedule, launch, load, validation):
     return values
 
 
+@formula(r"\mathrm{RTO}_{site} = t_{det} + t_{dec} + t_{ready} + t_{stage} + t_{launch} + L + t_{val}")
 def site_rto_phases(detection, decision, readiness, staging, launch, load, validation):
     r"""Phases of failing over to the standby site, in order.
 
@@ -323,10 +282,7 @@ def site_rto_phases(detection, decision, readiness, staging, launch, load, valid
 
     Notes
     -----
-    .. math::
-
-       \mathrm{RTO}_{site} = t_{det} + t_{dec} + t_{ready} + t_{stage}
-                             + t_{launch} + L + t_{val}
+    .. formula::
 
     References
     ----------
@@ -343,6 +299,7 @@ def site_rto_phases(detection, decision, readiness, staging, launch, load, valid
     return values
 
 
+@formula(r"\mathrm{RTO} = \sum_i t_i")
 def rto(phases):
     r"""Recovery time: the sum of the phases.
 
@@ -359,7 +316,7 @@ def rto(phases):
 
     Notes
     -----
-    .. math:: \mathrm{RTO} = \sum_i t_i
+    .. formula::
 
     A promise needs the distribution of this sum, from drills, not the sum of
     best cases.
@@ -381,6 +338,9 @@ def rto(phases):
     return as_output(functools.reduce(np.add, [np.asarray(v, dtype=float) for v in phases.values()]))
 
 
+@formula(r"\Delta T = \min\left(T_{rem} \left(\frac{G}{G_s} - 1\right),\; R \left(1 - \frac{G_s}{G}\right)\right)",
+          expected=r"\Delta T = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
+                   r"R\left(1 - \frac{G_s}{G}\right)\right)")
 @broadcasting
 def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
     r"""Schedule slip from finishing on a smaller standby.
@@ -403,8 +363,7 @@ def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
 
     Notes
     -----
-    .. math:: \Delta T = \min\left(T_{rem} \left(\frac{G}{G_s} - 1\right),\;
-                                     R \left(1 - \frac{G_s}{G}\right)\right)
+    .. formula::
 
     Assumes throughput scales with GPUs. The standby runs at :math:`f = G_s/G`
     of full speed. If the run ends before the rebuild (:math:`T_{rem} \le fR`)
@@ -412,7 +371,10 @@ def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
     then and the rest at full speed, finishing :math:`R(1 - f)` late. With
     :math:`R = \infty` (the default) the primary is never rebuilt within the
     run. For a site event at a uniform time in the run, the expected
-    :math:`T_{rem}` is half the run.
+    :math:`T_{rem}` is half the run (:func:`expected_remaining_run`), and the
+    expected slip of a run of length :math:`T`:
+
+    .. formula:: expected
 
     References
     ----------
@@ -439,6 +401,7 @@ def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
     return np.minimum(until_done, until_rebuilt)
 
 
+@formula(r"E[T_{rem}] = T / 2")
 @broadcasting
 def expected_remaining_run(run_time):
     r"""Expected run time left when a site event strikes.
@@ -458,7 +421,7 @@ def expected_remaining_run(run_time):
     A site event at a uniform time :math:`t \in [0, T]` leaves
     :math:`T - t` to run, whose mean is
 
-    .. math:: E[T_{rem}] = T / 2
+    .. formula::
 
     Events are rare (:math:`\lambda_s T \ll 1`), so given one in the run its
     time is close to uniform.
@@ -477,3 +440,46 @@ def expected_remaining_run(run_time):
     """
     require_nonnegative_or_inf(run_time=run_time)
     return run_time / 2
+
+
+@formula(r"t_{loss} = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T")
+@broadcasting
+def site_loss_time(site_loss, site_rto, schedule_slip):
+    r"""Time a site loss costs the run: the work lost, the outage, and the slip on a smaller standby.
+
+    Parameters
+    ----------
+    site_loss : float or array_like
+        Progress lost to the site event :math:`E[\mathrm{RPO}_{site}]`, the
+        expected value of :func:`rpo_site_pipeline`; ``inf`` allowed. [s]
+    site_rto : float or array_like
+        Time until training resumes at the other site
+        :math:`\mathrm{RTO}_{site}` (:func:`rto` of :func:`site_rto_phases`). [s]
+    schedule_slip : float or array_like
+        Slip while the standby runs short of the primary's GPUs
+        :math:`\Delta T` (:func:`resume_slip`). [s]
+
+    Returns
+    -------
+    site_loss_time : float or ndarray
+        How much later the run ends after a site loss :math:`t_{loss}`. [s]
+
+    Notes
+    -----
+    .. formula::
+
+    It is the schedule slip a reader means by the word, and what
+    :func:`drmath.cost.expected_disaster_loss` prices.
+
+    References
+    ----------
+    .. [1] Derived here: redone work, then the outage, then the time at
+       reduced capacity, one after the other on the run's clock.
+
+    Examples
+    --------
+    >>> site_loss_time(1_800.0, 6_000.0, 0.0)
+    7800.0
+    """
+    require_nonnegative_or_inf(site_loss=site_loss, site_rto=site_rto, schedule_slip=schedule_slip)
+    return site_loss + site_rto + schedule_slip

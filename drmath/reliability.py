@@ -30,6 +30,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ._formula import formula
 from ._validate import (
     as_output,
     broadcasting,
@@ -52,6 +53,7 @@ COLLAPSED_ETTR = float(np.exp(-1.0))
 the most any cadence can keep once the restart takes as long as the MTBF (:func:`ettr_ceiling`). [1]"""
 
 
+@formula(r"M = \frac{1}{G\,\lambda}")
 @broadcasting
 def cluster_mtbf(gpus, gpu_failure_rate):
     r"""Mean time between interruptions of a job spanning the cluster.
@@ -70,7 +72,7 @@ def cluster_mtbf(gpus, gpu_failure_rate):
 
     Notes
     -----
-    .. math:: M = \frac{1}{G \lambda}
+    .. formula::
 
     Calibrated at >= 4K GPUs; Kokolis et al. measured 7.9 h at 1,024 GPUs where
     this law gives 28.8 h, so small jobs fail more often than it predicts.
@@ -91,6 +93,7 @@ def cluster_mtbf(gpus, gpu_failure_rate):
     return 1.0 / (gpus * gpu_failure_rate)
 
 
+@formula(r"E[n] = T / M")
 @broadcasting
 def expected_interruptions(duration, mtbf):
     r"""Expected interruptions over a run.
@@ -109,7 +112,7 @@ def expected_interruptions(duration, mtbf):
 
     Notes
     -----
-    .. math:: E[n] = T / M
+    .. formula::
 
     References
     ----------
@@ -126,6 +129,7 @@ def expected_interruptions(duration, mtbf):
     return duration / mtbf
 
 
+@formula(r"\tau_Y = \sqrt{2\,\delta\,M}")
 @broadcasting
 def young_interval(checkpoint_cost, mtbf):
     r"""Young's first-order optimum checkpoint interval.
@@ -144,7 +148,7 @@ def young_interval(checkpoint_cost, mtbf):
 
     Notes
     -----
-    .. math:: \tau_Y = \sqrt{2 \delta M}
+    .. formula::
 
     It minimises the first-order :func:`waste` exactly. Assumes Poisson
     failures and :math:`\delta \ll M`.
@@ -163,6 +167,8 @@ def young_interval(checkpoint_cost, mtbf):
     return np.sqrt(2.0 * checkpoint_cost) * np.sqrt(mtbf)
 
 
+@formula(r"\tau_D = \sqrt{2\delta M}\left[1 + \tfrac{1}{3}\sqrt{\tfrac{\delta}{2M}} + "
+          r"\tfrac{1}{9}\tfrac{\delta}{2M}\right] - \delta")
 @broadcasting
 def daly_interval(checkpoint_cost, mtbf):
     r"""Daly's higher-order optimum checkpoint interval (2006, eq. 37).
@@ -181,13 +187,9 @@ def daly_interval(checkpoint_cost, mtbf):
 
     Notes
     -----
-    .. math::
+    .. formula::
 
-       \tau_D = \begin{cases}
-         \sqrt{2\delta M}\left[1 + \frac{1}{3}\sqrt{\frac{\delta}{2M}}
-           + \frac{1}{9}\frac{\delta}{2M}\right] - \delta, & \delta < 2M \\
-         M, & \delta \ge 2M \end{cases}
-
+    where :math:`\delta < 2M`, and :math:`\tau_D = M` where :math:`\delta \ge 2M`.
     It does not depend on the restart time.
 
     References
@@ -209,6 +211,7 @@ def daly_interval(checkpoint_cost, mtbf):
     return np.where(delta < 2.0 * m, tau, m)
 
 
+@formula(r"\mathrm{Waste}(\tau) \approx \frac{\delta}{\tau} + \frac{\tau/2 + u_0}{M}")
 @broadcasting
 def waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     r"""First-order expected waste: the share of time not making progress.
@@ -232,7 +235,7 @@ def waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
 
     Notes
     -----
-    .. math:: \mathrm{Waste}(\tau) \approx \frac{\delta}{\tau} + \frac{\tau/2 + u_0}{M}
+    .. formula::
 
     Valid while the waste is much less than 1; :func:`young_interval`
     minimises it.
@@ -253,6 +256,7 @@ def waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     return checkpoint_cost / checkpoint_interval + (checkpoint_interval / 2 + restart_overhead) / mtbf
 
 
+@formula(r"T_w = M e^{R/M} \left(e^{(\tau + \delta)/M} - 1\right) \frac{T_s}{\tau}")
 @broadcasting
 def daly_waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     r"""Daly's complete-model waste, the share of wall-clock time lost.
@@ -277,7 +281,7 @@ def daly_waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     -----
     Daly's expected wall-clock time for :math:`T_s` of work is
 
-    .. math:: T_w = M e^{R/M} \left(e^{(\tau + \delta)/M} - 1\right) \frac{T_s}{\tau}
+    .. formula::
 
     so the waste :math:`1 - T_s/T_w` does not depend on :math:`T_s`. It allows
     failures during checkpoints and restarts; :func:`daly_interval`
@@ -301,6 +305,7 @@ def daly_waste(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     return 1.0 - ratio
 
 
+@formula(r"\mathrm{ETTR}_1 = \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}")
 @broadcasting
 def ettr(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     r"""First-order ETTR of Kokolis et al.: a named approximation of :func:`ettr_exact`.
@@ -325,7 +330,7 @@ def ettr(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
 
     Notes
     -----
-    .. math:: \mathrm{ETTR} \approx \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}
+    .. formula::
 
     Kokolis et al. write the numerator as :math:`1 - N r_f (u_0 + \Delta
     t_{cp}/2)` with :math:`N r_f = 1/M`. It is the first-order expansion in
@@ -363,6 +368,10 @@ def ettr(checkpoint_interval, checkpoint_cost, restart_overhead, mtbf):
     return np.clip(progress / (1.0 + checkpoint_cost / checkpoint_interval), 0.0, 1.0)
 
 
+@formula(r"\mathrm{ETTR} = \frac{\tau\, e^{-(u_0 + W - \delta)/M}}{M\left(e^{(\tau + \delta)/M} - 1\right)}",
+          rework=r"E[R] = \tau \sum_{j \ge 1} e^{-(jc - \delta + W)/M} = \frac{\tau\, e^{(\delta - W)/M}}{e^{c/M} - 1}",
+          small=r"\mathrm{ETTR} \approx \frac{\tau}{\tau + \delta}\left(1 - "
+                r"\frac{u_0 + \tau/2 + W - \delta/2}{M}\right)")
 @broadcasting
 def ettr_exact(checkpoint_interval, checkpoint_cost, write_time, restart_overhead, mtbf):
     r"""Exact expected ETTR for exponential failures, persist time and failed restarts included.
@@ -399,8 +408,7 @@ def ettr_exact(checkpoint_interval, checkpoint_cost, write_time, restart_overhea
     with :math:`c = \tau + \delta`, so the kept progress is
     :math:`\tau \cdot \#\{j : X \ge jc - \delta + W\}`, of mean
 
-    .. math:: E[R] = \tau \sum_{j \ge 1} e^{-(jc - \delta + W)/M}
-              = \frac{\tau\, e^{(\delta - W)/M}}{e^{c/M} - 1}.
+    .. formula:: rework
 
     A restart of :math:`u_0` is hit by an interruption with probability
     :math:`1 - e^{-u_0/M}` and then begins again, so getting back to training
@@ -408,13 +416,12 @@ def ettr_exact(checkpoint_interval, checkpoint_cost, write_time, restart_overhea
     :math:`E[L] = M + M(e^{u_0/M} - 1) = M e^{u_0/M}`. The renewal-reward
     theorem gives ETTR :math:`= E[R]/E[L]`:
 
-    .. math:: \mathrm{ETTR} = \frac{\tau\, e^{-(u_0 + W - \delta)/M}}{M\left(e^{(\tau + \delta)/M} - 1\right)}
+    .. formula::
 
     With :math:`W = \delta` (synchronous) this is Daly's complete model,
     :math:`1 -` :func:`daly_waste`. Its expansion for :math:`\tau, u_0, W \ll M`,
 
-    .. math:: \mathrm{ETTR} \approx \frac{\tau}{\tau + \delta}
-              \left(1 - \frac{u_0 + \tau/2 + W - \delta/2}{M}\right),
+    .. formula:: small
 
     is :func:`ettr` with the persist time added to the rework. It is the
     long-run ratio: a finite run of length :math:`T` also saves its first
@@ -465,6 +472,7 @@ def ettr_exact(checkpoint_interval, checkpoint_cost, write_time, restart_overhea
     return np.minimum(value, 1.0)
 
 
+@formula(r"\sup_{\tau > 0,\ W \ge \delta \ge 0} \mathrm{ETTR} = e^{-u_0/M}")
 @broadcasting
 def ettr_ceiling(restart_overhead, mtbf):
     r"""The most ETTR any checkpoint cadence can reach, given the restart time.
@@ -483,7 +491,7 @@ def ettr_ceiling(restart_overhead, mtbf):
 
     Notes
     -----
-    .. math:: \sup_{\tau > 0,\ W \ge \delta \ge 0} \mathrm{ETTR} = e^{-u_0/M}
+    .. formula::
 
     :func:`ettr_exact` is :math:`e^{-u_0/M}` times a factor at most 1 when
     :math:`W \ge \delta` (the loss to checkpoints and rework), which tends
@@ -508,6 +516,7 @@ def ettr_ceiling(restart_overhead, mtbf):
     return np.exp(-(restart_overhead / mtbf))
 
 
+@formula(r"u_0 \ge M \ \text{or}\ \mathrm{ETTR} < 1/e")
 @broadcasting
 def goodput_collapsed(ettr, restart_overhead, mtbf):
     r"""Whether goodput has collapsed: the run barely progresses, and a forecast of it means little.
@@ -528,7 +537,7 @@ def goodput_collapsed(ettr, restart_overhead, mtbf):
 
     Notes
     -----
-    .. math:: \text{collapsed} \iff u_0 \ge M \ \lor\ \mathrm{ETTR} < e^{-1}
+    .. formula::
 
     The two conditions say one thing from two sides. With :math:`u_0 \ge M`
     a restart is more likely than not (:math:`1 - e^{-1} = 63\%`) to be cut
@@ -563,6 +572,7 @@ def goodput_collapsed(ettr, restart_overhead, mtbf):
     return (restart_overhead >= mtbf) | (ettr < COLLAPSED_ETTR)
 
 
+@formula(r"\tau_A = \delta + \sqrt{2\,(M + u_0)\,\delta + \delta^2}")
 @broadcasting
 def availability_interval(checkpoint_cost, recovery_time, mtbf):
     r"""Availability-optimal checkpoint interval of Saxena et al.
@@ -570,24 +580,25 @@ def availability_interval(checkpoint_cost, recovery_time, mtbf):
     Parameters
     ----------
     checkpoint_cost : float or array_like
-        Checkpoint save time :math:`T_s`. [s]
+        Checkpoint save time :math:`\delta`. [s]
     recovery_time : float or array_like
-        Recovery time after a failure :math:`T_r`. [s]
+        Recovery time after a failure :math:`u_0`. [s]
     mtbf : float or array_like
-        Mean time to failure :math:`T_f`. [s]
+        Mean time to failure :math:`M`. [s]
 
     Returns
     -------
     availability_interval : float or ndarray
-        :math:`T_c` that maximises availability. [s]
+        :math:`\tau_A` that maximises availability. [s]
 
     Notes
     -----
-    .. math:: T_c = T_s + \sqrt{2 (T_f + T_r) T_s + T_s^2}
+    .. formula::
 
-    It tends to Young's :math:`\sqrt{2 T_f T_s}` (:func:`young_interval`)
-    when :math:`T_s \ll T_r \ll T_f`, and assumes a detection latency much
-    shorter than :math:`T_c`.
+    It tends to Young's :math:`\sqrt{2 M \delta}` (:func:`young_interval`)
+    when :math:`\delta \ll u_0 \ll M`, and assumes a detection latency much
+    shorter than :math:`\tau_A`. Saxena et al. write it
+    :math:`T_c = T_s + \sqrt{2 (T_f + T_r) T_s + T_s^2}`.
 
     References
     ----------
@@ -608,6 +619,7 @@ def availability_interval(checkpoint_cost, recovery_time, mtbf):
     return ts + np.sqrt(2.0 * ts) * np.sqrt(mtbf + recovery_time + ts / 2.0)
 
 
+@formula(r"\frac{\delta}{\tau} \le b \iff \tau \ge \frac{\delta}{b}")
 @broadcasting
 def overhead_budget_interval(checkpoint_cost, overhead_budget):
     r"""Shortest checkpoint interval whose checkpoint overhead stays within a budget.
@@ -626,7 +638,7 @@ def overhead_budget_interval(checkpoint_cost, overhead_budget):
 
     Notes
     -----
-    .. math:: \frac{\delta}{\tau} \le b \iff \tau \ge \frac{\delta}{b}
+    .. formula::
 
     The rule torchtitan's checkpointing guide sizes the interval with; it
     ignores failures (compare :func:`young_interval`).
@@ -646,6 +658,7 @@ def overhead_budget_interval(checkpoint_cost, overhead_budget):
     return checkpoint_cost / overhead_budget
 
 
+@formula(r"\hat M = \frac{T}{n}")
 @broadcasting
 def mtbf_from_count(duration, interruptions):
     r"""MTBF measured from a count of interruptions over a period.
@@ -664,7 +677,7 @@ def mtbf_from_count(duration, interruptions):
 
     Notes
     -----
-    .. math:: \hat M = \frac{T}{n}
+    .. formula::
 
     The maximum-likelihood estimate for a Poisson process. Enter it directly
     where the per-GPU law :func:`cluster_mtbf` does not hold, as for small
@@ -718,6 +731,7 @@ LLAMA3_CATEGORY_COUNTS = MappingProxyType({category: sum(rows.values()) for cate
 Unplanned Maintenance 32, Host 21, Unknown 7 (419 in all) [1]."""
 
 
+@formula(r"s_i = \frac{n_i}{\sum_j n_j}")
 def interruption_shares(counts):
     r"""Share of interruptions by cause, derived from the counts.
 
@@ -735,7 +749,7 @@ def interruption_shares(counts):
 
     Notes
     -----
-    .. math:: s_i = \frac{n_i}{\sum_j n_j}
+    .. formula::
 
     References
     ----------
@@ -762,6 +776,7 @@ def interruption_shares(counts):
     return {name: as_output(value / total) for name, value in values.items()}
 
 
+@formula(r"D = (1 - A)\, P")
 @broadcasting
 def downtime_from_availability(availability, period=year):
     r"""Downtime over a period at a given availability (e.g. the annual downtime of a datacenter tier).
@@ -780,7 +795,7 @@ def downtime_from_availability(availability, period=year):
 
     Notes
     -----
-    .. math:: D = (1 - A)\, P
+    .. formula::
 
     :func:`availability_from_downtime` is its inverse.
 
@@ -800,6 +815,7 @@ def downtime_from_availability(availability, period=year):
     return (1.0 - availability) * period
 
 
+@formula(r"A = 1 - \frac{D}{P}")
 @broadcasting
 def availability_from_downtime(downtime, period=year):
     r"""Availability from the downtime over a period.
@@ -818,7 +834,7 @@ def availability_from_downtime(downtime, period=year):
 
     Notes
     -----
-    .. math:: A = 1 - \frac{D}{P}
+    .. formula::
 
     The inverse of :func:`downtime_from_availability`.
 

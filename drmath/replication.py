@@ -22,6 +22,7 @@ import functools
 
 import numpy as np
 
+from ._formula import formula
 from ._validate import (
     as_output,
     broadcasting,
@@ -41,6 +42,8 @@ HOPS = ("object-store upload", "cross-site link")
 """The hops of remote replication, in order: :func:`bottleneck_hop` returns an index into it."""
 
 
+@formula(r"t = \ell + \frac{S / c}{B\,\eta}", object_store=r"t_{os} = \frac{S / c}{B_{os}}",
+          link=r"t_{link} = \ell + \frac{S / c}{B\,\eta}")
 @broadcasting
 def transfer_time(size, bandwidth, efficiency=1.0, latency=0.0, compression=1.0):
     r"""Time for one hop to move a payload.
@@ -66,7 +69,14 @@ def transfer_time(size, bandwidth, efficiency=1.0, latency=0.0, compression=1.0)
 
     Notes
     -----
-    .. math:: t = \ell + \frac{S / c}{B \, \eta}
+    .. formula::
+
+    For the plan's two hops (:data:`HOPS`: the upload to the site's object
+    store, then the link):
+
+    .. formula:: object_store
+
+    .. formula:: link
 
     References
     ----------
@@ -86,6 +96,8 @@ def transfer_time(size, bandwidth, efficiency=1.0, latency=0.0, compression=1.0)
     return latency + size / compression / (bandwidth * efficiency)
 
 
+@formula(r"t_{chain} = \begin{cases} \sum_i t_i & \text{store-and-forward} \\ \max_i t_i & \text{streamed} \end{cases}",
+          store_and_forward=r"t_{rep} = t_{os} + t_{link}", streamed=r"t_{rep} = \max(t_{os}, t_{link})")
 def chain_time(hop_times, streamed=False):
     r"""Time for a payload to cross a chain of hops.
 
@@ -104,10 +116,14 @@ def chain_time(hop_times, streamed=False):
 
     Notes
     -----
-    .. math::
+    .. formula::
 
-       t_{chain} = \begin{cases} \sum_i t_i & \text{store-and-forward} \\
-                                  \max_i t_i & \text{streamed} \end{cases}
+    For the plan's two hops (:data:`HOPS`: the upload to the site's object
+    store, then the link):
+
+    .. formula:: store_and_forward
+
+    .. formula:: streamed
 
     Streaming ignores the pipeline fill of the faster hops, a first-order
     approximation when payloads are large.
@@ -139,6 +155,7 @@ def _hops(hop_times):
     return [np.asarray(t, dtype=float) for t in hop_times]
 
 
+@formula(r"T = \max_i t_i", hops=r"T = \max(t_{os}, t_{link})")
 def pipeline_cycle(hop_times):
     r"""Time between copies that a pipeline of hops can sustain: its slowest hop's time.
 
@@ -157,7 +174,12 @@ def pipeline_cycle(hop_times):
     While copy :math:`n` crosses hop 2, copy :math:`n+1` can cross hop 1, so
     the hops work at once and the slowest one paces the chain:
 
-    .. math:: T = \max_i t_i
+    .. formula::
+
+    For the plan's two hops (:data:`HOPS`: the upload to the site's object
+    store, then the link):
+
+    .. formula:: hops
 
     Its latency, the time for one copy to cross every hop, is
     :func:`chain_time` (the sum store-and-forward); a pipeline keeps up when
@@ -181,6 +203,7 @@ def pipeline_cycle(hop_times):
     return chain_time(hop_times, streamed=True)
 
 
+@formula(r"b = \operatorname{arg\,max}_i t_i, \qquad t_b = T", hops=r"\operatorname{argmax}(t_{os}, t_{link})")
 def bottleneck_hop(hop_times):
     r"""Which hop paces the pipeline: the index of the slowest one.
 
@@ -196,7 +219,12 @@ def bottleneck_hop(hop_times):
 
     Notes
     -----
-    .. math:: b = \operatorname{arg\,max}_i t_i, \qquad t_b = T
+    .. formula::
+
+    For the plan's two hops (:data:`HOPS`: the upload to the site's object
+    store, then the link):
+
+    .. formula:: hops
 
     where :math:`T` is the :func:`pipeline_cycle`. Speeding up any other hop
     does not raise the pipeline's throughput.
@@ -217,6 +245,7 @@ def bottleneck_hop(hop_times):
     return as_output(np.argmax(np.stack(np.broadcast_arrays(*hops)), axis=0).astype(float))
 
 
+@formula(r"X = \frac{S / c}{T}")
 @broadcasting
 def pipeline_throughput(size, cycle, compression=1.0):
     r"""Checkpoint bytes per second that a pipeline of hops carries when busy.
@@ -237,7 +266,7 @@ def pipeline_throughput(size, cycle, compression=1.0):
 
     Notes
     -----
-    .. math:: X = \frac{S / c}{T}
+    .. formula::
 
     References
     ----------
@@ -257,6 +286,7 @@ def pipeline_throughput(size, cycle, compression=1.0):
     return size / compression / cycle
 
 
+@formula(r"k = \max\left(1, \lceil T_{rep} / \tau \rceil\right)")
 @broadcasting
 def replication_every(replication_interval, checkpoint_interval):
     r"""Which checkpoints go off-site: every k-th.
@@ -275,7 +305,7 @@ def replication_every(replication_interval, checkpoint_interval):
 
     Notes
     -----
-    .. math:: k = \max\left(1, \left\lceil T_{rep} / \tau \right\rceil\right)
+    .. formula::
 
     The effective replication interval is :math:`k \tau`, at least the target.
 
@@ -295,6 +325,9 @@ def replication_every(replication_interval, checkpoint_interval):
     return np.maximum(1.0, np.ceil(replication_interval / checkpoint_interval - 1e-9))
 
 
+@formula(r"\rho_i = \frac{t_i}{k \tau}, \qquad \rho = \max_i \rho_i = \frac{T}{k\tau}",
+          object_store=r"\rho_{os} = t_{os} / k\tau", link=r"\rho_{link} = t_{link} / k\tau",
+          pipeline=r"\rho = \frac{T}{k\,\tau}")
 @broadcasting
 def replication_utilization(replication_time, replication_interval):
     r"""Share of the time between copies that a hop is busy.
@@ -316,7 +349,16 @@ def replication_utilization(replication_time, replication_interval):
 
     Notes
     -----
-    .. math:: \rho_i = \frac{t_i}{k \tau}, \qquad \rho = \max_i \rho_i = \frac{T}{k\tau}
+    .. formula::
+
+    For the plan's two hops (:data:`HOPS`: the upload to the site's object
+    store, then the link):
+
+    .. formula:: object_store
+
+    .. formula:: link
+
+    .. formula:: pipeline
 
     Copies reach the pipeline at least :math:`k\tau` apart (a checkpoint
     takes :math:`\tau` of training), so :math:`\rho_i` is an upper bound on
@@ -341,6 +383,7 @@ def replication_utilization(replication_time, replication_interval):
     return replication_time / replication_interval
 
 
+@formula(r"t_i \le k \tau, \qquad \text{the pipeline: } T = \max_i t_i \le k\tau", pipeline=r"T \le k\,\tau")
 @broadcasting
 def replication_keeps_up(replication_time, replication_interval):
     r"""Whether a hop (or a pipeline, given its cycle) carries every copy in time.
@@ -360,7 +403,11 @@ def replication_keeps_up(replication_time, replication_interval):
 
     Notes
     -----
-    .. math:: t_i \le k \tau, \qquad \text{the pipeline: } T = \max_i t_i \le k\tau
+    .. formula::
+
+    The pipeline, as the plan states it:
+
+    .. formula:: pipeline
 
     A pipeline keeps up when every hop does: its latency (:func:`chain_time`)
     may exceed :math:`k\tau`, as copies overlap on different hops.
@@ -389,6 +436,8 @@ def replication_keeps_up(replication_time, replication_interval):
     return replication_utilization(replication_time, replication_interval) <= 1.0
 
 
+@formula(r"B^* = \frac{S / c}{\eta \, (k\tau - \ell)}, \qquad B^* = \infty \text{ where } k\tau \le \ell",
+          object_store=r"B_{os}^{min} = \frac{S / c}{k\tau}", link=r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell)}")
 @broadcasting
 def hop_bandwidth_needed(size, replication_interval, efficiency=1.0, latency=0.0, compression=1.0):
     r"""Line rate at which one hop just carries a copy every interval.
@@ -418,10 +467,15 @@ def hop_bandwidth_needed(size, replication_interval, efficiency=1.0, latency=0.0
     Setting the hop's :func:`transfer_time` equal to the interval and solving
     for its line rate :math:`B`:
 
-    .. math::
+    .. formula::
 
-       B^* = \frac{S / c}{\eta \, (k\tau - \ell)}, \qquad
-       B^* = \infty \text{ where } k\tau \le \ell
+    For the plan's two hops (:data:`HOPS`: the upload to the site's object
+    store, then the link), the upload having no latency
+    and no overhead:
+
+    .. formula:: object_store
+
+    .. formula:: link
 
     Applied to the :func:`bottleneck_hop`, it is the line rate that fixes
     the bottleneck; applied to every hop, the line rates at which each fits.
@@ -455,6 +509,8 @@ def hop_bandwidth_needed(size, replication_interval, efficiency=1.0, latency=0.0
     return np.where(budget > 0, size / budget / efficiency / compression, np.inf)
 
 
+@formula(r"B^* = \frac{S / c}{\eta \, (k\tau - \ell - t_{os})}, \qquad "
+          r"B^* = \infty \text{ where } k\tau - \ell - t_{os} \le 0")
 @broadcasting
 def bandwidth_needed(size, interval, efficiency, latency, upload_time, compression=1.0, streamed=False):
     r"""Link line rate at which off-site replication just keeps up.
@@ -491,10 +547,7 @@ def bandwidth_needed(size, interval, efficiency, latency, upload_time, compressi
     :math:`t_{os} + \ell + \frac{S/c}{B \eta}` (:func:`chain_time` of
     :func:`transfer_time` hops); solved for the line rate :math:`B` at equality:
 
-    .. math::
-
-       B^* = \frac{S / c}{\eta \, (k\tau - \ell - t_{os})}, \qquad
-       B^* = \infty \text{ where } k\tau - \ell - t_{os} \le 0
+    .. formula::
 
     Streamed, the slowest hop sets the pace, so the link alone must fit in
     :math:`k\tau` (the formula with :math:`t_{os} = 0`), and no line rate
@@ -530,6 +583,7 @@ def bandwidth_needed(size, interval, efficiency, latency, upload_time, compressi
     return np.where(feasible, size / compression / (efficiency * budget), np.inf)
 
 
+@formula(r"V = \frac{T_{run}}{\max(k\tau,\; T)} \cdot \frac{S}{c}")
 @broadcasting
 def bytes_shipped(run_time, replication_interval, size, compression=1.0, cycle=0.0):
     r"""Bytes sent off-site over the run, capped by what the slowest hop can carry.
@@ -559,7 +613,7 @@ def bytes_shipped(run_time, replication_interval, size, compression=1.0, cycle=0
     more than one copy per :math:`T` (a hop that falls behind either skips
     copies or holds a backlog that never leaves):
 
-    .. math:: V = \frac{T_{run}}{\max(k\tau, T)} \cdot \frac{S}{c}
+    .. formula::
 
     :math:`T_{run} / \max(k\tau, T)` is not rounded: the mean volume of a run
     whose last copy may fall anywhere in its interval. With the cap, no hop

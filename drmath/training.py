@@ -17,12 +17,14 @@ References
 
 import numpy as np
 
+from ._formula import formula
 from ._validate import broadcasting, require_fraction, require_nonnegative, require_positive, require_unit_interval
 
 __all__ = ["training_flops", "time_to_train", "gpus_for_deadline", "tokens_in_window", "mfu_from_throughput",
            "effective_flop_rate"]
 
 
+@formula(r"C = k\,N\,D")
 @broadcasting
 def training_flops(params, tokens, flops_per_param_token=6.0):
     r"""Total training compute.
@@ -44,7 +46,7 @@ def training_flops(params, tokens, flops_per_param_token=6.0):
 
     Notes
     -----
-    .. math:: C = k \, N \, D
+    .. formula::
 
     References
     ----------
@@ -79,6 +81,9 @@ def _ratio(numerator, denominator):
         return np.where(numerator == 0, 0.0, numerator / denominator)
 
 
+@formula(r"T = \frac{k\,N\,D}{G\,P\,\mathrm{MFU}\,\mathrm{ETTR}}",
+         compute=r"T_c = \frac{C}{G\,P\,\mathrm{MFU}}",
+         step=r"t_{step} = \frac{k\,N\,B_{tok}}{G\,P\,\mathrm{MFU}}")
 @broadcasting
 def time_to_train(params, tokens, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
     r"""Wall-clock time to train.
@@ -109,7 +114,14 @@ def time_to_train(params, tokens, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per
 
     Notes
     -----
-    .. math:: T = \frac{k N D}{G \cdot P \cdot \mathrm{MFU} \cdot \mathrm{ETTR}}
+    .. formula::
+
+    With ETTR = 1 it is the pure compute time of :math:`C = k\,N\,D` FLOP,
+    and of one optimizer step of :math:`B_{tok}` tokens:
+
+    .. formula:: compute
+
+    .. formula:: step
 
     References
     ----------
@@ -127,6 +139,7 @@ def time_to_train(params, tokens, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per
     return _ratio(flops, _throughput(gpus, peak_flop_rate, mfu, ettr))
 
 
+@formula(r"G = \frac{k N D}{T \cdot P \cdot \mathrm{MFU} \cdot \mathrm{ETTR}}")
 @broadcasting
 def gpus_for_deadline(params, tokens, deadline, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
     r"""GPUs needed to finish by a deadline (fractional; round up to buy).
@@ -155,7 +168,7 @@ def gpus_for_deadline(params, tokens, deadline, peak_flop_rate, mfu, ettr=1.0, f
 
     Notes
     -----
-    .. math:: G = \frac{k N D}{T \cdot P \cdot \mathrm{MFU} \cdot \mathrm{ETTR}}
+    .. formula::
 
     The inverse of :func:`time_to_train` in :math:`G`.
 
@@ -174,6 +187,7 @@ def gpus_for_deadline(params, tokens, deadline, peak_flop_rate, mfu, ettr=1.0, f
     return _ratio(flops, _throughput(deadline, peak_flop_rate, mfu, ettr))
 
 
+@formula(r"D = \frac{T\,G\,P\,\mathrm{MFU}\,\mathrm{ETTR}}{k\,N}")
 @broadcasting
 def tokens_in_window(params, window, gpus, peak_flop_rate, mfu, ettr=1.0, flops_per_param_token=6.0):
     r"""Tokens that fit in a wall-clock window.
@@ -202,7 +216,7 @@ def tokens_in_window(params, window, gpus, peak_flop_rate, mfu, ettr=1.0, flops_
 
     Notes
     -----
-    .. math:: D = \frac{T \cdot G \cdot P \cdot \mathrm{MFU} \cdot \mathrm{ETTR}}{k N}
+    .. formula::
 
     The inverse of :func:`time_to_train` in :math:`D`.
 
@@ -222,6 +236,7 @@ def tokens_in_window(params, window, gpus, peak_flop_rate, mfu, ettr=1.0, flops_
     return _ratio(window * _throughput(gpus, peak_flop_rate, mfu, ettr), flops_per_param_token * params)
 
 
+@formula(r"\mathrm{MFU} = \frac{F_{achieved}}{P}")
 @broadcasting
 def mfu_from_throughput(achieved_flop_rate, peak_flop_rate):
     r"""Model FLOPs utilisation from the achieved throughput per GPU.
@@ -241,7 +256,7 @@ def mfu_from_throughput(achieved_flop_rate, peak_flop_rate):
 
     Notes
     -----
-    .. math:: \mathrm{MFU} = \frac{F_{achieved}}{P}
+    .. formula::
 
     Papers print MFU and TFLOP/s side by side, each rounded; the peak they
     divide by is not always the spec sheet's (Llama 3 prints 41% beside
@@ -267,6 +282,7 @@ def mfu_from_throughput(achieved_flop_rate, peak_flop_rate):
     return achieved_flop_rate / peak_flop_rate
 
 
+@formula(r"F_{eff} = \frac{C}{H}, \qquad H = G \, T")
 @broadcasting
 def effective_flop_rate(training_flops, gpu_time):
     r"""Effective throughput per GPU over everything the GPU-hours paid for.
@@ -288,7 +304,7 @@ def effective_flop_rate(training_flops, gpu_time):
 
     Notes
     -----
-    .. math:: F_{eff} = \frac{C}{H}, \qquad H = G \, T
+    .. formula::
 
     References
     ----------

@@ -95,8 +95,6 @@ SPECS = {
     "reliability.downtime_from_availability": dict(availability=SHARE, period=POSITIVE),
     "reliability.availability_from_downtime": dict(downtime=NONNEGATIVE, period=POSITIVE),
     "recovery.rpo_local": dict(checkpoint_interval=POSITIVE, write_time=NONNEGATIVE, expected=FLAG),
-    "recovery.rpo_site": dict(replication_interval=POSITIVE, write_time=NONNEGATIVE, replication_time=NONNEGATIVE,
-                              keeps_up=FLAG, expected=FLAG),
     "recovery.rpo_site_pipeline": dict(replication_interval=POSITIVE, write_time=NONNEGATIVE, latency=NONNEGATIVE,
                                        cycle=NONNEGATIVE, newest_only=FLAG, expected=FLAG),
     "recovery.local_rto_phases": {name: NONNEGATIVE for name in recovery.LOCAL_PHASES},
@@ -104,6 +102,7 @@ SPECS = {
     "recovery.rto": dict(phases=st.dictionaries(st.sampled_from(recovery.SITE_PHASES), NONNEGATIVE, min_size=1)),
     "recovery.resume_slip": dict(remaining_time=UNBOUNDED, standby_fraction=FRACTION, rebuild_time=UNBOUNDED),
     "recovery.expected_remaining_run": dict(run_time=UNBOUNDED),
+    "recovery.site_loss_time": dict(site_loss=UNBOUNDED, site_rto=UNBOUNDED, schedule_slip=UNBOUNDED),
     "cost.gpu_hours": dict(gpus=NONNEGATIVE, duration=UNBOUNDED),
     "cost.run_cost": dict(gpus=NONNEGATIVE, duration=UNBOUNDED, gpu_hour_price=NONNEGATIVE),
     "cost.standby_cost": dict(standby_gpus=NONNEGATIVE, duration=UNBOUNDED, gpu_hour_price=NONNEGATIVE,
@@ -130,8 +129,7 @@ NOT_FORMULAS = {
 }
 """Public functions that compute no quantity from numbers, with the reason."""
 
-ARRAY_FLAGS = {("checkpoint.checkpoint_stall", "asynchronous"), ("recovery.rpo_site", "keeps_up"),
-               ("recovery.rpo_site", "expected"), ("recovery.rpo_local", "expected"),
+ARRAY_FLAGS = {("checkpoint.checkpoint_stall", "asynchronous"), ("recovery.rpo_local", "expected"),
                ("recovery.rpo_site_pipeline", "newest_only"), ("recovery.rpo_site_pipeline", "expected")}
 """Flags documented as ``bool or array_like``: the array call passes them as one-element arrays too."""
 
@@ -230,8 +228,6 @@ def test_a_number_and_a_one_element_array_agree(name, data):
                                                 ettr=0.0), id="no-work-no-progress"),
     pytest.param("replication.bandwidth_needed", dict(size=1.0, interval=10.0, efficiency=1.0, latency=4.0,
                                                       upload_time=6.0), id="no-link-budget"),
-    pytest.param("recovery.rpo_site", dict(replication_interval=1.0, write_time=0.0, replication_time=2.0,
-                                           keeps_up=False), id="rpo-site-behind"),
     pytest.param("recovery.rpo_site_pipeline", dict(replication_interval=1.0, write_time=0.0, latency=3.0, cycle=2.0),
                  id="rpo-site-pipeline-behind"),
     pytest.param("recovery.rpo_site_pipeline", dict(replication_interval=1.0, write_time=0.0, latency=3.0, cycle=2.0,

@@ -20,11 +20,12 @@ def test_rpo_local_expected_matches_uniform_failure_time():
     assert lost.max() == pytest.approx(recovery.rpo_local(tau, w), rel=1e-4)
 
 
-def test_rpo_site_unbounded_when_behind():
-    assert recovery.rpo_site(3600.0, 3.0, 500.0) == 4103.0
-    assert recovery.rpo_site(3600.0, 3.0, 500.0, expected=True) == 2303.0
-    assert math.isinf(recovery.rpo_site(3600.0, 3.0, 5000.0, keeps_up=False))
-    out = recovery.rpo_site(3600.0, 3.0, np.array([500.0, 5000.0]), keeps_up=np.array([True, False]))
+def test_rpo_site_one_hop_that_keeps_up_or_falls_behind():
+    # one hop: its time is the chain's and the cycle's; kτ = 1 h, W = 3 s, t_rep = 500 s
+    assert recovery.rpo_site_pipeline(3600.0, 3.0, 500.0, 500.0) == 4103.0
+    assert recovery.rpo_site_pipeline(3600.0, 3.0, 500.0, 500.0, expected=True) == 2303.0
+    assert math.isinf(recovery.rpo_site_pipeline(3600.0, 3.0, 5000.0, 5000.0))
+    out = recovery.rpo_site_pipeline(3600.0, 3.0, np.array([500.0, 5000.0]), np.array([500.0, 5000.0]))
     assert out[0] == 4103.0 and math.isinf(out[1])
 
 
@@ -33,8 +34,6 @@ def test_rpo_site_pipeline_by_policy():
     for newest in (False, True):
         assert recovery.rpo_site_pipeline(600.0, 3.0, 787.5, 504.0, newest) == 600 + 3 + 787.5
         assert recovery.rpo_site_pipeline(600.0, 3.0, 787.5, 504.0, newest, expected=True) == 300 + 3 + 787.5
-    # and agree with rpo_site once keeps_up is judged hop by hop
-    assert recovery.rpo_site_pipeline(600.0, 3.0, 787.5, 504.0) == recovery.rpo_site(600.0, 3.0, 787.5)
     # every 5 min the 504 s hop falls behind: every-k has no bound, newest-only adds one cycle (half, expected)
     assert math.isinf(recovery.rpo_site_pipeline(300.0, 3.0, 787.5, 504.0))
     assert math.isinf(recovery.rpo_site_pipeline(300.0, 3.0, 787.5, 504.0, expected=True))
@@ -80,7 +79,7 @@ def test_expected_remaining_run_is_the_mean_over_a_uniform_event_time():
     (lambda: recovery.rto({"detection": 60.0, "load": -1.0}), "load must be finite and >= 0, got -1.0"),
     (lambda: recovery.expected_remaining_run(-1.0), r"run_time must be >= 0 \(inf allowed\)"),
     (lambda: recovery.resume_slip(10.0, 0.0), r"standby_fraction must be in \(0, 1\], got 0.0"),
-    (lambda: recovery.rpo_site(0.0, 1.0, 1.0), "replication_interval must be finite and > 0"),
+    (lambda: recovery.rpo_site_pipeline(0.0, 1.0, 1.0, 1.0), "replication_interval must be finite and > 0"),
     (lambda: recovery.rpo_site_pipeline(600.0, 3.0, 787.5, -1.0), "cycle must be finite and >= 0, got -1.0"),
     (lambda: recovery.rpo_site_pipeline(600.0, float("nan"), 787.5, 504.0), "write_time must be finite and >= 0"),
 ])

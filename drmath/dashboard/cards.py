@@ -197,7 +197,7 @@ def tier_table_html(p):
         for name, _ in TIER_COLUMNS:
             value = getattr(p, name) if name == "rpo_site" else getattr(p, name)[tier.name]
             kind = quantities.QUANTITIES[name].kind
-            shown = ("baseline" if name == "break_even_delay_costs" and tier.name == "cold"
+            shown = ("baseline" if name == "break_even_delay_costs" and tier.name == presets.BASELINE_TIER
                      else format_quantity(value, kind))
             cells.append(f'<td data-value="{data_value(value)}">{html.escape(shown)}</td>')
         mark = ' class="drmath-tier-current"' if tier.name == current else ""
