@@ -35,7 +35,7 @@ from ._validate import (
 from .presets import LINKS
 from .units import hour, month
 
-__all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
+__all__ = ["excess_site_gpus", "gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
            "expected_disaster_loss", "break_even_delay_cost", "fleet_cost_rate", "lost_time_saved",
            "cross_site_bandwidth", "link_cost", "link_hour_price", "goodput_lost_cost"]
 
@@ -158,6 +158,51 @@ def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     require_nonnegative_or_inf(duration=duration)
     require_unit_interval(reserved_share=reserved_share)
     return _times(reserved_share, run_cost(standby_gpus, duration, gpu_hour_price))
+
+
+@broadcasting
+def excess_site_gpus(gpus, standby_fraction, sites):
+    r"""GPUs held beyond a multi-site tier's split, so the survivor of a site loss is larger than its share.
+
+    Parameters
+    ----------
+    gpus : float or array_like
+        GPUs training at once, over all sites :math:`G`. [1]
+    standby_fraction : float or array_like
+        What the surviving sites run at after losing one, over :math:`G`: :math:`f`. [1]
+    sites : float or array_like
+        Sites training at once :math:`n`; 1 for a standby tier (nothing is
+        beyond a split then). [1]
+
+    Returns
+    -------
+    excess_site_gpus : float or ndarray
+        :math:`G_x`, idle GPUs over all sites. [1]
+
+    Notes
+    -----
+    .. math:: G_x = G \max\left(0,\; \frac{n f}{n - 1} - 1\right) \quad (n \ge 2)
+
+    Each of :math:`n` sites trains with :math:`G/n` GPUs. For the
+    :math:`n - 1` survivors of any one site loss to hold :math:`fG`, every
+    site must hold :math:`fG/(n - 1)`, so :math:`nfG/(n-1) - G` GPUs sit idle
+    beyond the split. Two sites at :math:`f = 1` hold a second fleet.
+
+    References
+    ----------
+    .. [1] Derived here, from the tier's even split (AWS DR whitepaper,
+       multi-site active/active).
+
+    Examples
+    --------
+    >>> excess_site_gpus(8_000, 1.0, 2), excess_site_gpus(8_000, 0.5, 2), excess_site_gpus(8_000, 1.0, 1)
+    (8000.0, 0.0, 0.0)
+    """
+    require_nonnegative(gpus=gpus)
+    require_unit_interval(standby_fraction=standby_fraction)
+    require_positive(sites=sites)
+    share = np.where(sites > 1, sites * standby_fraction / np.maximum(sites - 1, 1) - 1.0, 0.0)
+    return gpus * np.maximum(share, 0.0)
 
 
 @broadcasting

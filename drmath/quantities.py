@@ -123,8 +123,6 @@ def _phases(field, order):
     return " + ".join(f"<{field}.{name}>" for name in order)
 
 
-_RPO_SITE = r"\mathrm{RPO}_{site} = k\tau + W + t_{rep}"
-_BEHIND = r"\infty \quad (t_{rep} = <replication_time> > k\tau = <replication_interval>)"
 
 
 def _behind_note(p):
@@ -140,25 +138,76 @@ def _behind_note(p):
             "stale copies and bounds the RPO.")
 
 
+def _own_state(p):
+    """The tier keeps the training state at every site: a site loss costs the local RPO."""
+    return _tier(p).state_at_each_site
+
+
 def _unbounded(p):
-    return not p.replication_keeps_up and p.scenario.replication.policy == "every-k"
+    return (not _own_state(p) and not p.replication_keeps_up and p.scenario.replication.policy == "every-k")
+
+
+def _whole_run(p, name):
+    """The loss reaches the whole run's progress (clipped there) or has no bound."""
+    value = getattr(p, name)
+    return math.isinf(value) or value >= p.compute_time * (1 - 1e-9)
+
+
+def _clipped(p, name, expected):
+    """Whether a loss is clipped at the run's progress (C, or C/2 for an expected one)."""
+    value = getattr(p, name)
+    return math.isfinite(value) and value >= (p.compute_time / 2 if expected else p.compute_time) * (1 - 1e-9)
+
+
+def _clip(p, name, expected, tex):
+    """``tex``, inside ``min(C, ...)`` where the clip at the run's progress binds."""
+    return rf"\min({'C/2' if expected else 'C'},\; {tex})" if _clipped(p, name, expected) else tex
 
 
 def _rpo_site_formula(p, expected):
     head = r"E[\mathrm{loss}_{site}] = " if expected else r"\mathrm{RPO}_{site} = "
+    if _own_state(p):
+        return head + (r"E[\mathrm{loss}_{local}]" if expected else r"\mathrm{RPO}_{local}")
+    name = "rpo_site_expected" if expected else "rpo_site"
     terms = r"k\tau/2 + W + t_{rep}" if expected else r"k\tau + W + t_{rep}"
     if p.scenario.replication.policy == "newest":
-        return head + terms + (r" + [T > k\tau]\,T/2" if expected else r" + [T > k\tau]\,T")
-    return head + terms + (r"\ \text{only if}\ T \le k\tau" if _unbounded(p) else "")
+        terms += r" + \tfrac{g_{n+1} - P}{2} + \sum_i b_i\,g_i/2" if expected else r" + \sum_i b_i\,t_i"
+        return head + _clip(p, name, expected, terms)
+    return head + _clip(p, name, expected, terms) + (r"\ \text{only if}\ T \le P" if _unbounded(p) else "")
 
 
 def _rpo_site_substitution(p, expected):
+    if _own_state(p):
+        return "<rpo_local_expected>" if expected else "<rpo_local>"
     if _unbounded(p):
-        return r"\infty \quad (T = <replication_cycle> > k\tau = <replication_interval>)"
-    interval = "<replication_interval>/2" if expected else "<replication_interval>"
+        return r"\infty \quad (T = <replication_cycle> > P = <replication_interval>)"
+    interval = "<replication_every|g> \\times <checkpoint_interval>" + ("/2" if expected else "")
     text = f"{interval} + <checkpoint_write_time> + <replication_time>"
-    if not p.replication_keeps_up:  # newest-only: a copy may wait up to one cycle for the slowest hop
-        text += " + <replication_cycle>/2" if expected else " + <replication_cycle>"
+    if not p.replication_keeps_up:  # newest: a copy may wait at each hop slower than the copies reach it
+        text += r" + \text{waits at the busy hops}"
+    cap = "<compute_time>/2" if expected else "<compute_time>"
+    return rf"\min({cap},\; {text})" if _clipped(p, "rpo_site_expected" if expected else "rpo_site", expected) \
+        else text
+
+
+def _rpo_site_note(p):
+    if _own_state(p):
+        return ("Multi-site: each site holds the training state and writes its own checkpoints, so losing one site "
+                "costs what a local failure costs, the survivor's own local RPO; cross-site checkpoint copies protect "
+                "nothing here, and the replication inputs do not enter the site RPO. Expected <rpo_site_expected>.")
+    if _unbounded(p):
+        return _behind_note(p)
+    text = ("Worst case: the site is lost just before the next off-site copy lands (a copy enters the pipeline "
+            "once durable, W after it starts, copies enter P = k(τ + δ) apart, and one is off-site t_rep later)")
+    if not p.replication_keeps_up:
+        text += (", after waiting at each hop slower than the copies reach it (b_i = 1: t_i above the gap g_i "
+                 "between copies arriving there) for up to that hop's time t_i")
+    text += ". Expected <rpo_site_expected>."
+    if _whole_run(p, "rpo_site"):
+        text = ("**The site RPO reaches the run's whole progress** (<compute_time> of training), so it is clipped "
+                "there: a site loss late in the run loses everything since the start, and off-site copies protect "
+                "nothing. Ship more often (replication.interval) or over a faster link (replication.link_bandwidth). "
+                + text)
     return text
 
 
@@ -194,7 +243,7 @@ _TARGETS = (  # (target input, the plan output it bounds, its margin, label, sym
     ("requirements.rto_local", "rto_local", "rto_local_margin", "Local RTO", r"\mathrm{RTO}_{local}",
      "shorter local recovery phases (failures.*) or faster loads (checkpoint.read_bandwidth)"),
     ("requirements.max_slip", "schedule_slip", "max_slip_margin", "Schedule slip", r"\Delta T",
-     "a larger standby (failover.standby_fraction)"),
+     "a readier DR tier (failover.tier), a larger standby (failover.standby_fraction) or a smaller site RPO"),
 )
 """Each requirement: its input, the plan output it bounds, its margin's name, label, symbol and levers."""
 
@@ -236,10 +285,11 @@ def _keeps_up_detail(p):
 
 # formulas shown twice: by the quantity and by its per-tier table
 _RTO_SITE_TEX = r"\mathrm{RTO}_{site} = t_{det} + t_{dec} + t_{ready} + t_{stage} + t_{launch} + L + t_{val}"
-_SLIP_TEX = (r"\Delta T = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
-             r"R\left(1 - \frac{G_s}{G}\right)\right)")
+_REDUCED_TEX = (r"\Delta T_{reduced} = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
+                r"R\left(1 - \frac{G_s}{G}\right)\right)")
+_SLIP_TEX = r"\Delta T = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T_{reduced}"
 _STANDBY_COST_TEX = r"C_{standby} = r\,p\,G_s\,T / 3600"
-_LOSS_TEX = r"E[C_{loss}] = P\,(E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T)\,(F + D)"
+_LOSS_TEX = r"E[C_{loss}] = P\,\Delta T\,(F + D)"
 
 _ALL = (
     # 1. the run
@@ -381,8 +431,10 @@ _ALL = (
     Quantity("replication_every", "count", "Replicate every k-th checkpoint", "replication",
              r"k = \max\left(1, \lceil T_{rep} / \tau \rceil\right)",
              r"\lceil <replication.interval> / <checkpoint_interval> \rceil", "Every k-th checkpoint goes off-site."),
-    Quantity("replication_interval", "duration", "Replication interval", "replication", r"k\,\tau",
-             r"<replication_every> \times <checkpoint_interval>"),
+    Quantity("replication_interval", "duration", "Replication interval", "replication", r"P = k\,(\tau + \delta)",
+             r"<replication_every> \times (<checkpoint_interval> + <checkpoint_stall>)",
+             "Wall-clock time between copies entering the pipeline: each checkpoint period is τ of training plus "
+             "the stall δ (the whole persist when synchronous)."),
     Quantity("object_store_time", "duration", "Upload to object store", "replication",
              r"t_{os} = \frac{S / c}{B_{os}}",
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.object_store_bandwidth>}",
@@ -398,9 +450,9 @@ _ALL = (
              lambda p: "Streamed: the slowest hop sets the pace." if _streamed(p)
              else "Store-and-forward: each hop waits for the whole checkpoint.", compare=True),
     Quantity("object_store_utilization", "fraction", "Object-store upload busy", "replication",
-             r"\rho_{os} = t_{os} / k\tau", r"<object_store_time> / <replication_interval>",
+             r"\rho_{os} = t_{os} / P", r"<object_store_time> / <replication_interval>",
              "Each hop keeps up while it is busy at most 100% of the time."),
-    Quantity("link_utilization", "fraction", "Link busy", "replication", r"\rho_{link} = t_{link} / k\tau",
+    Quantity("link_utilization", "fraction", "Link busy", "replication", r"\rho_{link} = t_{link} / P",
              r"<link_time> / <replication_interval>"),
     Quantity("replication_cycle", "duration", "Time between copies the pipeline can take", "replication",
              r"T = \max(t_{os}, t_{link})", r"\max(<object_store_time>, <link_time>)",
@@ -410,46 +462,48 @@ _ALL = (
              r"\operatorname{argmax}(t_{os}, t_{link})",
              r"\operatorname{argmax}(<object_store_time>, <link_time>)"),
     Quantity("replication_utilization", "fraction", "Replication busy (slowest hop)", "replication",
-             r"\rho = \frac{T}{k\,\tau}", r"<replication_cycle> / <replication_interval>",
+             r"\rho = \frac{T}{P}", r"<replication_cycle> / <replication_interval>",
              "Above 100% the slowest hop falls behind."),
-    Quantity("replication_keeps_up", "flag", "Replication keeps up", "replication", r"T \le k\,\tau",
+    Quantity("replication_keeps_up", "flag", "Replication keeps up", "replication", r"T \le P",
              r"<replication_cycle> \le <replication_interval>",
              "Every hop keeps up: the slowest is busy at most 100% of the time.", short="Replication keeps up",
              card=8, detail=_keeps_up_detail, compare=True),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
-             r"V = \frac{T_{run}}{\max(k\tau,\; T)} \cdot \frac{S}{c}",
+             r"V = \frac{T_{run}}{\max(P,\; T)} \cdot \frac{S}{c}",
              r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
              r"\frac{<checkpoint_size>}{<replication.compression|g>}",
-             "What egress is charged for: one checkpoint every kτ, for the whole run, and never more than the "
+             "What egress is charged for: one checkpoint every P, for the whole run, and never more than the "
              "slowest hop can carry."),
     Quantity("object_store_bandwidth_needed", "bandwidth", "Upload rate needed to keep up", "replication",
-             r"B_{os}^{min} = \frac{S / c}{k\tau}",
+             r"B_{os}^{min} = \frac{S / c}{P}",
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication_interval>}",
              "The object store's upload rate at which that hop just keeps up."),
     Quantity("replication_bandwidth_needed", "line_rate", "Link bandwidth needed to keep up", "replication",
-             r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell)}",
+             r"B_{min} = \frac{S / c}{\eta\,(P - \ell)}",
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.efficiency> \times "
              r"(<replication_interval> - <replication.latency>)}",
              lambda p: "The link line rate at which that hop just keeps up; no link helps while the upload itself "
              "does not keep up (no bound)."),
     # 5. RPO
-    Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo", r"\mathrm{RPO}_{local} = \tau + W",
-             r"<checkpoint_interval> + <checkpoint_write_time>",
-             "Worst case: the failure lands just before the next checkpoint is durable. "
-             "Expected loss τ/2 + W = <rpo_local_expected>.",
+    Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo",
+             lambda p: r"\mathrm{RPO}_{local} = " + _clip(p, "rpo_local", False, r"\tau + W"),
+             lambda p: _clip(p, "rpo_local", False, r"<checkpoint_interval> + <checkpoint_write_time>").replace(
+                 "C,", "<compute_time>,"),
+             lambda p: "Worst case: the failure lands just before the next checkpoint is durable; never more than the "
+             "run's whole progress C. Expected loss τ/2 + W = <rpo_local_expected>."
+             + (" **The local RPO reaches the run's whole progress**: a checkpoint interval as long as the run "
+                "protects nothing (checkpoint.interval)." if _whole_run(p, "rpo_local") else ""),
+             warn=lambda p: _whole_run(p, "rpo_local"),
              short="Local RPO", card=1, detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
-             r"E[\mathrm{loss}_{local}] = \tau/2 + W", r"<checkpoint_interval>/2 + <checkpoint_write_time>"),
+             lambda p: r"E[\mathrm{loss}_{local}] = " + _clip(p, "rpo_local_expected", True, r"\tau/2 + W"),
+             lambda p: _clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
+             .replace("C/2,", "<compute_time>/2,")),
     Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: _rpo_site_formula(p, False),
-             lambda p: _rpo_site_substitution(p, False),
-             lambda p: (_behind_note(p) if _unbounded(p) else
-                        "Worst case: the site is lost just before the next off-site copy lands (a copy enters the "
-                        "pipeline once durable, W after it starts, and is off-site t_rep later)"
-                        + (", after waiting up to one cycle T for the slowest hop" if not p.replication_keeps_up
-                           else "") + ". Expected <rpo_site_expected>."),
-             short="Site RPO", card=2, compare=True, warn=_unbounded,
-             detail=lambda p: f"expected {p.format('rpo_site_expected')}" if p.replication_keeps_up
-             else "replication falls behind"),
+             lambda p: _rpo_site_substitution(p, False), _rpo_site_note,
+             short="Site RPO", card=2, compare=True, warn=lambda p: _whole_run(p, "rpo_site"),
+             detail=lambda p: "replication falls behind" if _unbounded(p)
+             else f"expected {p.format('rpo_site_expected')}"),
     Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: _rpo_site_formula(p, True),
              lambda p: _rpo_site_substitution(p, True), lambda p: _behind_note(p) if _unbounded(p) else ""),
     # 6. RTO
@@ -469,12 +523,29 @@ _ALL = (
              else "Set in the scenario (failover.standby_fraction)."),
     Quantity("standby_gpus", "count", "Standby GPUs", "rto", r"G_s = f\,G",
              r"<standby_fraction> \times <training.gpus>"),
-    Quantity("schedule_slip", "duration", "Expected schedule slip after failover", "rto",
-             _SLIP_TEX,
+    Quantity("excess_site_gpus", "count", "GPUs beyond the multi-site split", "rto",
+             r"G_x = G \max\left(0,\; \frac{n_s f}{n_s - 1} - 1\right)",
+             lambda p: r"<training.gpus> \times \max\left(0,\; \frac{<tier.sites|g> \times <standby_fraction>}"
+             r"{<tier.sites|g> - 1} - 1\right)" if _tier(p).sites > 1 else None,
+             lambda p: "Capacity held so the survivor of a site loss is larger than its share of the split; idle, so "
+             "charged at full price in the standby cost." if _tier(p).sites > 1
+             else "Zero: one site trains; the standby is priced by its tier's reserved share."),
+    Quantity("reduced_capacity_time", "duration", "Time at reduced capacity", "rto",
+             _REDUCED_TEX,
              r"\min\left(\frac{<time_to_train>}{2} \left(\frac{<training.gpus>}{<standby_gpus>} - 1\right),\; "
              r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
-             "Expected slip for a site event at a uniform time in the run: the run continues on the standby until "
-             "the lost site's GPUs are rebuilt (R, the same for every tier)."),
+             "The extra time a site loss adds by finishing on a smaller standby, for a site event at a uniform time "
+             "in the run: the run continues there until the lost site's GPUs are rebuilt (R, the same for every "
+             "tier).", short="Reduced capacity", card=10,
+             detail=lambda p: f"standby {p.format('standby_fraction')} of the primary"),
+    Quantity("schedule_slip", "duration", "Expected schedule slip after a site loss", "rto",
+             _SLIP_TEX, r"<rpo_site_expected> + <rto_site> + <reduced_capacity_time>",
+             "How much later the run ends after a site loss: the work done again, the outage until training resumes "
+             "and the extra time at reduced capacity, for every tier."),
+    Quantity("tier_rpo_sites", "duration", "Site RPO by tier", "rto",
+             lambda p: _rpo_site_formula(p, False), short="site RPO", table=True,
+             note="The same for every tier but multi-site, whose sites each hold the training state: it loses the "
+                  "local RPO."),
     Quantity("tier_rto_sites", "duration", "Site RTO by tier", "rto",
              _RTO_SITE_TEX,
              short="site RTO", table=True,
@@ -488,7 +559,10 @@ _ALL = (
     Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", r"F = G\,p / 3600",
              r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
     Quantity("standby_cost", "usd", "Standby cost", "cost", _STANDBY_COST_TEX,
-             r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
+             lambda p: r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
+             r"\times <time_to_train>" if not p.excess_site_gpus else
+             r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times (<standby_gpus> - "
+             r"<excess_site_gpus>) \times <time_to_train> + <cost.gpu_hour_price> \times <excess_site_gpus> "
              r"\times <time_to_train>",
              lambda p: f"Reserved share r of the {_tier(p).label} tier: {_tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
@@ -525,17 +599,18 @@ _ALL = (
              "p_b: price of one B/s of circuit for an hour (cost.link_bandwidth_hour_price)."),
     Quantity("expected_disaster_loss", "usd", "Expected disaster loss", "cost",
              _LOSS_TEX,
-             r"<site_event_probability> \times (<rpo_site_expected> + <rto_site> + <schedule_slip>) \times "
+             r"<site_event_probability> \times <schedule_slip> \times "
              r"(<fleet_cost_rate> + <cost.delay_cost>)",
              "D is the cost of delay (cost.delay_cost): the business value of finishing on time.", compare=True),
     Quantity("site_loss_time", "duration", "Time lost to a site loss", "cost",
-             r"t_{loss} = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T",
-             r"<rpo_site_expected> + <rto_site> + <schedule_slip>",
+             r"t_{loss} = \Delta T = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T_{reduced}",
+             r"<rpo_site_expected> + <rto_site> + <reduced_capacity_time>",
              "If the site is lost: the work since the last off-site copy (expected), the time until training "
-             "resumes at the other site, and the slip while the standby runs short of the primary's GPUs.",
+             "resumes at the other site, and the extra time while the standby runs short of the primary's GPUs: "
+             "the schedule slip, each counted once.",
              short="Site loss", card=9, compare=True,
              detail=lambda p: f"{p.format('site_loss_cost')}: work {p.format('rpo_site_expected')} + resume "
-                              f"{p.format('rto_site')} + slip {p.format('schedule_slip')}"),
+                              f"{p.format('rto_site')} + reduced capacity {p.format('reduced_capacity_time')}"),
     Quantity("site_loss_cost", "usd", "Cost of a site loss", "cost",
              r"C_{site} = t_{loss}\,(F + D)", r"<site_loss_time> \times (<fleet_cost_rate> + <cost.delay_cost>)",
              "The fleet's time and the cost of delay (cost.delay_cost) for one site loss: the expected disaster "
@@ -597,7 +672,7 @@ def in_group(group):
     """The names of the quantities in one group, in order.
 
     >>> in_group("rto")[:5]
-    ['rto_local', 'rto_site', 'standby_fraction', 'standby_gpus', 'schedule_slip']
+    ['rto_local', 'rto_site', 'standby_fraction', 'standby_gpus', 'excess_site_gpus']
     """
     if group not in GROUPS:
         raise ValueError(f"unknown group {group!r}: choose from {', '.join(GROUPS)}")

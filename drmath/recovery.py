@@ -30,7 +30,7 @@ from ._validate import (
 )
 
 __all__ = ["rpo_local", "rpo_site", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
-           "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
+           "schedule_slip", "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
 
 LOCAL_PHASES = ("detection", "reschedule", "launch", "load", "validation")
 """Phases of a local recovery, in order."""
@@ -40,7 +40,7 @@ SITE_PHASES = ("detection", "decision", "readiness", "staging", "launch", "load"
 
 
 @broadcasting
-def rpo_local(checkpoint_interval, write_time, expected=False):
+def rpo_local(checkpoint_interval, write_time, expected=False, progress=np.inf):
     r"""Progress lost to a local failure.
 
     Parameters
@@ -51,6 +51,9 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
         Persist time :math:`W`: a checkpoint is not durable before it ends. [s]
     expected : bool or array_like, default False
         False for the worst case, True for the expected value. [1]
+    progress : float or array_like, default inf
+        The progress the run makes in all :math:`C`: no loss exceeds it (the
+        expected one, :math:`C/2`). [s]
 
     Returns
     -------
@@ -61,8 +64,8 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
     -----
     .. math::
 
-       \mathrm{RPO}_{local} = \tau + W, \qquad
-       E[\text{loss}] = \tau/2 + W
+       \mathrm{RPO}_{local} = \min(C,\; \tau + W), \qquad
+       E[\text{loss}] = \min(C/2,\; \tau/2 + W)
 
     A failure at a uniform time :math:`t` after a checkpoint starts loses
     :math:`t` once that checkpoint is durable, and :math:`\tau + t` while it
@@ -82,8 +85,10 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
     """
     require_positive(checkpoint_interval=checkpoint_interval)
     require_nonnegative(write_time=write_time)
+    require_nonnegative_or_inf(progress=progress)
     require_flag(expected=expected)
-    return np.where(expected, checkpoint_interval / 2, checkpoint_interval) + write_time
+    return np.where(expected, np.minimum(checkpoint_interval / 2 + write_time, progress / 2),
+                    np.minimum(checkpoint_interval + write_time, progress))
 
 
 @broadcasting
@@ -133,124 +138,154 @@ def rpo_site(replication_interval, write_time, replication_time, keeps_up=True, 
     require_nonnegative(write_time=write_time, replication_time=replication_time)
     require_flag(keeps_up=keeps_up)
     # the one-hop case of the pipeline: a hop that keeps up never waits; one that does not, never catches up
-    cycle = np.where(keeps_up, 0.0, 2 * replication_interval)
-    return rpo_site_pipeline(replication_interval, write_time, replication_time, cycle, expected=expected)
+    bounded = rpo_site_pipeline(replication_interval, write_time, [0.0], expected=expected) + replication_time
+    return np.where(keeps_up, bounded, np.inf)
 
 
-@broadcasting
-def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_only=False, expected=False):
+def rpo_site_pipeline(replication_interval, write_time, hop_times, newest_only=False, expected=False,
+                      streamed=False, launch_spacing=None, progress=np.inf):
     r"""Progress lost when the site is lost, for a pipeline of hops and a replication policy.
 
     Parameters
     ----------
     replication_interval : float or array_like
-        Effective time between off-site copies :math:`k\tau`. [s]
+        Training between off-site copies :math:`k\tau`. [s]
     write_time : float or array_like
         Persist time :math:`W`. [s]
-    latency : float or array_like
-        Time for one copy to cross every hop :math:`L`
-        (:func:`drmath.replication.chain_time`: the sum of the hops, their
-        maximum when streamed). [s]
-    cycle : float or array_like
-        The slowest hop's time per copy :math:`T`
-        (:func:`drmath.replication.pipeline_cycle`). [s]
+    hop_times : sequence of float or array_like
+        Each hop's time per copy :math:`t_i`, in order
+        (:func:`drmath.replication.transfer_time`). [s]
     newest_only : bool or array_like, default False
-        The policy: False ships every k-th checkpoint, first in, first out;
-        True ships the newest only, skipping copies the pipeline could not
-        take in time. [1]
+        The policy: False ships every k-th checkpoint, first in, first out,
+        at every hop; True lets each hop, when it frees, take the newest copy
+        waiting for it and skip older ones. [1]
     expected : bool or array_like, default False
         False for the worst case (a bound), True for the expected value. [1]
+    streamed : bool, default False
+        True when the hops stream one copy through together: the chain is
+        then one hop of time :math:`\max_i t_i`. [1]
+    launch_spacing : float or array_like, optional
+        Wall-clock time between copies entering the pipeline :math:`P`
+        (:func:`drmath.replication.launch_spacing`, :math:`k(\tau + \delta)`);
+        :math:`k\tau` when omitted (no stall). [s]
+    progress : float or array_like, default inf
+        The progress the run makes in all :math:`C`: no loss exceeds it. [s]
 
     Returns
     -------
     rpo_site_pipeline : float or ndarray
         Lost progress; ``inf`` under every-k where a hop does not keep up
-        (:math:`T > k\tau`). [s]
+        (:math:`t_i > P`). [s]
 
     Notes
     -----
     *The launch rule* (shared with :func:`drmath.simulate.simulate_run`).
-    Checkpoint :math:`n k\tau` (every k-th) is handed to the pipeline when it
-    is durable, :math:`W` after it starts. Constant-time hops in tandem pass
-    copies as their slowest hop alone would, delayed by the others'
-    times [2]_, so the pipeline is one server of service time :math:`T`
-    followed by a fixed delay :math:`L - T`: a copy that enters at
-    :math:`s` is off-site at :math:`s + L` and the next copy can enter at
-    :math:`s + T`. *every-k*: copies enter first in, first out (a backlog
-    when :math:`T > k\tau`). *newest*: when the pipeline can take a copy, the
-    newest durable one enters and older ones not yet sent are skipped; no
-    copy ever waits inside the chain. In flight at time :math:`t`: the
-    copies that entered in :math:`(t - L, t]`. Off-site at :math:`t`: the
-    newest copy that entered by :math:`t - L`.
+    Every k-th checkpoint enters the first hop when it is durable, :math:`W`
+    after it starts; copies enter at least :math:`P = k(\tau + \delta)` apart,
+    since :math:`k\tau` of training and :math:`k` stalls :math:`\delta` lie
+    between them. A copy is off-site after
+    :math:`L = \sum_i t_i` (:math:`\max_i t_i` when streamed) plus any wait.
 
-    *The bound.* Copies arrive at least :math:`k\tau` apart (a checkpoint
-    takes :math:`\tau` of training). Every copy :math:`X`, durable at
-    :math:`x`, has one at least as new off-site by :math:`x + D`:
-    :math:`D = L` while :math:`T \le k\tau` (the pipeline is always free on
-    arrival), :math:`D = T + L` under newest when it can be busy. A site
-    event at :math:`t` whose newest off-site copy holds :math:`o` loses at
-    most :math:`o + k\tau` (the next shipped checkpoint) plus the progress
-    made since that checkpoint started, which is under :math:`W + D`:
+    *Gaps.* Copies reach hop :math:`i` at least :math:`g_i` apart, with
+    :math:`g_1 = P` and :math:`g_{i+1} = \max(g_i, t_i)`: a hop that is free on
+    every arrival passes the gaps on, and one that is not sends at most one
+    copy per :math:`t_i`. Hop :math:`i` is *busy* (:math:`b_i = 1`) when
+    :math:`t_i > g_i`. *every-k* then builds a backlog: no bound. *newest*: a
+    copy that reaches a busy hop waits at most :math:`t_i` for it to free, and
+    the hop then takes it or a newer one, so one at least as new leaves hop
+    :math:`i` within :math:`t_i (1 + b_i)`.
+
+    *The bound.* A site event that finds the newest off-site copy at progress
+    :math:`o` has not yet received the next shipped checkpoint
+    (:math:`o + k\tau`), so it struck less than :math:`W + D` after that
+    checkpoint started, :math:`D = \sum_i t_i (1 + b_i)`, and the loss, in
+    seconds of training, is under
 
     .. math::
 
-       \mathrm{RPO}_{site} = k\tau + W + L + [T > k\tau]\, T \;\;
-       (\text{newest}), \qquad
-       \mathrm{RPO}_{site} = k\tau + W + L \text{ if } T \le k\tau
-       \text{, else } \infty \;\; (\text{every-k})
+       \mathrm{RPO}_{site} = \min\Big(C,\; k\tau + W + L + \sum_i b_i\,t_i\Big)
+       \;\; (\text{newest}), \qquad
+       k\tau + W + L \text{ if no } b_i \text{, else } \infty \;\; (\text{every-k})
 
     *The expected value*, for a site event at a uniform time: the newest
-    off-site copy landed a uniform share of the gap between landings ago
-    (:math:`k\tau`, or :math:`T` for a busy pipeline; mean half of it), it
-    took :math:`L` to cross, and its checkpoint started :math:`W` before it
-    entered; a busy pipeline also finds the newest copy already a uniform
-    :math:`[0, k\tau)` old (mean :math:`k\tau/2`) when it takes it:
+    copy off-site landed a uniform share of the last hop's output gap
+    :math:`g_{n+1}` ago, crossed in :math:`L`, and waited at each busy hop a
+    uniform share of that hop's input gap (it was the newest to arrive):
 
     .. math::
 
-       E[\text{loss}] = k\tau/2 + W + L + [T > k\tau]\, T/2 \;\;
-       (\text{newest}), \qquad
-       k\tau/2 + W + L \text{ if } T \le k\tau \;\; (\text{every-k})
+       E[\text{loss}] = \min\Big(\frac{C}{2},\; \frac{k\tau}{2} + W + L
+       + \frac{g_{n+1} - P}{2} + \sum_i b_i \frac{g_i}{2}\Big)
 
+    With one busy hop (:math:`T > P`) the sums are :math:`T` and :math:`T/2`.
     Both treat a second of wall-clock time as a second of progress, so the
-    worst case stays a bound; the expected value is first order in the
-    checkpoint stall :math:`\delta/\tau` and in :math:`(k\tau + L)/M`
-    (local failures). When every hop keeps up, the two policies coincide
-    and equal :func:`rpo_site`.
+    worst case stays a bound; the expected value is first order in
+    :math:`\delta/\tau` and in :math:`(k\tau + L)/M` (local failures). A loss
+    never exceeds the progress made (the clip at :math:`C`; :math:`C/2`, the
+    mean progress at a uniform time, for the expected value); an unbounded
+    loss stays ``inf``, a flag rather than a number.
 
     References
     ----------
     .. [1] Derived here, from the launch rule above (the bound: the next
        shipped checkpoint after the newest off-site copy, plus the delay
-       :math:`D` to land one at least as new).
+       :math:`D` to land one at least as new, hop by hop).
     .. [2] H. D. Friedman, "Reduction methods for tandem queuing systems,"
-       Operations Research 13(1):121-131, 1965.
+       Operations Research 13(1):121-131, 1965 (hops in tandem pass copies at
+       the pace of the slowest).
 
     Examples
     --------
     Every 10 min, a 3 s persist, a 283.5 s upload then a 504 s link (each
     hop keeps up although the chain takes 787.5 s):
 
-    >>> rpo_site_pipeline(600.0, 3.0, 787.5, 504.0)
+    >>> rpo_site_pipeline(600.0, 3.0, [283.5, 504.0])
     1390.5
-    >>> rpo_site_pipeline(600.0, 3.0, 787.5, 504.0, expected=True)
+    >>> rpo_site_pipeline(600.0, 3.0, [283.5, 504.0], expected=True)
     1090.5
 
     Every 5 min, the link falls behind: every-k has no bound, newest-only
     does:
 
-    >>> rpo_site_pipeline(300.0, 3.0, 787.5, 504.0)
+    >>> rpo_site_pipeline(300.0, 3.0, [283.5, 504.0])
     inf
-    >>> rpo_site_pipeline(300.0, 3.0, 787.5, 504.0, newest_only=True)
+    >>> rpo_site_pipeline(300.0, 3.0, [283.5, 504.0], newest_only=True)
     1594.5
+
+    Both hops slower than the copies (every 15 min: a 1,134 s upload, a
+    1,260 s link), each taking the newest copy: both waits count.
+
+    >>> rpo_site_pipeline(900.0, 3.0, [1134.0, 1260.0], newest_only=True)
+    5691.0
     """
+    from .replication import _hops, chain_time  # replication never imports recovery: no circle
+
     require_positive(replication_interval=replication_interval)
-    require_nonnegative(write_time=write_time, latency=latency, cycle=cycle)
-    require_flag(newest_only=newest_only, expected=expected)
-    behind = cycle > replication_interval
-    share = np.where(expected, 0.5, 1.0)
-    bounded = share * replication_interval + write_time + latency + np.where(behind, share * cycle, 0.0)
-    return np.where(behind & ~np.asarray(newest_only), np.inf, bounded)
+    if launch_spacing is not None:
+        require_positive(launch_spacing=launch_spacing)
+    require_nonnegative(write_time=write_time)
+    require_nonnegative_or_inf(progress=progress)
+    require_flag(newest_only=newest_only, expected=expected, streamed=streamed)
+    hops = _hops(hop_times)
+    interval = np.asarray(replication_interval, dtype=float)
+    spacing = interval if launch_spacing is None else np.asarray(launch_spacing, dtype=float)
+    write_time, progress = np.asarray(write_time, dtype=float), np.asarray(progress, dtype=float)
+    latency = chain_time(hops, streamed)
+    # streamed: one server of the slowest hop's time (the others add nothing: a zero-time hop is never busy)
+    servers = [np.where(streamed, latency, hops[0])] + [np.where(streamed, 0.0, t) for t in hops[1:]]
+    gap = spacing
+    behind = np.zeros(np.shape(spacing), dtype=bool)
+    waits, mean_waits = 0.0, 0.0
+    for t in servers:
+        busy = t > gap
+        behind = behind | busy
+        waits = waits + np.where(busy, t, 0.0)
+        mean_waits = mean_waits + np.where(busy, gap / 2, 0.0)
+        gap = np.maximum(gap, t)
+    worst = interval + write_time + latency + waits
+    mean = interval / 2 + write_time + latency + (gap - spacing) / 2 + mean_waits
+    loss = np.where(expected, np.minimum(mean, progress / 2), np.minimum(worst, progress))
+    return as_output(np.where(behind & ~np.asarray(newest_only), np.inf, loss))
 
 
 def local_rto_phases(detection, reschedule, launch, load, validation):
@@ -437,6 +472,52 @@ def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
         until_done = np.where((factor == 0) | (remaining_time == 0), 0.0, remaining_time * factor)
         until_rebuilt = np.where(factor == 0, 0.0, rebuild_time * (1.0 - standby_fraction))
     return np.minimum(until_done, until_rebuilt)
+
+
+@broadcasting
+def schedule_slip(work_lost, outage, reduced_capacity_time):
+    r"""How much later the run ends after a site loss.
+
+    Parameters
+    ----------
+    work_lost : float or array_like
+        Training to do again: the site RPO (its expected value for an
+        expected slip). [s]
+    outage : float or array_like
+        From the site loss until training resumes: the site RTO. [s]
+    reduced_capacity_time : float or array_like
+        The extra time the run then takes at reduced capacity
+        (:func:`resume_slip`). [s]
+
+    Returns
+    -------
+    schedule_slip : float or ndarray
+        :math:`\Delta T`, the delay of the run's end. [s]
+
+    Notes
+    -----
+    .. math:: \Delta T = \mathrm{RPO}_{site} + \mathrm{RTO}_{site} + \Delta T_{reduced}
+
+    Every term delays the end one for one: the lost work is done again, no
+    training happens during the outage, and the smaller standby adds
+    :math:`\Delta T_{reduced}`. The same sum for every tier, so a cold tier's
+    weeks of readiness count as slip.
+
+    References
+    ----------
+    .. [1] AWS DR whitepaper: RPO and RTO are the data lost and the time to
+       recover; derived here, their sum with the time at reduced capacity is
+       the delay of the run's end.
+
+    Examples
+    --------
+    Forty minutes lost, a 100-minute failover, no time at reduced capacity:
+
+    >>> schedule_slip(2400.0, 6000.0, 0.0) / 3600
+    2.3333333333333335
+    """
+    require_nonnegative_or_inf(work_lost=work_lost, outage=outage, reduced_capacity_time=reduced_capacity_time)
+    return work_lost + outage + reduced_capacity_time
 
 
 @broadcasting

@@ -33,7 +33,7 @@ from ._validate import (
     require_ratio,
 )
 
-__all__ = ["transfer_time", "chain_time", "pipeline_cycle", "bottleneck_hop", "pipeline_throughput",
+__all__ = ["transfer_time", "chain_time", "pipeline_cycle", "launch_spacing", "bottleneck_hop", "pipeline_throughput",
            "replication_every", "replication_utilization", "replication_keeps_up", "hop_bandwidth_needed",
            "bandwidth_needed", "bytes_shipped", "HOPS"]
 
@@ -293,6 +293,53 @@ def replication_every(replication_interval, checkpoint_interval):
     require_positive(replication_interval=replication_interval, checkpoint_interval=checkpoint_interval)
     # 1e-9 forgives float noise: 3600/600 must give 6, not 7
     return np.maximum(1.0, np.ceil(replication_interval / checkpoint_interval - 1e-9))
+
+
+@broadcasting
+def launch_spacing(replication_every, checkpoint_interval, stall):
+    r"""Wall-clock time between copies entering the replication pipeline.
+
+    Parameters
+    ----------
+    replication_every : float or array_like
+        :math:`k`: every k-th checkpoint goes off-site (:func:`replication_every`). [1]
+    checkpoint_interval : float or array_like
+        Training between checkpoints :math:`\tau`. [s]
+    stall : float or array_like
+        How long each checkpoint stalls training :math:`\delta`: the whole
+        persist when synchronous, the copy to host memory when asynchronous. [s]
+
+    Returns
+    -------
+    launch_spacing : float or ndarray
+        :math:`P`. [s]
+
+    Notes
+    -----
+    .. math:: P = k\,(\tau + \delta)
+
+    A checkpoint period is :math:`\tau` of training plus the stall
+    :math:`\delta`, so copies due every k-th checkpoint arrive :math:`P` apart
+    (more when a failure intervenes, never less). Each hop keeps up when its
+    time per copy is at most :math:`P`; :func:`drmath.simulate.simulate_run`
+    launches copies by the same rule.
+
+    References
+    ----------
+    .. [1] J. W. Young, "A first order approximation to the optimum checkpoint
+       interval," CACM 17(9), 1974 (the period :math:`\tau + \delta`).
+
+    Examples
+    --------
+    Synchronous checkpoints that take 567 s, every 10 min, every 6th one
+    off-site:
+
+    >>> launch_spacing(6.0, 600.0, 567.0)
+    7002.0
+    """
+    require_positive(replication_every=replication_every, checkpoint_interval=checkpoint_interval)
+    require_nonnegative(stall=stall)
+    return replication_every * (checkpoint_interval + stall)
 
 
 @broadcasting

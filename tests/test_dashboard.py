@@ -295,8 +295,10 @@ def test_site_loss_card_adds_work_lost_resume_and_slip(app):
     """Issue 13: with a 50% standby the 45-day slip showed on no card."""
     app.controls["failover.tier"].value = "multi-site"
     p = app.plan
-    assert p.site_loss_time == pytest.approx(p.rpo_site_expected + p.rto_site + p.schedule_slip)
-    assert p.schedule_slip > 0 and kpis(app)["site_loss_time"] == (repr(p.site_loss_time), p.format("site_loss_time"))
+    assert p.site_loss_time == pytest.approx(p.rpo_site_expected + p.rto_site + p.reduced_capacity_time)
+    assert p.site_loss_time == p.schedule_slip  # issue 21: the slip is the whole delay of the run's end
+    assert p.reduced_capacity_time > 0
+    assert kpis(app)["site_loss_time"] == (repr(p.site_loss_time), p.format("site_loss_time"))
     assert p.format("site_loss_cost") in app.cards["site_loss_time"].value
     assert p.site_loss_cost == pytest.approx(p.site_loss_time * (p.fleet_cost_rate + p.scenario.cost.delay_cost))
 
@@ -363,7 +365,7 @@ def test_the_tier_table_shows_every_tier_from_the_plan(app):
     assert list(rows) == list(p.tier_total_costs)
     for tier, row in rows.items():
         values = [float(v) for v in re.findall(r'data-value="([^"]+)"', row)]
-        assert values[:4] == [p.tier_rto_sites[tier], p.rpo_site, p.tier_total_costs[tier],
+        assert values[:4] == [p.tier_rto_sites[tier], p.tier_rpo_sites[tier], p.tier_total_costs[tier],
                               p.tier_schedule_slips[tier]]
     assert 'class="drmath-tier-current" data-tier="warm"' in app.tiers.value
     app.controls["failover.tier"].value = "cold"
