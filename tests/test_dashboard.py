@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import drmath
-from drmath import dashboard, formatting, viz
+from drmath import dashboard, formatting, scenario_io, viz
 from drmath.dashboard import AUTO, CARDS, CONTROLS, FIGURES, build_app, cards_html
 from drmath.units import Gbit_per_s, minute
 
@@ -58,8 +58,8 @@ def test_every_control_and_card_has_its_hook(app):
 
 
 def test_opens_on_the_default_scenario(app):
-    assert app.scenario == drmath.Scenario()
-    assert_cards_match(app, drmath.plan())
+    assert app.scenario == scenario_io.seed()  # the defaults plus the worked answer's targets (issue 21)
+    assert_cards_match(app, drmath.plan(scenario_io.seed()))
     assert app.controls["checkpoint.interval"].value == AUTO
     assert app.controls["failover.tier"].value == "warm"
 
@@ -81,7 +81,7 @@ def test_moving_a_control_re_derives_everything(app, path, pick):
     widget = app.controls[path]
     value = pick(widget)
     widget.value = value
-    want = drmath.Scenario().with_changes({path: value})
+    want = scenario_io.seed().with_changes({path: value})
     assert app.scenario == want
     p = drmath.plan(want)
     assert_cards_match(app, p)
@@ -192,7 +192,7 @@ def test_build_app_from_changes():
     app = build_app({"training.gpus": 4096, "checkpoint.interval": 7 * minute})
     # values not among the slider's stops are added, so the control shows the scenario
     assert app.controls["checkpoint.interval"].value == 7 * minute
-    assert_cards_match(app, drmath.plan(drmath.Scenario().with_changes(
+    assert_cards_match(app, drmath.plan(scenario_io.seed().with_changes(
         {"training.gpus": 4096, "checkpoint.interval": 7 * minute})))
 
 
@@ -304,6 +304,9 @@ def test_site_loss_card_adds_work_lost_resume_and_slip(app):
 
 
 def test_targets_are_controls_and_every_card_says_met_or_missed(app):
+    # issue 21: the page opens on the seed's targets, the worked answer's
+    assert {path: app.scenario.get(path) for path in TARGETS} == TARGETS
+    app.controls["requirements.rpo_site"].value = AUTO
     assert target_verdict(app, "rpo_site") is None  # no target set, no verdict
     for path, value in TARGETS.items():
         app.controls[path].value = value

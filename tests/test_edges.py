@@ -4,11 +4,13 @@ Finding 6 (the bound over hops that each take the newest copy) is in ``test_pipe
 event simulation it is checked against.
 """
 
+import json
 import math
 
+import numpy as np
 import pytest
 
-from drmath import Scenario, plan, presets, recovery, replication, solve
+from drmath import Scenario, plan, presets, recovery, replication, scenario_io, solve
 from drmath.cli import main
 from drmath.simulate import simulate_run
 from drmath.units import MB_per_s, day, hour, minute
@@ -148,3 +150,35 @@ def test_a_collapsed_run_shows_collapsed(capsys):
     assert main(["plan", "--set", "training.gpus=100000", "--set", "failures.launch_time=1 day"]) == 0
     out = capsys.readouterr().out
     assert "collapsed" in out and "e-" not in " ".join(line for line in out.splitlines() if "ETTR  " in line)
+
+
+# --------------------------------------------------------------------------- 8. one answer everywhere
+
+WORKED = {"requirements.rpo_site": 15 * minute, "requirements.rto_site": 4 * hour, "requirements.max_slip": 7 * day}
+
+
+def test_the_seed_carries_the_worked_answers_requirements():
+    seed = scenario_io.load(scenario_io.SCENARIO_DIR / "seed.toml")
+    assert seed == scenario_io.seed()
+    assert {path: seed.get(path) for path in WORKED} == WORKED
+    # every other input is drmath's default; Scenario() sets no targets
+    assert seed.with_changes({path: None for path in WORKED}) == Scenario()
+
+
+def test_cli_dashboard_and_notebook_start_from_the_same_targets_and_agree(capsys):
+    from drmath.dashboard import build_app
+
+    app = build_app()
+    assert {path: app.controls[path].value for path in WORKED} == WORKED
+    assert main(["solve", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert {path: cli["design"][path] for path in WORKED} == WORKED
+    sol = app.solve()
+    assert sol.feasible and sol.set_flags() == cli["set"]
+    assert sol.scenario.failover.tier == cli["design"]["failover.tier"] == "warm"
+    # the notebook takes its targets from the seed, and writes none of its own
+    source = (scenario_io.SCENARIO_DIR.parent.parent / "notebooks" / "00_worked_answer.py").read_text()
+    assert "wanted = scenario_io.load(SEED)" in source and "solution = solve(wanted)" in source
+    assert not any(f"{path}\": (" in source and "units." in source.split(path)[1].split("\n")[0]
+                   for path in WORKED)
+    assert np.isfinite(sol.plan.max_slip_margin)
