@@ -183,9 +183,11 @@ def cost_step(v, out):
                                            v["failover.gradient_bytes"])  # 0 for one site
     cross_site_cost = cost.link_cost(cross_site, run, v["cost.link_bandwidth_hour_price"])
     fleet = cost.fleet_cost_rate(v["training.gpus"], v["cost.gpu_hour_price"])
-    standby = (cost.standby_cost(out["standby_gpus"] - out["excess_site_gpus"], run, v["cost.gpu_hour_price"],
-                                 tier.reserved_share)
-               + cost.standby_cost(out["excess_site_gpus"], run, v["cost.gpu_hour_price"], 1.0))  # idle: full price
+    # sites that train together hold their split at the tier's share, and any GPUs beyond it (idle) at full price
+    held = out["standby_gpus"] if tier.sites == 1 else np.minimum(out["standby_gpus"],
+                                                                   v["training.gpus"] * (tier.sites - 1) / tier.sites)
+    standby = (cost.standby_cost(held, run, v["cost.gpu_hour_price"], tier.reserved_share)
+               + cost.standby_cost(out["excess_site_gpus"], run, v["cost.gpu_hour_price"], 1.0))
     lost = out["schedule_slip"]  # the work lost, the outage and the time at reduced capacity: each once
     loss = cost.expected_disaster_loss(probability, lost, fleet, v["cost.delay_cost"])
     site_loss = cost.expected_disaster_loss(1.0, lost, fleet, v["cost.delay_cost"])  # the event, certain

@@ -558,12 +558,14 @@ _ALL = (
     # 7. cost
     Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", r"F = G\,p / 3600",
              r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
-    Quantity("standby_cost", "usd", "Standby cost", "cost", _STANDBY_COST_TEX,
+    Quantity("standby_cost", "usd", "Standby cost", "cost",
+             lambda p: _STANDBY_COST_TEX if not p.excess_site_gpus else
+             r"C_{standby} = \left(r\,p \min\left(G_s, \tfrac{n_s - 1}{n_s} G\right) + p\,G_x\right) T / 3600",
              lambda p: r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
              r"\times <time_to_train>" if not p.excess_site_gpus else
-             r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times (<standby_gpus> - "
-             r"<excess_site_gpus>) \times <time_to_train> + <cost.gpu_hour_price> \times <excess_site_gpus> "
-             r"\times <time_to_train>",
+             r"\left(<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times \min\left(<standby_gpus>, "
+             r"\tfrac{<tier.sites|g> - 1}{<tier.sites|g>} \times <training.gpus>\right) + <cost.gpu_hour_price> "
+             r"\times <excess_site_gpus>\right) \times <time_to_train>",
              lambda p: f"Reserved share r of the {_tier(p).label} tier: {_tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
              r"C_{rep} = p_e V + p_s S_r \frac{T}{\text{month}} + p_l \frac{T}{3600}",
