@@ -34,7 +34,11 @@ from .formatting import format_quantity
 from .quantities import _TARGETS, PLAN_FIELDS, QUANTITIES, SCALARS, TABLES
 from .scenario import FIELDS, Scenario, _split
 
-__all__ = ["Plan", "plan", "sweep", "Sweep", "compare", "STEPS"]
+__all__ = ["Plan", "plan", "sweep", "Sweep", "compare", "STEPS", "COLLAPSED"]
+
+COLLAPSED = ("ettr", "tokens", "time_to_train")
+"""What a collapsed goodput leaves without meaning: :meth:`Plan.format` shows ``"collapsed"`` there (the run's
+length only when the tokens drive it; a window is still the window)."""
 
 
 # --------------------------------------------------------------------------- the steps
@@ -115,15 +119,17 @@ def replication_step(v, out):
     compression, efficiency = v["replication.compression"], v["replication.efficiency"]
     latency = v["replication.latency"]
     k = replication.replication_every(v["replication.interval"], tau)
-    interval = k * tau
+    interval = replication.launch_spacing(k, tau, out["checkpoint_stall"])  # wall-clock: k(tau + delta)
     upload = replication.transfer_time(size, v["replication.object_store_bandwidth"], compression=compression)
     link = replication.transfer_time(size, v["replication.link_bandwidth"], efficiency, latency, compression)
     hops = [upload, link]  # in the order of replication.HOPS
     t_rep = replication.chain_time(hops, v["replication.streamed"])  # a copy is off-site after every hop
     cycle = replication.pipeline_cycle(hops)  # one copy per slowest hop
     upload_keeps_up = replication.replication_keeps_up(upload, interval)
-    rpo_site = functools.partial(recovery.rpo_site_pipeline, interval, write, t_rep, cycle,
-                                 v["replication.policy"] == "newest")
+    progress = out["compute_time"]  # no loss exceeds the run's whole progress
+    rpo_offsite = functools.partial(recovery.rpo_site_pipeline, k * tau, write, hops,
+                                    v["replication.policy"] == "newest", streamed=v["replication.streamed"],
+                                    launch_spacing=interval, progress=progress)
     return dict(replication_every=k, replication_interval=interval, object_store_time=upload, link_time=link,
                 object_store_utilization=replication.replication_utilization(upload, interval),
                 link_utilization=replication.replication_utilization(link, interval),
@@ -135,13 +141,13 @@ def replication_step(v, out):
                 replication_bandwidth_needed=np.where(upload_keeps_up, replication.hop_bandwidth_needed(
                     size, interval, efficiency, latency, compression), np.inf),
                 bytes_shipped=replication.bytes_shipped(out["time_to_train"], interval, size, compression, cycle),
-                rpo_local=recovery.rpo_local(tau, write),
-                rpo_local_expected=recovery.rpo_local(tau, write, expected=True),
-                rpo_site=rpo_site(expected=False), rpo_site_expected=rpo_site(expected=True))
+                rpo_local=recovery.rpo_local(tau, write, progress=progress),
+                rpo_local_expected=recovery.rpo_local(tau, write, expected=True, progress=progress),
+                _rpo_offsite=rpo_offsite(expected=False), _rpo_offsite_expected=rpo_offsite(expected=True))
 
 
 def failover_step(v, out):
-    """The site failover of the scenario's DR tier: its phases, standby and schedule slip."""
+    """The site failover of the scenario's DR tier: the site RPO, its phases, standby and schedule slip."""
     tier = presets.DR_TIERS[v["failover.tier"]]
     fraction = tier.standby_fraction if v["failover.standby_fraction"] is None else v["failover.standby_fraction"]
     size = out["checkpoint_size"]
@@ -151,10 +157,16 @@ def failover_step(v, out):
     phases = recovery.site_rto_phases(v["failover.detection_time"],
                                       0.0 if tier.automatic else v["failover.decision_time"], tier.readiness, staging,
                                       v["failures.launch_time"], standby_load, v["failures.validation_time"])
-    return dict(rto_site_phases=phases, rto_site=recovery.rto(phases), standby_fraction=fraction,
-                standby_gpus=fraction * v["training.gpus"],
-                schedule_slip=recovery.resume_slip(recovery.expected_remaining_run(out["time_to_train"]), fraction,
-                                                   tier.rebuild_time))
+    rto_site = recovery.rto(phases)
+    # a tier whose every site holds the training state loses what a local failure loses: the survivor's own RPO
+    rpo_site = out["rpo_local"] if tier.state_at_each_site else out["_rpo_offsite"]
+    rpo_site_expected = out["rpo_local_expected"] if tier.state_at_each_site else out["_rpo_offsite_expected"]
+    reduced = recovery.resume_slip(recovery.expected_remaining_run(out["time_to_train"]), fraction, tier.rebuild_time)
+    return dict(rpo_site=rpo_site, rpo_site_expected=rpo_site_expected, rto_site_phases=phases, rto_site=rto_site,
+                standby_fraction=fraction, standby_gpus=fraction * v["training.gpus"],
+                excess_site_gpus=cost.excess_site_gpus(v["training.gpus"], fraction, tier.sites),
+                reduced_capacity_time=reduced,
+                schedule_slip=recovery.schedule_slip(rpo_site_expected, rto_site, reduced))
 
 
 def cost_step(v, out):
@@ -171,8 +183,12 @@ def cost_step(v, out):
                                            v["failover.gradient_bytes"])  # 0 for one site
     cross_site_cost = cost.link_cost(cross_site, run, v["cost.link_bandwidth_hour_price"])
     fleet = cost.fleet_cost_rate(v["training.gpus"], v["cost.gpu_hour_price"])
-    standby = cost.standby_cost(out["standby_gpus"], run, v["cost.gpu_hour_price"], tier.reserved_share)
-    lost = recovery.site_loss_time(out["rpo_site_expected"], out["rto_site"], out["schedule_slip"])
+    # sites that train together hold their split at the tier's share, and any GPUs beyond it (idle) at full price
+    held = out["standby_gpus"] if tier.sites == 1 else np.minimum(out["standby_gpus"],
+                                                                   v["training.gpus"] * (tier.sites - 1) / tier.sites)
+    standby = (cost.standby_cost(held, run, v["cost.gpu_hour_price"], tier.reserved_share)
+               + cost.standby_cost(out["excess_site_gpus"], run, v["cost.gpu_hour_price"], 1.0))
+    lost = out["schedule_slip"]  # the work lost, the outage and the time at reduced capacity: each once
     loss = cost.expected_disaster_loss(probability, lost, fleet, v["cost.delay_cost"])
     site_loss = cost.expected_disaster_loss(1.0, lost, fleet, v["cost.delay_cost"])  # the event, certain
     total = standby + replication_cost + cross_site_cost + loss
@@ -224,7 +240,8 @@ def _compare_tiers(v, out):
     def each(output):
         return {name: t[output] for name, t in every.items()}
 
-    return {"tier_rto_sites": each("rto_site"), "tier_schedule_slips": each("schedule_slip"),
+    return {"tier_rpo_sites": each("rpo_site"), "tier_rto_sites": each("rto_site"),
+            "tier_schedule_slips": each("schedule_slip"),
             "tier_standby_costs": each("standby_cost"),
             "tier_link_costs": {name: t["replication_cost"] + t["cross_site_cost"] for name, t in every.items()},
             "tier_disaster_losses": each("expected_disaster_loss"), "tier_total_costs": each("total_dr_cost"),
@@ -265,8 +282,7 @@ class _PlanMethods:
         -------
         table : pandas.DataFrame
             One row per tier (its name as the index), one column per per-tier quantity
-            (:data:`drmath.quantities.TABLES`), plus ``rpo_site`` [s] (the same for every tier:
-            replication does not depend on the tier).
+            (:data:`drmath.quantities.TABLES`), site RPO first.
 
         Examples
         --------
@@ -276,9 +292,7 @@ class _PlanMethods:
         """
         import pandas as pd
 
-        table = pd.DataFrame({name: getattr(self, name) for name in TABLES})
-        table.insert(0, "rpo_site", self.rpo_site)
-        return table
+        return pd.DataFrame({name: getattr(self, name) for name in TABLES})
 
     def explain(self, *names):
         """The worked derivation of one or more quantities, as Markdown with LaTeX.
@@ -320,9 +334,17 @@ class _PlanMethods:
                 for q in QUANTITIES.values() if q.warn is not None and q.warn(self)}
 
     def format(self, name, digits=3):
-        """The human reading of one quantity, e.g. ``"6.31 h"``."""
+        """The human reading of one quantity, e.g. ``"6.31 h"``; ``"collapsed"`` for what a collapsed goodput
+        makes meaningless (:data:`COLLAPSED`), so every view shows the word, never a number like 4.2e-48.
+
+        >>> plan(Scenario().with_changes({"training.gpus": 100_000, "failures.launch_time": 86_400.0})).format("ettr")
+        'collapsed'
+        """
         if name not in PLAN_FIELDS:
             raise ValueError(f"unknown plan field {short_repr(name)}: choose from {', '.join(PLAN_FIELDS)}")
+        window = name == "time_to_train" and self.run_driver == "window"  # a window is still the window
+        if self.goodput_collapsed and name in COLLAPSED and not window:
+            return "collapsed"
         return format_quantity(getattr(self, name), QUANTITIES[name].kind, digits)
 
     def to_dict(self):

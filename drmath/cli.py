@@ -302,7 +302,8 @@ def _solve(args):
 
     from ._solve import solve
 
-    scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else Scenario()
+    # no scenario named: the seed, with the worked answer's requirements (notebook 00 and the dashboard start there)
+    scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else scenario_io.seed()
     scenario = apply_sets(scenario, args.set)
     start = time.perf_counter()
     solution = solve(scenario)

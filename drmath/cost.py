@@ -36,7 +36,7 @@ from ._validate import (
 from .presets import LINKS
 from .units import hour, month
 
-__all__ = ["gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
+__all__ = ["excess_site_gpus", "gpu_hours", "run_cost", "standby_cost", "replication_cost", "site_event_probability",
            "expected_disaster_loss", "break_even_delay_cost", "fleet_cost_rate", "lost_time_saved",
            "cross_site_bandwidth", "link_cost", "link_hour_price", "goodput_lost_cost"]
 
@@ -124,7 +124,8 @@ def run_cost(gpus, duration, gpu_hour_price):
     return _times(gpu_hour_price, gpu_hours(gpus, duration))
 
 
-@formula(r"C_{standby} = r\,p\,G_s\,T / 3600")
+@formula(r"C_{standby} = r\,p\,G_s\,T / 3600",
+         split=r"C_{standby} = \left(r\,p \min\left(G_s, \tfrac{n_s - 1}{n_s} G\right) + p\,G_x\right) T / 3600")
 @broadcasting
 def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     r"""Price of keeping a standby at its tier for the run.
@@ -151,6 +152,13 @@ def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     -----
     .. formula::
 
+    Sites that train together (multi-site, :math:`n_s` of them) hold their
+    split half at the tier's share, and any GPUs beyond it
+    (:func:`excess_site_gpus` :math:`G_x`, idle) at full price; the plan
+    prices them as two standbys:
+
+    .. formula:: split
+
     References
     ----------
     .. [1] AWS DR whitepaper: warm standby is "always running but scaled down".
@@ -164,6 +172,52 @@ def standby_cost(standby_gpus, duration, gpu_hour_price, reserved_share):
     require_nonnegative_or_inf(duration=duration)
     require_unit_interval(reserved_share=reserved_share)
     return _times(reserved_share, run_cost(standby_gpus, duration, gpu_hour_price))
+
+
+@formula(r"G_x = G \max\left(0,\; \frac{n_s f}{n_s - 1} - 1\right) \quad (n_s \ge 2)")
+@broadcasting
+def excess_site_gpus(gpus, standby_fraction, sites):
+    r"""GPUs held beyond a multi-site tier's split, so the survivor of a site loss is larger than its share.
+
+    Parameters
+    ----------
+    gpus : float or array_like
+        GPUs training at once, over all sites :math:`G`. [1]
+    standby_fraction : float or array_like
+        What the surviving sites run at after losing one, over :math:`G`: :math:`f`. [1]
+    sites : float or array_like
+        Sites training at once :math:`n_s`; 1 for a standby tier (nothing is
+        beyond a split then). [1]
+
+    Returns
+    -------
+    excess_site_gpus : float or ndarray
+        :math:`G_x`, idle GPUs over all sites. [1]
+
+    Notes
+    -----
+    .. formula::
+
+    Each of :math:`n_s` sites trains with :math:`G/n_s` GPUs. For the
+    :math:`n_s - 1` survivors of any one site loss to hold :math:`fG`, every
+    site must hold :math:`fG/(n_s - 1)`, so :math:`n_s fG/(n_s - 1) - G` GPUs
+    sit idle beyond the split. Two sites at :math:`f = 1` hold a second fleet.
+
+    References
+    ----------
+    .. [1] Derived here, from the tier's even split (AWS DR whitepaper,
+       multi-site active/active).
+
+    Examples
+    --------
+    >>> excess_site_gpus(8_000, 1.0, 2), excess_site_gpus(8_000, 0.5, 2), excess_site_gpus(8_000, 1.0, 1)
+    (8000.0, 0.0, 0.0)
+    """
+    require_nonnegative(gpus=gpus)
+    require_unit_interval(standby_fraction=standby_fraction)
+    require_positive(sites=sites)
+    share = np.where(sites > 1, sites * standby_fraction / np.maximum(sites - 1, 1) - 1.0, 0.0)
+    return gpus * np.maximum(share, 0.0)
 
 
 @formula(r"C_{rep} = p_e V + p_s S_r \frac{T}{\text{month}} + p_l \frac{T}{3600}")
@@ -263,7 +317,7 @@ def site_event_probability(site_event_rate, duration, sites=1.0):
 
 
 @formula(r"E[C_{loss}] = P\,t_{loss}\,(F + D)",
-          expanded=r"E[C_{loss}] = P\,(E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T)\,(F + D)",
+          expanded=r"E[C_{loss}] = P\,\Delta T\,(F + D)",
           certain=r"C_{site} = t_{loss}\,(F + D)")
 @broadcasting
 def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
@@ -274,7 +328,9 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
     probability : float or array_like
         Probability of a site event in the run :math:`P`. [1]
     lost_time : float or array_like
-        Site RPO + site RTO + schedule slip :math:`t_{loss}`; may be ``inf``. [s]
+        Time a site loss costs the run :math:`t_{loss}`: the schedule slip,
+        expected site RPO + site RTO + time at reduced capacity
+        (:func:`drmath.recovery.schedule_slip`), each counted once; may be ``inf``. [s]
     fleet_cost_rate : float or array_like
         What the fleet costs per second :math:`F`. [USD/s]
     delay_cost : float or array_like
@@ -290,8 +346,9 @@ def expected_disaster_loss(probability, lost_time, fleet_cost_rate, delay_cost):
     -----
     .. formula::
 
-    With the plan's lost time (:func:`drmath.recovery.site_loss_time`), and for
-    one site loss, the event certain (:math:`P = 1`):
+    With the plan's lost time, the schedule slip :math:`\Delta T`
+    (:func:`drmath.recovery.schedule_slip`), and for one site loss, the event
+    certain (:math:`P = 1`):
 
     .. formula:: expanded
 

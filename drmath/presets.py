@@ -146,6 +146,9 @@ class DRTier(_Preset):
     standby's own storage (then no staging phase). ``automatic`` means no human
     decision phase. ``sites`` is how many sites train at once, so that losing
     any one of them interrupts the run (2 for multi-site, else 1).
+    ``state_at_each_site`` says every site holds the training state and its own
+    checkpoints, so a site loss costs the survivor's local RPO and cross-site
+    checkpoint copies protect nothing (multi-site).
     ``rebuild_time`` is how long it takes to rebuild a lost site's capacity;
     every tier shares :data:`SITE_REBUILD_TIME`, the same three weeks that cold
     takes to obtain a new cluster.
@@ -162,6 +165,7 @@ class DRTier(_Preset):
     source: str
     sites: int = 1  #: sites that train at once; losing any one interrupts the run [1]
     rebuild_time: float = SITE_REBUILD_TIME  #: time to rebuild a lost site's GPUs [s]
+    state_at_each_site: bool = False  #: each site holds the training state and its checkpoints [1]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -344,9 +348,13 @@ DR_TIERS = _registry(
                        "it is priced per bandwidth at the 400G Direct Connect port rate, with no per-byte "
                        "charge (a private circuit). Its reserved share is the cross-site efficiency loss: "
                        "the OFC 2025 two-DC trial kept 98.95-99.41% [V2], i.e. ~1% of the fleet, written as "
-                       "2% of the surviving half.",
+                       "2% of the surviving half. Each site holds the training state and writes its own "
+                       "checkpoints, so a site loss costs the survivor's local RPO; cross-site checkpoint copies "
+                       "protect nothing here (a replication link the scenario buys is priced but does not enter the "
+                       "site RPO). A survivor larger than its half (failover.standby_fraction above 0.5) is idle "
+                       "capacity at both sites, charged at full price.",
            source=_AWS_DR + "; ZeRO arXiv:1910.02054 §7.1 [V1]; OFC 2025 two-DC field trial [V2]",
-           sites=2, rebuild_time=SITE_REBUILD_TIME),
+           sites=2, rebuild_time=SITE_REBUILD_TIME, state_at_each_site=True),
 )
 """DR tiers for training, cheapest first: ``DR_TIERS["warm"].readiness`` in [s]."""
 

@@ -154,26 +154,88 @@ def _behind_note(p):
             "stale copies and bounds the RPO.")
 
 
+def _own_state(p):
+    """The tier keeps the training state at every site: a site loss costs the local RPO."""
+    return _tier(p).state_at_each_site
+
+
 def _unbounded(p):
-    return not p.replication_keeps_up and p.scenario.replication.policy == "every-k"
+    return (not _own_state(p) and not p.replication_keeps_up and p.scenario.replication.policy == "every-k")
 
 
-def _rpo_site_variant(p, expected):
-    """The variant of :func:`drmath.recovery.rpo_site_pipeline`'s formula this plan's policy takes."""
+def _whole_run(p, name):
+    """The loss reaches the whole run's progress (clipped there) or has no bound."""
+    value = getattr(p, name)
+    return math.isinf(value) or value >= p.compute_time * (1 - 1e-9)
+
+
+def _clipped(p, name, expected):
+    """Whether a loss is clipped at the run's progress (C, or C/2 for an expected one)."""
+    value = getattr(p, name)
+    return math.isfinite(value) and value >= (p.compute_time / 2 if expected else p.compute_time) * (1 - 1e-9)
+
+
+def _clip(p, name, expected, tex):
+    """``tex``, inside ``min(C, ...)`` where the clip at the run's progress binds."""
+    return rf"\min({'C/2' if expected else 'C'},\; {tex})" if _clipped(p, name, expected) else tex
+
+
+def _rpo_local_formula(p, expected):
+    """:func:`drmath.recovery.rpo_local`'s formula, or its clipped variant where the clip at the progress binds."""
+    clipped = _clipped(p, "rpo_local_expected" if expected else "rpo_local", expected)
+    name = "_".join(["clipped"] * clipped + ["expected"] * expected)
+    return recovery.rpo_local.tex_variants[name] if name else recovery.rpo_local.tex
+
+
+def _rpo_site_formula(p, expected):
+    """The variant of :func:`drmath.recovery.rpo_site_pipeline`'s formula this plan's policy takes.
+
+    A tier whose every site holds the training state loses the local RPO instead.
+    """
+    if _own_state(p):
+        return (r"E[\mathrm{loss}_{site}] = E[\mathrm{loss}_{local}]" if expected
+                else r"\mathrm{RPO}_{site} = \mathrm{RPO}_{local}")
     if p.scenario.replication.policy == "newest":
         name = "newest"
     else:
         name = "every_k_behind" if _unbounded(p) else "every_k"
-    return name + ("_expected" if expected else "")
+    if _clipped(p, "rpo_site_expected" if expected else "rpo_site", expected):  # never an unbounded one
+        name += "_clipped"
+    return recovery.rpo_site_pipeline.tex_variants[name + ("_expected" if expected else "")]
 
 
 def _rpo_site_substitution(p, expected):
+    if _own_state(p):
+        return "<rpo_local_expected>" if expected else "<rpo_local>"
     if _unbounded(p):
-        return r"\infty \quad (T = <replication_cycle> > k\tau = <replication_interval>)"
-    interval = "<replication_interval>/2" if expected else "<replication_interval>"
+        return r"\infty \quad (T = <replication_cycle> > P = <replication_interval>)"
+    interval = "<replication_every|g> \\times <checkpoint_interval>" + ("/2" if expected else "")
     text = f"{interval} + <checkpoint_write_time> + <replication_time>"
-    if not p.replication_keeps_up:  # newest-only: a copy may wait up to one cycle for the slowest hop
-        text += " + <replication_cycle>/2" if expected else " + <replication_cycle>"
+    if not p.replication_keeps_up:  # newest: a copy may wait at each hop slower than the copies reach it
+        text += r" + \text{waits at the busy hops}"
+    cap = "<compute_time>/2" if expected else "<compute_time>"
+    return rf"\min({cap},\; {text})" if _clipped(p, "rpo_site_expected" if expected else "rpo_site", expected) \
+        else text
+
+
+def _rpo_site_note(p):
+    if _own_state(p):
+        return ("Multi-site: each site holds the training state and writes its own checkpoints, so losing one site "
+                "costs what a local failure costs, the survivor's own local RPO; cross-site checkpoint copies protect "
+                "nothing here, and the replication inputs do not enter the site RPO. Expected <rpo_site_expected>.")
+    if _unbounded(p):
+        return _behind_note(p)
+    text = ("Worst case: the site is lost just before the next off-site copy lands (a copy enters the pipeline "
+            "once durable, W after it starts, copies enter P = k(τ + δ) apart, and one is off-site t_rep later)")
+    if not p.replication_keeps_up:
+        text += (", after waiting at each hop slower than the copies reach it (b_i = 1: t_i above the gap g_i "
+                 "between copies arriving there) for up to that hop's time t_i")
+    text += ". Expected <rpo_site_expected>."
+    if _whole_run(p, "rpo_site"):
+        text = ("**The site RPO reaches the run's whole progress** (<compute_time> of training), so it is clipped "
+                "there: a site loss late in the run loses everything since the start, and off-site copies protect "
+                "nothing. Ship more often (replication.interval) or over a faster link (replication.link_bandwidth). "
+                + text)
     return text
 
 
@@ -209,7 +271,7 @@ _TARGETS = (  # (target input, the plan output it bounds, its margin, label, sym
     ("requirements.rto_local", "rto_local", "rto_local_margin", "Local RTO", r"\mathrm{RTO}_{local}",
      "shorter local recovery phases (failures.*) or faster loads (checkpoint.read_bandwidth)"),
     ("requirements.max_slip", "schedule_slip", "max_slip_margin", "Schedule slip", r"\Delta T",
-     "a larger standby (failover.standby_fraction)"),
+     "a readier DR tier (failover.tier), a larger standby (failover.standby_fraction) or a smaller site RPO"),
 )
 """Each requirement: its input, the plan output it bounds, its margin's name, label, symbol and levers."""
 
@@ -390,8 +452,10 @@ _ALL = (
     Quantity("replication_every", "count", "Replicate every k-th checkpoint", "replication",
              replication.replication_every,
              r"\lceil <replication.interval> / <checkpoint_interval> \rceil", "Every k-th checkpoint goes off-site."),
-    Quantity("replication_interval", "duration", "Replication interval", "replication", r"k\,\tau",
-             r"<replication_every> \times <checkpoint_interval>"),
+    Quantity("replication_interval", "duration", "Replication interval", "replication", replication.launch_spacing,
+             r"<replication_every> \times (<checkpoint_interval> + <checkpoint_stall>)",
+             "Wall-clock time between copies entering the pipeline: each checkpoint period is τ of training plus "
+             "the stall δ (the whole persist when synchronous)."),
     Quantity("object_store_time", "duration", "Upload to object store", "replication",
              replication.transfer_time.tex_variants["object_store"],
              r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.object_store_bandwidth>}",
@@ -433,7 +497,7 @@ _ALL = (
              replication.bytes_shipped,
              r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
              r"\frac{<checkpoint_size>}{<replication.compression|g>}",
-             "What egress is charged for: one checkpoint every kτ, for the whole run, and never more than the "
+             "What egress is charged for: one checkpoint every P, for the whole run, and never more than the "
              "slowest hop can carry."),
     Quantity("object_store_bandwidth_needed", "bandwidth", "Upload rate needed to keep up", "replication",
              replication.hop_bandwidth_needed.tex_variants["object_store"],
@@ -446,26 +510,26 @@ _ALL = (
              lambda p: "The link line rate at which that hop just keeps up; no link helps while the upload itself "
              "does not keep up (no bound)."),
     # 5. RPO
-    Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo", recovery.rpo_local,
-             r"<checkpoint_interval> + <checkpoint_write_time>",
-             "Worst case: the failure lands just before the next checkpoint is durable. "
-             "Expected loss τ/2 + W = <rpo_local_expected>.",
+    Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo",
+             lambda p: _rpo_local_formula(p, False),
+             lambda p: _clip(p, "rpo_local", False, r"<checkpoint_interval> + <checkpoint_write_time>").replace(
+                 "C,", "<compute_time>,"),
+             lambda p: "Worst case: the failure lands just before the next checkpoint is durable; never more than the "
+             "run's whole progress C. Expected loss τ/2 + W = <rpo_local_expected>."
+             + (" **The local RPO reaches the run's whole progress**: a checkpoint interval as long as the run "
+                "protects nothing (checkpoint.interval)." if _whole_run(p, "rpo_local") else ""),
+             warn=lambda p: _whole_run(p, "rpo_local"),
              short="Local RPO", card=1, detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
-             recovery.rpo_local.tex_variants["expected"], r"<checkpoint_interval>/2 + <checkpoint_write_time>"),
-    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo",
-             _variant(recovery.rpo_site_pipeline, lambda p: _rpo_site_variant(p, False)),
-             lambda p: _rpo_site_substitution(p, False),
-             lambda p: (_behind_note(p) if _unbounded(p) else
-                        "Worst case: the site is lost just before the next off-site copy lands (a copy enters the "
-                        "pipeline once durable, W after it starts, and is off-site t_rep later)"
-                        + (", after waiting up to one cycle T for the slowest hop" if not p.replication_keeps_up
-                           else "") + ". Expected <rpo_site_expected>."),
-             short="Site RPO", card=2, compare=True, warn=_unbounded,
-             detail=lambda p: f"expected {p.format('rpo_site_expected')}" if p.replication_keeps_up
-             else "replication falls behind"),
-    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo",
-             _variant(recovery.rpo_site_pipeline, lambda p: _rpo_site_variant(p, True)),
+             lambda p: _rpo_local_formula(p, True),
+             lambda p: _clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
+             .replace("C/2,", "<compute_time>/2,")),
+    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: _rpo_site_formula(p, False),
+             lambda p: _rpo_site_substitution(p, False), _rpo_site_note,
+             short="Site RPO", card=2, compare=True, warn=lambda p: _whole_run(p, "rpo_site"),
+             detail=lambda p: "replication falls behind" if _unbounded(p)
+             else f"expected {p.format('rpo_site_expected')}"),
+    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: _rpo_site_formula(p, True),
              lambda p: _rpo_site_substitution(p, True), lambda p: _behind_note(p) if _unbounded(p) else ""),
     # 6. RTO
     Quantity("rto_local", "duration", "Local RTO", "rto",
@@ -484,27 +548,49 @@ _ALL = (
              else "Set in the scenario (failover.standby_fraction)."),
     Quantity("standby_gpus", "count", "Standby GPUs", "rto", r"G_s = f\,G",
              r"<standby_fraction> \times <training.gpus>"),
-    Quantity("schedule_slip", "duration", "Expected schedule slip after failover", "rto",
+    Quantity("excess_site_gpus", "count", "GPUs beyond the multi-site split", "rto",
+             cost.excess_site_gpus,
+             lambda p: r"<training.gpus> \times \max\left(0,\; \frac{<tier.sites|g> \times <standby_fraction>}"
+             r"{<tier.sites|g> - 1} - 1\right)" if _tier(p).sites > 1 else None,
+             lambda p: "Capacity held so the survivor of a site loss is larger than its share of the split; idle, so "
+             "charged at full price in the standby cost." if _tier(p).sites > 1
+             else "Zero: one site trains; the standby is priced by its tier's reserved share."),
+    Quantity("reduced_capacity_time", "duration", "Time at reduced capacity", "rto",
              recovery.resume_slip.tex_variants["expected"],
              r"\min\left(\frac{<time_to_train>}{2} \left(\frac{<training.gpus>}{<standby_gpus>} - 1\right),\; "
              r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
-             "Expected slip for a site event at a uniform time in the run: the run continues on the standby until "
-             "the lost site's GPUs are rebuilt (R, the same for every tier)."),
+             "The extra time a site loss adds by finishing on a smaller standby, for a site event at a uniform time "
+             "in the run: the run continues there until the lost site's GPUs are rebuilt (R, the same for every "
+             "tier).", short="Reduced capacity", card=10,
+             detail=lambda p: f"standby {p.format('standby_fraction')} of the primary"),
+    Quantity("schedule_slip", "duration", "Expected schedule slip after a site loss", "rto",
+             recovery.schedule_slip.tex_variants["expected"],
+             r"<rpo_site_expected> + <rto_site> + <reduced_capacity_time>",
+             "How much later the run ends after a site loss: the work done again, the outage until training resumes "
+             "and the extra time at reduced capacity, for every tier."),
+    Quantity("tier_rpo_sites", "duration", "Site RPO by tier", "rto",
+             lambda p: _rpo_site_formula(p, False), short="site RPO", table=True,
+             note="The same for every tier but multi-site, whose sites each hold the training state: it loses the "
+                  "local RPO."),
     Quantity("tier_rto_sites", "duration", "Site RTO by tier", "rto",
              recovery.site_rto_phases,
              short="site RTO", table=True,
              note="Each tier's own readiness, staging and decision (automatic tiers skip it); the other phases "
                   "are the scenario's."),
     Quantity("tier_schedule_slips", "duration", "Expected schedule slip by tier", "rto",
-             recovery.resume_slip.tex_variants["expected"], short="slip", table=True,
+             recovery.schedule_slip.tex_variants["expected"], short="slip", table=True,
              note=lambda p: "Each tier at its own standby size." if p.scenario.failover.standby_fraction is None
              else "Every tier at the standby size set in the scenario (failover.standby_fraction)."),
     # 7. cost
     Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", cost.fleet_cost_rate,
              r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
-    Quantity("standby_cost", "usd", "Standby cost", "cost", cost.standby_cost,
-             r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
-             r"\times <time_to_train>",
+    Quantity("standby_cost", "usd", "Standby cost", "cost",
+             lambda p: cost.standby_cost.tex if not p.excess_site_gpus else cost.standby_cost.tex_variants["split"],
+             lambda p: r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
+             r"\times <time_to_train>" if not p.excess_site_gpus else
+             r"\left(<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times \min\left(<standby_gpus>, "
+             r"\tfrac{<tier.sites|g> - 1}{<tier.sites|g>} \times <training.gpus>\right) + <cost.gpu_hour_price> "
+             r"\times <excess_site_gpus>\right) \times <time_to_train>",
              lambda p: f"Reserved share r of the {_tier(p).label} tier: {_tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
              cost.replication_cost,
@@ -541,17 +627,18 @@ _ALL = (
              "p_b: price of one B/s of circuit for an hour (cost.link_bandwidth_hour_price)."),
     Quantity("expected_disaster_loss", "usd", "Expected disaster loss", "cost",
              cost.expected_disaster_loss.tex_variants["expanded"],
-             r"<site_event_probability> \times (<rpo_site_expected> + <rto_site> + <schedule_slip>) \times "
+             r"<site_event_probability> \times <schedule_slip> \times "
              r"(<fleet_cost_rate> + <cost.delay_cost>)",
              "D is the cost of delay (cost.delay_cost): the business value of finishing on time.", compare=True),
     Quantity("site_loss_time", "duration", "Time lost to a site loss", "cost",
-             recovery.site_loss_time,
-             r"<rpo_site_expected> + <rto_site> + <schedule_slip>",
+             recovery.schedule_slip.tex_variants["loss"],
+             r"<rpo_site_expected> + <rto_site> + <reduced_capacity_time>",
              "If the site is lost: the work since the last off-site copy (expected), the time until training "
-             "resumes at the other site, and the slip while the standby runs short of the primary's GPUs.",
+             "resumes at the other site, and the extra time while the standby runs short of the primary's GPUs: "
+             "the schedule slip, each counted once.",
              short="Site loss", card=9, compare=True,
              detail=lambda p: f"{p.format('site_loss_cost')}: work {p.format('rpo_site_expected')} + resume "
-                              f"{p.format('rto_site')} + slip {p.format('schedule_slip')}"),
+                              f"{p.format('rto_site')} + reduced capacity {p.format('reduced_capacity_time')}"),
     Quantity("site_loss_cost", "usd", "Cost of a site loss", "cost",
              cost.expected_disaster_loss.tex_variants["certain"],
              r"<site_loss_time> \times (<fleet_cost_rate> + <cost.delay_cost>)",
@@ -614,7 +701,7 @@ def in_group(group):
     """The names of the quantities in one group, in order.
 
     >>> in_group("rto")[:5]
-    ['rto_local', 'rto_site', 'standby_fraction', 'standby_gpus', 'schedule_slip']
+    ['rto_local', 'rto_site', 'standby_fraction', 'standby_gpus', 'excess_site_gpus']
     """
     if group not in GROUPS:
         raise ValueError(f"unknown group {group!r}: choose from {', '.join(GROUPS)}")

@@ -31,7 +31,7 @@ from ._validate import (
 )
 
 __all__ = ["rpo_local", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
-           "expected_remaining_run", "site_loss_time", "LOCAL_PHASES", "SITE_PHASES"]
+           "schedule_slip", "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
 
 LOCAL_PHASES = ("detection", "reschedule", "launch", "load", "validation")
 """Phases of a local recovery, in order."""
@@ -40,9 +40,11 @@ SITE_PHASES = ("detection", "decision", "readiness", "staging", "launch", "load"
 """Phases of a site failover, in order."""
 
 
-@formula(r"\mathrm{RPO}_{local} = \tau + W", expected=r"E[\mathrm{loss}_{local}] = \tau/2 + W")
+@formula(r"\mathrm{RPO}_{local} = \tau + W", expected=r"E[\mathrm{loss}_{local}] = \tau/2 + W",
+         clipped=r"\mathrm{RPO}_{local} = \min(C,\; \tau + W)",
+         clipped_expected=r"E[\mathrm{loss}_{local}] = \min(C/2,\; \tau/2 + W)")
 @broadcasting
-def rpo_local(checkpoint_interval, write_time, expected=False):
+def rpo_local(checkpoint_interval, write_time, expected=False, progress=np.inf):
     r"""Progress lost to a local failure.
 
     Parameters
@@ -53,6 +55,9 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
         Persist time :math:`W`: a checkpoint is not durable before it ends. [s]
     expected : bool or array_like, default False
         False for the worst case, True for the expected value. [1]
+    progress : float or array_like, default inf
+        The progress the run makes in all :math:`C`: no loss exceeds it (the
+        expected one, :math:`C/2`). [s]
 
     Returns
     -------
@@ -68,7 +73,14 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
     A failure at a uniform time :math:`t` after a checkpoint starts loses
     :math:`t` once that checkpoint is durable, and :math:`\tau + t` while it
     is still persisting; the mean is exactly :math:`\tau/2 + W` for
-    :math:`W \le \tau`.
+    :math:`W \le \tau`. No loss exceeds the progress the run has made, so
+    both are clipped at :math:`C` (the expected one at :math:`C/2`, the mean
+    progress at a uniform time), which binds only for a run not much longer
+    than its checkpoint interval:
+
+    .. formula:: clipped
+
+    .. formula:: clipped_expected
 
     References
     ----------
@@ -83,73 +95,86 @@ def rpo_local(checkpoint_interval, write_time, expected=False):
     """
     require_positive(checkpoint_interval=checkpoint_interval)
     require_nonnegative(write_time=write_time)
+    require_nonnegative_or_inf(progress=progress)
     require_flag(expected=expected)
-    return np.where(expected, checkpoint_interval / 2, checkpoint_interval) + write_time
+    return np.where(expected, np.minimum(checkpoint_interval / 2 + write_time, progress / 2),
+                    np.minimum(checkpoint_interval + write_time, progress))
 
 
 @formula(
     every_k=r"\mathrm{RPO}_{site} = k\tau + W + t_{rep}",
+    every_k_behind=r"\mathrm{RPO}_{site} = k\tau + W + t_{rep}\ \text{only if}\ T \le P",
+    newest=r"\mathrm{RPO}_{site} = k\tau + W + t_{rep} + \sum_i b_i\,t_i",
+    every_k_clipped=r"\mathrm{RPO}_{site} = \min(C,\; k\tau + W + t_{rep})",
+    newest_clipped=r"\mathrm{RPO}_{site} = \min(C,\; k\tau + W + t_{rep} + \sum_i b_i\,t_i)",
     every_k_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep}",
-    every_k_behind=r"\mathrm{RPO}_{site} = k\tau + W + t_{rep}\ \text{only if}\ T \le k\tau",
-    every_k_behind_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep}\ \text{only if}\ T \le k\tau",
-    newest=r"\mathrm{RPO}_{site} = k\tau + W + t_{rep} + [T > k\tau]\,T",
-    newest_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep} + [T > k\tau]\,T/2",
+    every_k_behind_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep}\ \text{only if}\ T \le P",
+    newest_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep} + \tfrac{g_{n+1} - P}{2} + \sum_i b_i\,g_i/2",
+    every_k_clipped_expected=r"E[\mathrm{loss}_{site}] = \min(C/2,\; k\tau/2 + W + t_{rep})",
+    newest_clipped_expected=r"E[\mathrm{loss}_{site}] = \min(C/2,\; k\tau/2 + W + t_{rep} + \tfrac{g_{n+1} - P}{2} "
+                            r"+ \sum_i b_i\,g_i/2)",
 )
-@broadcasting
-def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_only=False, expected=False):
+def rpo_site_pipeline(replication_interval, write_time, hop_times, newest_only=False, expected=False,
+                      streamed=False, launch_spacing=None, progress=np.inf):
     r"""Progress lost when the site is lost, for a pipeline of hops and a replication policy.
 
     Parameters
     ----------
     replication_interval : float or array_like
-        Effective time between off-site copies :math:`k\tau`. [s]
+        Training between off-site copies :math:`k\tau`. [s]
     write_time : float or array_like
         Persist time :math:`W`. [s]
-    latency : float or array_like
-        Time for one copy to cross every hop :math:`t_{rep}`
-        (:func:`drmath.replication.chain_time`: the sum of the hops, their
-        maximum when streamed). [s]
-    cycle : float or array_like
-        The slowest hop's time per copy :math:`T`
-        (:func:`drmath.replication.pipeline_cycle`). [s]
+    hop_times : sequence of float or array_like
+        Each hop's time per copy :math:`t_i`, in order
+        (:func:`drmath.replication.transfer_time`). [s]
     newest_only : bool or array_like, default False
-        The policy: False ships every k-th checkpoint, first in, first out;
-        True ships the newest only, skipping copies the pipeline could not
-        take in time. [1]
+        The policy: False ships every k-th checkpoint, first in, first out,
+        at every hop; True lets each hop, when it frees, take the newest copy
+        waiting for it and skip older ones. [1]
     expected : bool or array_like, default False
         False for the worst case (a bound), True for the expected value. [1]
+    streamed : bool, default False
+        True when the hops stream one copy through together: the chain is
+        then one hop of time :math:`\max_i t_i`. [1]
+    launch_spacing : float or array_like, optional
+        Wall-clock time between copies entering the pipeline :math:`P`
+        (:func:`drmath.replication.launch_spacing`, :math:`k(\tau + \delta)`);
+        :math:`k\tau` when omitted (no stall). [s]
+    progress : float or array_like, default inf
+        The progress the run makes in all :math:`C`: no loss exceeds it. [s]
 
     Returns
     -------
     rpo_site_pipeline : float or ndarray
         Lost progress; ``inf`` under every-k where a hop does not keep up
-        (:math:`T > k\tau`). [s]
+        (:math:`t_i > P`). [s]
 
     Notes
     -----
     *The launch rule* (shared with :func:`drmath.simulate.simulate_run`).
-    Checkpoint :math:`n k\tau` (every k-th) is handed to the pipeline when it
-    is durable, :math:`W` after it starts. Constant-time hops in tandem pass
-    copies as their slowest hop alone would, delayed by the others'
-    times [2]_, so the pipeline is one server of service time :math:`T`
-    followed by a fixed delay :math:`t_{rep} - T`: a copy that enters at
-    :math:`s` is off-site at :math:`s + t_{rep}` and the next copy can enter at
-    :math:`s + T`. *every-k*: copies enter first in, first out (a backlog
-    when :math:`T > k\tau`). *newest*: when the pipeline can take a copy, the
-    newest durable one enters and older ones not yet sent are skipped; no
-    copy ever waits inside the chain. In flight at time :math:`t`: the
-    copies that entered in :math:`(t - t_{rep}, t]`. Off-site at :math:`t`: the
-    newest copy that entered by :math:`t - t_{rep}`.
+    Every k-th checkpoint enters the first hop when it is durable, :math:`W`
+    after it starts; copies enter at least :math:`P = k(\tau + \delta)` apart,
+    since :math:`k\tau` of training and :math:`k` stalls :math:`\delta` lie
+    between them. A copy is off-site after
+    :math:`t_{rep} = \sum_i t_i` (:math:`\max_i t_i` when streamed;
+    :func:`drmath.replication.chain_time`) plus any wait.
 
-    *The bound.* Copies arrive at least :math:`k\tau` apart (a checkpoint
-    takes :math:`\tau` of training). Every copy :math:`X`, durable at
-    :math:`x`, has one at least as new off-site by :math:`x + D`:
-    :math:`D = t_{rep}` while :math:`T \le k\tau` (the pipeline is always free on
-    arrival), :math:`D = T + t_{rep}` under newest when it can be busy. A site
-    event at :math:`t` whose newest off-site copy holds :math:`o` loses at
-    most :math:`o + k\tau` (the next shipped checkpoint) plus the progress
-    made since that checkpoint started, which is under :math:`W + D`. Every
-    k-th (bounded only while :math:`T \le k\tau`), then newest-only:
+    *Gaps.* Copies reach hop :math:`i` at least :math:`g_i` apart, with
+    :math:`g_1 = P` and :math:`g_{i+1} = \max(g_i, t_i)`: a hop that is free on
+    every arrival passes the gaps on, and one that is not sends at most one
+    copy per :math:`t_i`. Hop :math:`i` is *busy* (:math:`b_i = 1`) when
+    :math:`t_i > g_i`. *every-k* then builds a backlog: no bound. *newest*: a
+    copy that reaches a busy hop waits at most :math:`t_i` for it to free, and
+    the hop then takes it or a newer one, so one at least as new leaves hop
+    :math:`i` within :math:`t_i (1 + b_i)`.
+
+    *The bound.* A site event that finds the newest off-site copy at progress
+    :math:`o` has not yet received the next shipped checkpoint
+    (:math:`o + k\tau`), so it struck less than :math:`W + D` after that
+    checkpoint started, :math:`D = \sum_i t_i (1 + b_i)`, and the loss, in
+    seconds of training, is under the following. Every k-th (bounded only
+    while no hop is busy, i.e. while the slowest hop's time per copy
+    :math:`T = \max_i t_i` is at most :math:`P`), then newest:
 
     .. formula:: every_k
 
@@ -157,12 +182,18 @@ def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_o
 
     .. formula:: newest
 
+    No loss exceeds the progress made :math:`C`; where the bound reaches it,
+    it is clipped there:
+
+    .. formula:: every_k_clipped
+
+    .. formula:: newest_clipped
+
     *The expected value*, for a site event at a uniform time: the newest
-    off-site copy landed a uniform share of the gap between landings ago
-    (:math:`k\tau`, or :math:`T` for a busy pipeline; mean half of it), it
-    took :math:`t_{rep}` to cross, and its checkpoint started :math:`W` before it
-    entered; a busy pipeline also finds the newest copy already a uniform
-    :math:`[0, k\tau)` old (mean :math:`k\tau/2`) when it takes it:
+    copy off-site landed a uniform share of the last hop's output gap
+    :math:`g_{n+1}` ago, crossed in :math:`t_{rep}`, and waited at each busy
+    hop a uniform share of that hop's input gap (it was the newest to
+    arrive):
 
     .. formula:: every_k_expected
 
@@ -170,44 +201,80 @@ def rpo_site_pipeline(replication_interval, write_time, latency, cycle, newest_o
 
     .. formula:: newest_expected
 
+    clipped at :math:`C/2`, the mean progress at a uniform time:
+
+    .. formula:: every_k_clipped_expected
+
+    .. formula:: newest_clipped_expected
+
+    With one busy hop (:math:`T > P`) the sums are :math:`T` and :math:`T/2`.
     Both treat a second of wall-clock time as a second of progress, so the
-    worst case stays a bound; the expected value is first order in the
-    checkpoint stall :math:`\delta/\tau` and in :math:`(k\tau + t_{rep})/M`
-    (local failures). When every hop keeps up, the two policies coincide.
+    worst case stays a bound; the expected value is first order in
+    :math:`\delta/\tau` and in :math:`(k\tau + t_{rep})/M` (local failures).
+    When every hop keeps up, the two policies coincide. An unbounded loss
+    stays ``inf``, a flag rather than a number.
 
     References
     ----------
     .. [1] Derived here, from the launch rule above (the bound: the next
        shipped checkpoint after the newest off-site copy, plus the delay
-       :math:`D` to land one at least as new).
+       :math:`D` to land one at least as new, hop by hop).
     .. [2] H. D. Friedman, "Reduction methods for tandem queuing systems,"
-       Operations Research 13(1):121-131, 1965.
+       Operations Research 13(1):121-131, 1965 (hops in tandem pass copies at
+       the pace of the slowest).
 
     Examples
     --------
     Every 10 min, a 3 s persist, a 283.5 s upload then a 504 s link (each
     hop keeps up although the chain takes 787.5 s):
 
-    >>> rpo_site_pipeline(600.0, 3.0, 787.5, 504.0)
+    >>> rpo_site_pipeline(600.0, 3.0, [283.5, 504.0])
     1390.5
-    >>> rpo_site_pipeline(600.0, 3.0, 787.5, 504.0, expected=True)
+    >>> rpo_site_pipeline(600.0, 3.0, [283.5, 504.0], expected=True)
     1090.5
 
     Every 5 min, the link falls behind: every-k has no bound, newest-only
     does:
 
-    >>> rpo_site_pipeline(300.0, 3.0, 787.5, 504.0)
+    >>> rpo_site_pipeline(300.0, 3.0, [283.5, 504.0])
     inf
-    >>> rpo_site_pipeline(300.0, 3.0, 787.5, 504.0, newest_only=True)
+    >>> rpo_site_pipeline(300.0, 3.0, [283.5, 504.0], newest_only=True)
     1594.5
+
+    Both hops slower than the copies (every 15 min: a 1,134 s upload, a
+    1,260 s link), each taking the newest copy: both waits count.
+
+    >>> rpo_site_pipeline(900.0, 3.0, [1134.0, 1260.0], newest_only=True)
+    5691.0
     """
+    from .replication import _hops, chain_time  # replication never imports recovery: no circle
+
     require_positive(replication_interval=replication_interval)
-    require_nonnegative(write_time=write_time, latency=latency, cycle=cycle)
-    require_flag(newest_only=newest_only, expected=expected)
-    behind = cycle > replication_interval
-    share = np.where(expected, 0.5, 1.0)
-    bounded = share * replication_interval + write_time + latency + np.where(behind, share * cycle, 0.0)
-    return np.where(behind & ~np.asarray(newest_only), np.inf, bounded)
+    if launch_spacing is not None:
+        require_positive(launch_spacing=launch_spacing)
+    require_nonnegative(write_time=write_time)
+    require_nonnegative_or_inf(progress=progress)
+    require_flag(newest_only=newest_only, expected=expected, streamed=streamed)
+    hops = _hops(hop_times)
+    interval = np.asarray(replication_interval, dtype=float)
+    spacing = interval if launch_spacing is None else np.asarray(launch_spacing, dtype=float)
+    write_time, progress = np.asarray(write_time, dtype=float), np.asarray(progress, dtype=float)
+    latency = chain_time(hops, streamed)
+    # streamed: one server of the slowest hop's time (the others add nothing: a zero-time hop is never busy)
+    servers = [np.where(streamed, latency, hops[0])] + [np.where(streamed, 0.0, t) for t in hops[1:]]
+    gap = spacing
+    behind = np.zeros(np.shape(spacing), dtype=bool)
+    waits, mean_waits = 0.0, 0.0
+    for t in servers:
+        busy = t > gap
+        behind = behind | busy
+        waits = waits + np.where(busy, t, 0.0)
+        mean_waits = mean_waits + np.where(busy, gap / 2, 0.0)
+        gap = np.maximum(gap, t)
+    worst = interval + write_time + latency + waits
+    mean = interval / 2 + write_time + latency + (gap - spacing) / 2 + mean_waits
+    loss = np.where(expected, np.minimum(mean, progress / 2), np.minimum(worst, progress))
+    return as_output(np.where(behind & ~np.asarray(newest_only), np.inf, loss))
 
 
 @formula(r"\mathrm{RTO}_{local} = t_{det} + t_{resched} + t_{launch} + L + t_{val}")
@@ -338,12 +405,13 @@ def rto(phases):
     return as_output(functools.reduce(np.add, [np.asarray(v, dtype=float) for v in phases.values()]))
 
 
-@formula(r"\Delta T = \min\left(T_{rem} \left(\frac{G}{G_s} - 1\right),\; R \left(1 - \frac{G_s}{G}\right)\right)",
-          expected=r"\Delta T = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
+@formula(r"\Delta T_{reduced} = \min\left(T_{rem} \left(\frac{G}{G_s} - 1\right),\; "
+         r"R \left(1 - \frac{G_s}{G}\right)\right)",
+         expected=r"\Delta T_{reduced} = \min\left(\frac{T}{2}\left(\frac{G}{G_s} - 1\right),\; "
                    r"R\left(1 - \frac{G_s}{G}\right)\right)")
 @broadcasting
 def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
-    r"""Schedule slip from finishing on a smaller standby.
+    r"""Extra time at reduced capacity from finishing on a smaller standby.
 
     Parameters
     ----------
@@ -359,7 +427,8 @@ def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
     Returns
     -------
     resume_slip : float or ndarray
-        Extra wall-clock time. [s]
+        Extra wall-clock time :math:`\Delta T_{reduced}`, one term of
+        :func:`schedule_slip`. [s]
 
     Notes
     -----
@@ -372,7 +441,8 @@ def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
     :math:`R = \infty` (the default) the primary is never rebuilt within the
     run. For a site event at a uniform time in the run, the expected
     :math:`T_{rem}` is half the run (:func:`expected_remaining_run`), and the
-    expected slip of a run of length :math:`T`:
+    expected time at reduced capacity of a run of length :math:`T` (the last
+    term of :func:`schedule_slip`):
 
     .. formula:: expected
 
@@ -399,6 +469,63 @@ def resume_slip(remaining_time, standby_fraction, rebuild_time=np.inf):
         until_done = np.where((factor == 0) | (remaining_time == 0), 0.0, remaining_time * factor)
         until_rebuilt = np.where(factor == 0, 0.0, rebuild_time * (1.0 - standby_fraction))
     return np.minimum(until_done, until_rebuilt)
+
+
+@formula(r"\Delta T = \mathrm{RPO}_{site} + \mathrm{RTO}_{site} + \Delta T_{reduced}",
+         expected=r"\Delta T = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T_{reduced}",
+         loss=r"t_{loss} = \Delta T = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T_{reduced}")
+@broadcasting
+def schedule_slip(work_lost, outage, reduced_capacity_time):
+    r"""How much later the run ends after a site loss.
+
+    Parameters
+    ----------
+    work_lost : float or array_like
+        Training to do again: the site RPO (its expected value for an
+        expected slip). [s]
+    outage : float or array_like
+        From the site loss until training resumes: the site RTO. [s]
+    reduced_capacity_time : float or array_like
+        The extra time the run then takes at reduced capacity
+        (:func:`resume_slip`). [s]
+
+    Returns
+    -------
+    schedule_slip : float or ndarray
+        :math:`\Delta T`, the delay of the run's end. [s]
+
+    Notes
+    -----
+    .. formula::
+
+    Every term delays the end one for one: the lost work is done again, no
+    training happens during the outage, and the smaller standby adds
+    :math:`\Delta T_{reduced}`. The same sum for every tier, so a cold tier's
+    weeks of readiness count as slip. The plan's expected slip takes the
+    expected site RPO:
+
+    .. formula:: expected
+
+    It is the time a site loss costs the run :math:`t_{loss}`, each part
+    counted once, which :func:`drmath.cost.expected_disaster_loss` prices:
+
+    .. formula:: loss
+
+    References
+    ----------
+    .. [1] AWS DR whitepaper: RPO and RTO are the data lost and the time to
+       recover; derived here, their sum with the time at reduced capacity is
+       the delay of the run's end.
+
+    Examples
+    --------
+    Forty minutes lost, a 100-minute failover, no time at reduced capacity:
+
+    >>> schedule_slip(2400.0, 6000.0, 0.0) / 3600
+    2.3333333333333335
+    """
+    require_nonnegative_or_inf(work_lost=work_lost, outage=outage, reduced_capacity_time=reduced_capacity_time)
+    return work_lost + outage + reduced_capacity_time
 
 
 @formula(r"E[T_{rem}] = T / 2")
@@ -440,46 +567,3 @@ def expected_remaining_run(run_time):
     """
     require_nonnegative_or_inf(run_time=run_time)
     return run_time / 2
-
-
-@formula(r"t_{loss} = E[\mathrm{RPO}_{site}] + \mathrm{RTO}_{site} + \Delta T")
-@broadcasting
-def site_loss_time(site_loss, site_rto, schedule_slip):
-    r"""Time a site loss costs the run: the work lost, the outage, and the slip on a smaller standby.
-
-    Parameters
-    ----------
-    site_loss : float or array_like
-        Progress lost to the site event :math:`E[\mathrm{RPO}_{site}]`, the
-        expected value of :func:`rpo_site_pipeline`; ``inf`` allowed. [s]
-    site_rto : float or array_like
-        Time until training resumes at the other site
-        :math:`\mathrm{RTO}_{site}` (:func:`rto` of :func:`site_rto_phases`). [s]
-    schedule_slip : float or array_like
-        Slip while the standby runs short of the primary's GPUs
-        :math:`\Delta T` (:func:`resume_slip`). [s]
-
-    Returns
-    -------
-    site_loss_time : float or ndarray
-        How much later the run ends after a site loss :math:`t_{loss}`. [s]
-
-    Notes
-    -----
-    .. formula::
-
-    It is the schedule slip a reader means by the word, and what
-    :func:`drmath.cost.expected_disaster_loss` prices.
-
-    References
-    ----------
-    .. [1] Derived here: redone work, then the outage, then the time at
-       reduced capacity, one after the other on the run's clock.
-
-    Examples
-    --------
-    >>> site_loss_time(1_800.0, 6_000.0, 0.0)
-    7800.0
-    """
-    require_nonnegative_or_inf(site_loss=site_loss, site_rto=site_rto, schedule_slip=schedule_slip)
-    return site_loss + site_rto + schedule_slip

@@ -34,7 +34,7 @@ from ._validate import (
     require_ratio,
 )
 
-__all__ = ["transfer_time", "chain_time", "pipeline_cycle", "bottleneck_hop", "pipeline_throughput",
+__all__ = ["transfer_time", "chain_time", "pipeline_cycle", "launch_spacing", "bottleneck_hop", "pipeline_throughput",
            "replication_every", "replication_utilization", "replication_keeps_up", "hop_bandwidth_needed",
            "bandwidth_needed", "bytes_shipped", "HOPS"]
 
@@ -325,9 +325,57 @@ def replication_every(replication_interval, checkpoint_interval):
     return np.maximum(1.0, np.ceil(replication_interval / checkpoint_interval - 1e-9))
 
 
-@formula(r"\rho_i = \frac{t_i}{k \tau}, \qquad \rho = \max_i \rho_i = \frac{T}{k\tau}",
-          object_store=r"\rho_{os} = t_{os} / k\tau", link=r"\rho_{link} = t_{link} / k\tau",
-          pipeline=r"\rho = \frac{T}{k\,\tau}")
+@formula(r"P = k\,(\tau + \delta)")
+@broadcasting
+def launch_spacing(replication_every, checkpoint_interval, stall):
+    r"""Wall-clock time between copies entering the replication pipeline.
+
+    Parameters
+    ----------
+    replication_every : float or array_like
+        :math:`k`: every k-th checkpoint goes off-site (:func:`replication_every`). [1]
+    checkpoint_interval : float or array_like
+        Training between checkpoints :math:`\tau`. [s]
+    stall : float or array_like
+        How long each checkpoint stalls training :math:`\delta`: the whole
+        persist when synchronous, the copy to host memory when asynchronous. [s]
+
+    Returns
+    -------
+    launch_spacing : float or ndarray
+        :math:`P`. [s]
+
+    Notes
+    -----
+    .. formula::
+
+    A checkpoint period is :math:`\tau` of training plus the stall
+    :math:`\delta`, so copies due every k-th checkpoint arrive :math:`P` apart
+    (more when a failure intervenes, never less). Each hop keeps up when its
+    time per copy is at most :math:`P`; :func:`drmath.simulate.simulate_run`
+    launches copies by the same rule.
+
+    References
+    ----------
+    .. [1] J. W. Young, "A first order approximation to the optimum checkpoint
+       interval," CACM 17(9), 1974 (the period :math:`\tau + \delta`).
+
+    Examples
+    --------
+    Synchronous checkpoints that take 567 s, every 10 min, every 6th one
+    off-site:
+
+    >>> launch_spacing(6.0, 600.0, 567.0)
+    7002.0
+    """
+    require_positive(replication_every=replication_every, checkpoint_interval=checkpoint_interval)
+    require_nonnegative(stall=stall)
+    return replication_every * (checkpoint_interval + stall)
+
+
+@formula(r"\rho_i = \frac{t_i}{P}, \qquad \rho = \max_i \rho_i = \frac{T}{P}",
+          object_store=r"\rho_{os} = t_{os} / P", link=r"\rho_{link} = t_{link} / P",
+          pipeline=r"\rho = \frac{T}{P}")
 @broadcasting
 def replication_utilization(replication_time, replication_interval):
     r"""Share of the time between copies that a hop is busy.
@@ -339,7 +387,7 @@ def replication_utilization(replication_time, replication_interval):
         the pipeline as a whole, its :func:`pipeline_cycle` :math:`T`, which
         gives the bottleneck hop's utilisation. [s]
     replication_interval : float or array_like
-        Effective time between off-site copies :math:`k\tau`. [s]
+        Time between copies entering the pipeline :math:`P` (:func:`launch_spacing`, :math:`k(\tau + \delta)`). [s]
 
     Returns
     -------
@@ -360,8 +408,8 @@ def replication_utilization(replication_time, replication_interval):
 
     .. formula:: pipeline
 
-    Copies reach the pipeline at least :math:`k\tau` apart (a checkpoint
-    takes :math:`\tau` of training), so :math:`\rho_i` is an upper bound on
+    Copies reach the pipeline at least :math:`P` apart (a checkpoint
+    period is :math:`\tau` of training plus the stall :math:`\delta`), so :math:`\rho_i` is an upper bound on
     the share of time hop :math:`i` is busy.
 
     References
@@ -383,7 +431,7 @@ def replication_utilization(replication_time, replication_interval):
     return replication_time / replication_interval
 
 
-@formula(r"t_i \le k \tau, \qquad \text{the pipeline: } T = \max_i t_i \le k\tau", pipeline=r"T \le k\,\tau")
+@formula(r"t_i \le P, \qquad \text{the pipeline: } T = \max_i t_i \le P", pipeline=r"T \le P")
 @broadcasting
 def replication_keeps_up(replication_time, replication_interval):
     r"""Whether a hop (or a pipeline, given its cycle) carries every copy in time.
@@ -394,12 +442,12 @@ def replication_keeps_up(replication_time, replication_interval):
         One hop's time per copy :math:`t_i`; for the pipeline, its
         :func:`pipeline_cycle` :math:`T` (every hop keeps up). [s]
     replication_interval : float or array_like
-        Effective time between off-site copies :math:`k\tau`. [s]
+        Time between copies entering the pipeline :math:`P` (:func:`launch_spacing`, :math:`k(\tau + \delta)`). [s]
 
     Returns
     -------
     replication_keeps_up : bool or ndarray
-        :math:`t_i \le k\tau`. [1]
+        :math:`t_i \le P`. [1]
 
     Notes
     -----
@@ -410,7 +458,7 @@ def replication_keeps_up(replication_time, replication_interval):
     .. formula:: pipeline
 
     A pipeline keeps up when every hop does: its latency (:func:`chain_time`)
-    may exceed :math:`k\tau`, as copies overlap on different hops.
+    may exceed :math:`P`, as copies overlap on different hops.
 
     References
     ----------
@@ -436,8 +484,8 @@ def replication_keeps_up(replication_time, replication_interval):
     return replication_utilization(replication_time, replication_interval) <= 1.0
 
 
-@formula(r"B^* = \frac{S / c}{\eta \, (k\tau - \ell)}, \qquad B^* = \infty \text{ where } k\tau \le \ell",
-          object_store=r"B_{os}^{min} = \frac{S / c}{k\tau}", link=r"B_{min} = \frac{S / c}{\eta\,(k\tau - \ell)}")
+@formula(r"B^* = \frac{S / c}{\eta \, (P - \ell)}, \qquad B^* = \infty \text{ where } P \le \ell",
+          object_store=r"B_{os}^{min} = \frac{S / c}{P}", link=r"B_{min} = \frac{S / c}{\eta\,(P - \ell)}")
 @broadcasting
 def hop_bandwidth_needed(size, replication_interval, efficiency=1.0, latency=0.0, compression=1.0):
     r"""Line rate at which one hop just carries a copy every interval.
@@ -447,7 +495,7 @@ def hop_bandwidth_needed(size, replication_interval, efficiency=1.0, latency=0.0
     size : float or array_like
         Checkpoint size before compression :math:`S`. [B]
     replication_interval : float or array_like
-        Effective time between off-site copies :math:`k\tau`. [s]
+        Time between copies entering the pipeline :math:`P` (:func:`launch_spacing`, :math:`k(\tau + \delta)`). [s]
     efficiency : float or array_like, default 1.0
         Share of the hop's line rate achieved, in (0, 1] :math:`\eta`. [1]
     latency : float or array_like, default 0.0
@@ -483,7 +531,7 @@ def hop_bandwidth_needed(size, replication_interval, efficiency=1.0, latency=0.0
     References
     ----------
     .. [1] Derived here: :func:`transfer_time` set equal to the interval
-       :math:`k\tau` and solved for the line rate; each station of a tandem
+       :math:`P` and solved for the line rate; each station of a tandem
        must be stable (utilisation at most 1; Kleinrock, *Queueing Systems,
        Vol. 1*, Wiley, 1975; Friedman 1965).
 
@@ -583,7 +631,7 @@ def bandwidth_needed(size, interval, efficiency, latency, upload_time, compressi
     return np.where(feasible, size / compression / (efficiency * budget), np.inf)
 
 
-@formula(r"V = \frac{T_{run}}{\max(k\tau,\; T)} \cdot \frac{S}{c}")
+@formula(r"V = \frac{T_{run}}{\max(P,\; T)} \cdot \frac{S}{c}")
 @broadcasting
 def bytes_shipped(run_time, replication_interval, size, compression=1.0, cycle=0.0):
     r"""Bytes sent off-site over the run, capped by what the slowest hop can carry.
@@ -593,7 +641,7 @@ def bytes_shipped(run_time, replication_interval, size, compression=1.0, cycle=0
     run_time : float or array_like
         Wall-clock time of the run :math:`T_{run}`; may be ``inf``. [s]
     replication_interval : float or array_like
-        Effective time between off-site copies :math:`k\tau`. [s]
+        Time between copies entering the pipeline :math:`P` (:func:`launch_spacing`, :math:`k(\tau + \delta)`). [s]
     size : float or array_like
         Checkpoint size before compression :math:`S`. [B]
     compression : float or array_like, default 1.0
@@ -609,13 +657,13 @@ def bytes_shipped(run_time, replication_interval, size, compression=1.0, cycle=0
 
     Notes
     -----
-    One compressed checkpoint leaves every :math:`k\tau`, but no hop passes
+    One compressed checkpoint leaves every :math:`P`, but no hop passes
     more than one copy per :math:`T` (a hop that falls behind either skips
     copies or holds a backlog that never leaves):
 
     .. formula::
 
-    :math:`T_{run} / \max(k\tau, T)` is not rounded: the mean volume of a run
+    :math:`T_{run} / \max(P, T)` is not rounded: the mean volume of a run
     whose last copy may fall anywhere in its interval. With the cap, no hop
     carries more than its line rate times the run.
 

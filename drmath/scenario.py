@@ -347,8 +347,8 @@ class Cost(_Section):
         presets.LINKS["dx-400g"].source, low=0.0, high=1e-6, preset=(presets.LINKS, "bandwidth_hour_price"))
 
 
-def _target(name, doc, basis, low=1.0):
-    return _field(f"requirements.{name}", None, "[s]", "duration", doc, basis, low=low, high=10 * year,
+def _target(name, default, doc, basis, low=1.0):
+    return _field(f"requirements.{name}", default, "[s]", "duration", doc, basis, low=low, high=10 * year,
                   optional=True)
 
 
@@ -357,20 +357,21 @@ class Requirements(_Section):
     """The targets a design review starts from; each unset one is not required."""
 
     rpo_site: float | None = _target(
-        "rpo_site", "Largest worst-case progress a site loss may cost (site RPO target).",
+        "rpo_site", None, "Largest worst-case progress a site loss may cost (site RPO target).",
         "unset: no target; the business sets it (e.g. 15 min)")
     rto_site: float | None = _target(
-        "rto_site", "Longest time from a site loss until training resumes (site RTO target).",
+        "rto_site", None, "Longest time from a site loss until training resumes (site RTO target).",
         "unset: no target; the business sets it (e.g. 4 h)")
     rpo_local: float | None = _target(
-        "rpo_local", "Largest worst-case progress a local failure may cost (local RPO target).",
+        "rpo_local", None, "Largest worst-case progress a local failure may cost (local RPO target).",
         "unset: no target")
     rto_local: float | None = _target(
-        "rto_local", "Longest time from a local failure until training resumes (local RTO target).",
+        "rto_local", None, "Longest time from a local failure until training resumes (local RTO target).",
         "unset: no target")
     max_slip: float | None = _target(
-        "max_slip", "Largest expected schedule slip after a site failover the business accepts.",
-        "unset: no target; 0 asks for a standby as large as the primary", low=0.0)
+        "max_slip", None, "Largest expected schedule slip after a site loss the business accepts: work lost, "
+        "outage and time at reduced capacity.",
+        "unset: no target; 0 is never met (a site loss always costs some time)", low=0.0)
 
 
 _SECTION_TYPES = {"training": Training, "checkpoint": Checkpoint, "replication": Replication,

@@ -49,7 +49,7 @@ from ._validate import clip, short_repr
 from .scenario import FIELDS, SECTIONS, Scenario
 from .units import parse_quantity
 
-__all__ = [
+__all__ = ["seed",
     "ScenarioFileError", "load", "loads", "load_with_meta", "save", "dumps", "read_meta", "parse_value", "preset_name",
     "readable", "atomic_write", "output_target", "to_query", "from_query", "shipped_scenarios", "SCENARIO_DIR",
     "MAX_QUERY_LENGTH", "MAX_QUERY_FIELDS", "MAX_VALUE_LENGTH",
@@ -336,6 +336,29 @@ def load(path):
     """
     text, source = _read_text(path)
     return loads(text, source)
+
+
+def seed():
+    """The seed scenario: drmath's defaults plus the worked answer's requirements.
+
+    ``data/scenarios/seed.toml`` equals :class:`~drmath.Scenario` in every input and adds the targets the
+    worked answer starts from (site RPO <= 15 min, site RTO <= 4 h, slip <= 7 days), which ``Scenario()``
+    leaves unset. Notebook 00, the dashboard and ``drmath solve`` all start from it, so they give one answer.
+
+    Returns
+    -------
+    scenario : Scenario
+        The seed, validated. [1]
+
+    Examples
+    --------
+    >>> s = seed()
+    >>> s.requirements.rpo_site, s.requirements.rto_site, s.requirements.max_slip
+    (900.0, 14400.0, 604800.0)
+    >>> s.with_changes({f"requirements.{n}": None for n in ("rpo_site", "rto_site", "max_slip")}) == Scenario()
+    True
+    """
+    return load(SCENARIO_DIR / "seed.toml")
 
 
 def load_with_meta(path):

@@ -43,12 +43,17 @@ so a copy that enters at :math:`s` is off-site at :math:`s + L`. Under
 keep up builds a backlog; under ``"newest"`` a free pipeline takes the newest
 durable copy and skips older ones. A local interruption never rolls back past
 a durable checkpoint, so shipped checkpoints arrive in order of progress, at
-least :math:`k\tau` apart. The site event loses all progress since the newest
+least :math:`k(\tau + \delta)` apart (:func:`drmath.replication.launch_spacing`,
+the spacing the plan's keeps-up check and bound use). The newest-only policy
+here chooses at the pipeline's entrance; the plan's bound also covers hops that
+each take the newest copy. The site event loses all progress since the newest
 copy off-site (the realised site RPO, in seconds of training), then the run
 waits the realised site RTO (gamma, mean
 ``plan.rto_site``, coefficient of variation ``site_rto_cv``) and finishes on
 the standby: :math:`G_s` GPUs at speed :math:`G_s/G`, failing at
-:math:`G_s\lambda`, with the same cadence and restart overhead.
+:math:`G_s\lambda`, with the same cadence and restart overhead. Under a tier
+whose every site holds the training state (multi-site) the event loses what a
+local failure would: the progress since the newest durable checkpoint.
 
 *Vectorisation.* Trials advance together, one inter-failure segment per step:
 each step draws one gap and one restart for every trial and settles the
@@ -77,6 +82,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import presets
 from ._plan import Plan
 from ._plan import plan as _plan
 from ._validate import short_repr
@@ -218,6 +224,7 @@ def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, fail
     outage_start = np.full(n, np.nan)    # wall time of the failure that began the current outage
     hit = np.zeros(n, dtype=bool)
     hit_progress = np.zeros(n)
+    hit_durable = np.zeros(n)            # progress of the newest durable checkpoint at the site event
     events_rpo, events_rto, trial_rpo, trial_rto = [], [], [], []
     if failure_shape == 1.0:
         def gaps():
@@ -252,6 +259,7 @@ def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, fail
                 y = np.maximum(site_time[h] - start[h], 0.0)
                 cycles = np.floor(y / c)
                 hit_progress[h] = saved[h] + cycles * tau + np.minimum(y - cycles * c, tau)
+                hit_durable[h] = saved[h] + np.maximum(np.floor((y + delta - write) / c), 0.0) * tau
                 restarting[h] += np.minimum(u[h], site_time[h] - t[h])
                 hit[h] = True
                 active &= ~h
@@ -283,7 +291,7 @@ def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, fail
         if progress is not None and step % 16 == 0:
             progress(float(np.mean(np.where(active, saved / work, 1.0))))
     out = dict(done=done, count=count, lost=lost, restarting=restarting, hit=hit,
-               hit_progress=hit_progress, steps=step)
+               hit_progress=hit_progress, hit_durable=hit_durable, steps=step)
     if record:
         def cat(parts, dtype=float):
             return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
@@ -629,7 +637,9 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
     if hit.any():
         which = np.flatnonzero(hit)
         fraction = p.standby_gpus / G
-        offsite = pipeline.offsite(which)
+        # a tier whose every site holds the training state keeps the survivor's newest durable checkpoint
+        offsite = (primary["hit_durable"][which] if presets.DR_TIERS[scenario.failover.tier].state_at_each_site
+                   else pipeline.offsite(which))
         struck[which] = site_time[which]
         site_rpo[which] = primary["hit_progress"][which] - offsite
         site_rto[which] = _gamma(rng, p.rto_site, site_rto_cv, which.size)

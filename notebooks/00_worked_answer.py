@@ -23,7 +23,7 @@ import pandas as pd
 import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import answer, compare, diagrams, drills, plan, presets, scenario_io, solve, units, viz
+from drmath import answer, compare, diagrams, drills, plan, presets, scenario_io, solve, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.quantities import QUANTITIES, card_title
 from drmath.scenario import FIELDS
@@ -33,21 +33,21 @@ from drmath.scenario import FIELDS
 pio.renderers.default = "plotly_mimetype"
 
 # %%
-# The answer's stated assumptions: the requirements a design review starts from, each with its reason.
-REQUIREMENTS = {  # path: (what it bounds, target, why)
-    "requirements.rpo_site": ("site RPO", 15 * units.minute,
-                              "lose at most a quarter hour of the fleet's work to a site loss: redoing that costs "
-                              "less than shipping every checkpoint off-site"),
-    "requirements.rto_site": ("site RTO", 4 * units.hour,
-                              "resume within the shift in which the site is lost, so the on-call team, not a new "
-                              "purchase of GPUs, brings training back"),
-    "requirements.max_slip": ("schedule slip", 7 * units.day,
-                              "let the model land at most a week late after a site loss: what the launch plan can "
-                              "absorb"),
+# The answer's stated assumptions: the requirements a design review starts from, each with its reason. The
+# targets themselves are the seed scenario's (its [requirements]), so the dashboard and `drmath solve` start
+# from the same three.
+REASONS = {  # path: (what it bounds, why)
+    "requirements.rpo_site": ("site RPO", "lose at most a quarter hour of the fleet's work to a site loss: redoing "
+                              "that costs less than shipping every checkpoint off-site"),
+    "requirements.rto_site": ("site RTO", "resume within the shift in which the site is lost, so the on-call team, "
+                              "not a new purchase of GPUs, brings training back"),
+    "requirements.max_slip": ("schedule slip", "let the model land at most a week late after a site loss (work lost, "
+                              "outage and time at reduced capacity): what the launch plan can absorb"),
 }
 SEED = scenario_io.SCENARIO_DIR / "seed.toml"
 meta = scenario_io.read_meta(SEED)  # its `date` is the day the scenario describes: promises are judged then
-wanted = scenario_io.load(SEED).with_changes({path: target for path, (_, target, _) in REQUIREMENTS.items()})
+wanted = scenario_io.load(SEED)  # the seed carries the requirements; REQUIREMENTS: path -> (what, target, why)
+REQUIREMENTS = {path: (what, wanted.get(path), why) for path, (what, why) in REASONS.items()}
 solution = solve(wanted)
 s, p = solution.scenario, solution.plan  # the solved design: every section below shows it
 records = drills.read_drill_records(drills.example_log())

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import drmath
-from drmath import dashboard, formatting, viz
+from drmath import dashboard, formatting, scenario_io, viz
 from drmath.dashboard import AUTO, CARDS, CONTROLS, FIGURES, build_app, cards_html
 from drmath.units import Gbit_per_s, minute
 
@@ -58,8 +58,8 @@ def test_every_control_and_card_has_its_hook(app):
 
 
 def test_opens_on_the_default_scenario(app):
-    assert app.scenario == drmath.Scenario()
-    assert_cards_match(app, drmath.plan())
+    assert app.scenario == scenario_io.seed()  # the defaults plus the worked answer's targets (issue 21)
+    assert_cards_match(app, drmath.plan(scenario_io.seed()))
     assert app.controls["checkpoint.interval"].value == AUTO
     assert app.controls["failover.tier"].value == "warm"
 
@@ -81,7 +81,7 @@ def test_moving_a_control_re_derives_everything(app, path, pick):
     widget = app.controls[path]
     value = pick(widget)
     widget.value = value
-    want = drmath.Scenario().with_changes({path: value})
+    want = scenario_io.seed().with_changes({path: value})
     assert app.scenario == want
     p = drmath.plan(want)
     assert_cards_match(app, p)
@@ -192,7 +192,7 @@ def test_build_app_from_changes():
     app = build_app({"training.gpus": 4096, "checkpoint.interval": 7 * minute})
     # values not among the slider's stops are added, so the control shows the scenario
     assert app.controls["checkpoint.interval"].value == 7 * minute
-    assert_cards_match(app, drmath.plan(drmath.Scenario().with_changes(
+    assert_cards_match(app, drmath.plan(scenario_io.seed().with_changes(
         {"training.gpus": 4096, "checkpoint.interval": 7 * minute})))
 
 
@@ -295,13 +295,18 @@ def test_site_loss_card_adds_work_lost_resume_and_slip(app):
     """Issue 13: with a 50% standby the 45-day slip showed on no card."""
     app.controls["failover.tier"].value = "multi-site"
     p = app.plan
-    assert p.site_loss_time == pytest.approx(p.rpo_site_expected + p.rto_site + p.schedule_slip)
-    assert p.schedule_slip > 0 and kpis(app)["site_loss_time"] == (repr(p.site_loss_time), p.format("site_loss_time"))
+    assert p.site_loss_time == pytest.approx(p.rpo_site_expected + p.rto_site + p.reduced_capacity_time)
+    assert p.site_loss_time == p.schedule_slip  # issue 21: the slip is the whole delay of the run's end
+    assert p.reduced_capacity_time > 0
+    assert kpis(app)["site_loss_time"] == (repr(p.site_loss_time), p.format("site_loss_time"))
     assert p.format("site_loss_cost") in app.cards["site_loss_time"].value
     assert p.site_loss_cost == pytest.approx(p.site_loss_time * (p.fleet_cost_rate + p.scenario.cost.delay_cost))
 
 
 def test_targets_are_controls_and_every_card_says_met_or_missed(app):
+    # issue 21: the page opens on the seed's targets, the worked answer's
+    assert {path: app.scenario.get(path) for path in TARGETS} == TARGETS
+    app.controls["requirements.rpo_site"].value = AUTO
     assert target_verdict(app, "rpo_site") is None  # no target set, no verdict
     for path, value in TARGETS.items():
         app.controls[path].value = value
@@ -363,7 +368,7 @@ def test_the_tier_table_shows_every_tier_from_the_plan(app):
     assert list(rows) == list(p.tier_total_costs)
     for tier, row in rows.items():
         values = [float(v) for v in re.findall(r'data-value="([^"]+)"', row)]
-        assert values[:4] == [p.tier_rto_sites[tier], p.rpo_site, p.tier_total_costs[tier],
+        assert values[:4] == [p.tier_rto_sites[tier], p.tier_rpo_sites[tier], p.tier_total_costs[tier],
                               p.tier_schedule_slips[tier]]
     assert 'class="drmath-tier-current" data-tier="warm"' in app.tiers.value
     app.controls["failover.tier"].value = "cold"

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from drmath import Scenario, plan, reliability, training
+from drmath import Scenario, plan, presets, reliability, training
 from drmath.quantities import PLAN_FIELDS
 from drmath.scenario import FIELDS
 
@@ -41,11 +41,12 @@ def scenarios(draw, fields=None):
 
 # unbounded because replication does not keep up (flag: replication_keeps_up)
 INF_IF_BEHIND = {"rpo_site", "rpo_site_expected", "expected_disaster_loss", "total_dr_cost", "total_cost_of_resilience",
-                 "site_loss_time", "site_loss_cost"}
+                 "site_loss_time", "site_loss_cost", "schedule_slip"}  # the slip counts the work lost (issue 21)
 # unbounded because failures outpace progress in a token-driven run (flag: goodput_collapsed; the exact
 # ETTR stays positive, but the run it implies may overflow)
 INF_IF_NO_PROGRESS = {"time_to_train", "gpu_hours", "run_cost", "expected_interruptions", "standby_cost",
-                      "replication_cost", "schedule_slip", "expected_disaster_loss", "total_dr_cost",
+                      "replication_cost", "schedule_slip", "reduced_capacity_time", "expected_disaster_loss",
+                      "total_dr_cost",
                       "bytes_shipped", "cross_site_cost", "goodput_lost_cost", "total_cost_of_resilience",
                       "site_loss_time", "site_loss_cost"}
 
@@ -68,7 +69,9 @@ def test_every_valid_scenario_gives_finite_nonnegative_numbers(s):
     for d in (p.rto_local_phases, p.rto_site_phases):
         assert all(v >= 0 and math.isfinite(v) for v in d.values())
     # every-k: a hop that falls behind grows a backlog, so no bound; newest-only skips stale copies: bounded
-    assert math.isinf(p.rpo_site) == (not p.replication_keeps_up and s.replication.policy == "every-k")
+    # multi-site keeps the training state at each site: its site RPO is the local one (issue 21)
+    own = presets.DR_TIERS[s.failover.tier].state_at_each_site
+    assert math.isinf(p.rpo_site) == (not p.replication_keeps_up and s.replication.policy == "every-k" and not own)
 
 
 @given(scenarios(), st.floats(1.01, 100.0))

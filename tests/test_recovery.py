@@ -22,25 +22,31 @@ def test_rpo_local_expected_matches_uniform_failure_time():
 
 def test_rpo_site_one_hop_that_keeps_up_or_falls_behind():
     # one hop: its time is the chain's and the cycle's; kτ = 1 h, W = 3 s, t_rep = 500 s
-    assert recovery.rpo_site_pipeline(3600.0, 3.0, 500.0, 500.0) == 4103.0
-    assert recovery.rpo_site_pipeline(3600.0, 3.0, 500.0, 500.0, expected=True) == 2303.0
-    assert math.isinf(recovery.rpo_site_pipeline(3600.0, 3.0, 5000.0, 5000.0))
-    out = recovery.rpo_site_pipeline(3600.0, 3.0, np.array([500.0, 5000.0]), np.array([500.0, 5000.0]))
+    assert recovery.rpo_site_pipeline(3600.0, 3.0, [500.0]) == 4103.0
+    assert recovery.rpo_site_pipeline(3600.0, 3.0, [500.0], expected=True) == 2303.0
+    assert math.isinf(recovery.rpo_site_pipeline(3600.0, 3.0, [5000.0]))
+    out = recovery.rpo_site_pipeline(3600.0, 3.0, [np.array([500.0, 5000.0])])
     assert out[0] == 4103.0 and math.isinf(out[1])
+
+
+HOPS = [283.5, 504.0]
+"""A 283.5 s upload then a 504 s link: a 787.5 s chain whose slowest hop takes 504 s."""
 
 
 def test_rpo_site_pipeline_by_policy():
     # every 10 min, W = 3 s, a 787.5 s chain whose slowest hop takes 504 s: both policies agree
     for newest in (False, True):
-        assert recovery.rpo_site_pipeline(600.0, 3.0, 787.5, 504.0, newest) == 600 + 3 + 787.5
-        assert recovery.rpo_site_pipeline(600.0, 3.0, 787.5, 504.0, newest, expected=True) == 300 + 3 + 787.5
+        assert recovery.rpo_site_pipeline(600.0, 3.0, HOPS, newest) == 600 + 3 + 787.5
+        assert recovery.rpo_site_pipeline(600.0, 3.0, HOPS, newest, expected=True) == 300 + 3 + 787.5
+    # keeps-up is judged hop by hop: the chain's 787.5 s latency exceeds kτ, yet it only adds to the loss
+    assert recovery.rpo_site_pipeline(600.0, 3.0, HOPS) == recovery.rpo_site_pipeline(600.0, 3.0, [0.0]) + 787.5
     # every 5 min the 504 s hop falls behind: every-k has no bound, newest-only adds one cycle (half, expected)
-    assert math.isinf(recovery.rpo_site_pipeline(300.0, 3.0, 787.5, 504.0))
-    assert math.isinf(recovery.rpo_site_pipeline(300.0, 3.0, 787.5, 504.0, expected=True))
-    assert recovery.rpo_site_pipeline(300.0, 3.0, 787.5, 504.0, True) == 300 + 3 + 787.5 + 504
-    assert recovery.rpo_site_pipeline(300.0, 3.0, 787.5, 504.0, True, True) == 150 + 3 + 787.5 + 252
-    out = recovery.rpo_site_pipeline(300.0, 3.0, 787.5, np.array([200.0, 504.0]), np.array([False, False]))
-    assert out[0] == 1090.5 and math.isinf(out[1])
+    assert math.isinf(recovery.rpo_site_pipeline(300.0, 3.0, HOPS))
+    assert math.isinf(recovery.rpo_site_pipeline(300.0, 3.0, HOPS, expected=True))
+    assert recovery.rpo_site_pipeline(300.0, 3.0, HOPS, True) == 300 + 3 + 787.5 + 504
+    assert recovery.rpo_site_pipeline(300.0, 3.0, HOPS, True, True) == 150 + 3 + 787.5 + 252
+    out = recovery.rpo_site_pipeline(300.0, 3.0, [283.5, np.array([200.0, 504.0])], np.array([False, False]))
+    assert out[0] == 300 + 3 + 483.5 and math.isinf(out[1])
 
 
 def test_rpo_site_pipeline_newest_expected_matches_a_uniform_phase():
@@ -49,8 +55,8 @@ def test_rpo_site_pipeline_newest_expected_matches_a_uniform_phase():
     k_tau, W, L, T = 300.0, 3.0, 787.5, 504.0
     age, since = np.meshgrid(np.linspace(0, k_tau, 601)[:-1], np.linspace(0, T, 1009)[:-1])
     loss = age + L + since + W
-    assert loss.mean() == pytest.approx(recovery.rpo_site_pipeline(k_tau, W, L, T, True, True), rel=1e-3)
-    assert loss.max() <= recovery.rpo_site_pipeline(k_tau, W, L, T, True)
+    assert loss.mean() == pytest.approx(recovery.rpo_site_pipeline(k_tau, W, [L - T, T], True, True), rel=1e-3)
+    assert loss.max() <= recovery.rpo_site_pipeline(k_tau, W, [L - T, T], True)
 
 
 def test_phases_and_rto():
@@ -79,9 +85,9 @@ def test_expected_remaining_run_is_the_mean_over_a_uniform_event_time():
     (lambda: recovery.rto({"detection": 60.0, "load": -1.0}), "load must be finite and >= 0, got -1.0"),
     (lambda: recovery.expected_remaining_run(-1.0), r"run_time must be >= 0 \(inf allowed\)"),
     (lambda: recovery.resume_slip(10.0, 0.0), r"standby_fraction must be in \(0, 1\], got 0.0"),
-    (lambda: recovery.rpo_site_pipeline(0.0, 1.0, 1.0, 1.0), "replication_interval must be finite and > 0"),
-    (lambda: recovery.rpo_site_pipeline(600.0, 3.0, 787.5, -1.0), "cycle must be finite and >= 0, got -1.0"),
-    (lambda: recovery.rpo_site_pipeline(600.0, float("nan"), 787.5, 504.0), "write_time must be finite and >= 0"),
+    (lambda: recovery.rpo_site_pipeline(0.0, 1.0, [1.0]), "replication_interval must be finite and > 0"),
+    (lambda: recovery.rpo_site_pipeline(600.0, 3.0, [283.5, -1.0]), r"hop_times\[1\] must be finite and >= 0"),
+    (lambda: recovery.rpo_site_pipeline(600.0, float("nan"), HOPS), "write_time must be finite and >= 0"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
@@ -90,4 +96,4 @@ def test_bad_input(call, match):
 
 def test_rpo_site_pipeline_policy_is_a_flag():
     with pytest.raises(TypeError, match="newest_only must be True or False, got str 'newest'"):
-        recovery.rpo_site_pipeline(600.0, 3.0, 787.5, 504.0, "newest")
+        recovery.rpo_site_pipeline(600.0, 3.0, HOPS, "newest")

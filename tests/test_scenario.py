@@ -94,7 +94,10 @@ def test_default_plan_numbers():
     assert p.rto_local == pytest.approx(10 * minute + p.checkpoint_load_time)  # §9: u0 = 10 min
     assert p.checkpoint_interval == p.optimal_interval == pytest.approx(p.daly_interval)
     assert p.replication_keeps_up
-    assert p.rpo_site == pytest.approx(p.replication_interval + p.checkpoint_write_time + p.replication_time)
+    # kτ of training between shipped checkpoints (their wall-clock spacing P = k(τ + δ) is replication_interval)
+    assert p.rpo_site == pytest.approx(p.replication_every * p.checkpoint_interval + p.checkpoint_write_time
+                                       + p.replication_time)
+    assert p.replication_interval == pytest.approx(p.replication_every * (p.checkpoint_interval + p.checkpoint_stall))
     assert p.rto_site == pytest.approx(sum(p.rto_site_phases.values()))
     assert p.total_dr_cost == pytest.approx(p.standby_cost + p.replication_cost + p.expected_disaster_loss)
     assert p.tier_total_costs["warm"] == pytest.approx(p.total_dr_cost)
@@ -135,7 +138,9 @@ def test_smaller_standby_slips_the_schedule():
     # half the GPUs: 45 days late if the lost site were never rebuilt, but it is rebuilt in three weeks,
     # during which the run goes at half speed: 21 days x (1 - 0.5) = 10.5 days late
     assert presets.SITE_REBUILD_TIME == 21 * day
-    assert p.schedule_slip == pytest.approx(10.5 * day)
+    assert p.reduced_capacity_time == pytest.approx(10.5 * day)
+    # the slip is the whole delay of the run's end: the work lost and the outage as well (issue 21)
+    assert p.schedule_slip == pytest.approx(p.rpo_site_expected + p.rto_site + 10.5 * day)
 
 
 def test_explain_every_field():

@@ -46,13 +46,25 @@ def _scenario(link, upload, tau, every, streamed, storage, **changes):
 
 
 def _formulas(p, policy):
-    """Worst and expected site RPO of a plan under a policy, and the pipeline's scale (kτ + L + T)."""
-    cycle = replication.pipeline_cycle([p.object_store_time, p.link_time])
-    args = (p.replication_interval, p.checkpoint_write_time, p.replication_time, cycle)
-    newest = policy == "newest"
-    return (recovery.rpo_site_pipeline(*args, newest_only=newest),
-            recovery.rpo_site_pipeline(*args, newest_only=newest, expected=True),
+    """Worst and expected site RPO of a plan under a policy, and the pipeline's scale (P + L + T)."""
+    hops = [p.object_store_time, p.link_time]
+    cycle = replication.pipeline_cycle(hops)
+    args = (p.replication_every * p.checkpoint_interval, p.checkpoint_write_time, hops)
+    kw = dict(newest_only=policy == "newest", streamed=p.scenario.replication.streamed,
+              launch_spacing=p.replication_interval)
+    return (recovery.rpo_site_pipeline(*args, **kw), recovery.rpo_site_pipeline(*args, expected=True, **kw),
             p.replication_interval + p.replication_time + cycle)
+
+
+def _busy_hops(p):
+    """Hops slower than the copies that reach them (the gaps grow hop by hop): where each hop's choice matters."""
+    gap, busy = p.replication_interval, 0
+    hops = [max(p.object_store_time, p.link_time)] if p.scenario.replication.streamed else [p.object_store_time,
+                                                                                             p.link_time]
+    for t in hops:
+        busy += t > gap
+        gap = max(gap, t)
+    return busy
 
 
 def _with_work(s, compute_time):
@@ -115,6 +127,10 @@ def test_expected_site_rpo_matches_the_simulated_mean():
         _, expected, scale = _formulas(p, policy)
         if not np.isfinite(expected):  # every-k behind: no expected value (the backlog grows)
             continue
+        if policy == "newest" and _busy_hops(p) > 1:
+            # two busy hops: the formula's mean is for hops that each take the newest copy, the simulator
+            # chooses at the pipeline's entrance only; test_pipeline_bound.py checks it hop by hop
+            continue
         rate = 1 / (200 * scale)   # site events mostly long after the pipeline's start-up
         s = _with_work(s.with_changes({"failures.site_event_rate": min(rate, 1e-5)}), 8 / rate)
         r = simulate_run(s, trials=1_000, seed=i, replication_policy=policy)
@@ -131,7 +147,7 @@ def test_expected_site_rpo_matches_the_simulated_mean():
             missed.append((link / Gbit_per_s, upload, tau, every, streamed, policy, storage, float(loss.mean()),
                            expected))
     assert missed == []
-    assert checked >= 400
+    assert checked >= 380  # 394: newest points with two busy hops are checked in test_pipeline_bound.py
 
 
 def test_the_issue_case_keeps_up_hop_by_hop():
@@ -145,7 +161,9 @@ def test_the_issue_case_keeps_up_hop_by_hop():
     cycle = replication.pipeline_cycle(hops)
     assert replication.replication_keeps_up(cycle, p.replication_interval)
     assert replication.bottleneck_hop(hops) == 1.0
-    assert replication.replication_utilization(cycle, p.replication_interval) == pytest.approx(0.84, abs=1e-3)
+    # copies enter k(tau + delta) apart: 504.05 s over 601.05 s (issue 21: the stall spaces the copies too)
+    assert replication.replication_utilization(cycle, p.replication_interval) == pytest.approx(
+        504.05 / (600 + p.checkpoint_stall), abs=1e-4)
     worst, expected, _ = _formulas(p, "every-k")
     assert worst == pytest.approx(600 + p.checkpoint_write_time + 787.55)
     r = simulate_run(s, trials=2_000, seed=5)

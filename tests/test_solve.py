@@ -13,7 +13,8 @@ from drmath._solve import SEARCHED
 from drmath.cli import apply_sets, main
 from drmath.units import Gbit_per_s, day, hour, minute
 
-TARGETS = {"requirements.rpo_site": 15 * minute, "requirements.rto_site": 4 * hour}
+TARGETS = {"requirements.rpo_site": 15 * minute, "requirements.rto_site": 4 * hour, "requirements.max_slip": None}
+"""The two-target question: the seed also sets the worked answer's slip target (issue 21); here it is unset."""
 SMALL = {"replication.link_bandwidth": (10 * Gbit_per_s, 100 * Gbit_per_s, 400 * Gbit_per_s),
          "replication.interval": (5 * minute, 15 * minute, hour),
          "checkpoint.interval": (None, 5 * minute),
@@ -29,7 +30,8 @@ def seed_solution():
 
 
 def test_unset_targets_are_met_with_infinite_margin():
-    p = plan()
+    p = plan(Scenario().with_changes({"requirements.rpo_site": None, "requirements.rto_site": None,
+                                      "requirements.max_slip": None}))
     assert p.meets_requirements is True
     assert all(math.isinf(getattr(p, name)) for name in ("rpo_site_margin", "rto_site_margin", "max_slip_margin"))
     assert "No target set" in p.explain("rpo_site_margin")
@@ -121,7 +123,7 @@ def test_bad_arguments():
 
 
 def test_cli_round_trip(capsys, seed_solution):
-    sets = ["requirements.rpo_site=15 min", "requirements.rto_site=4 h"]
+    sets = ["requirements.rpo_site=15 min", "requirements.rto_site=4 h", "requirements.max_slip=unset"]
     assert main(["solve", *(a for s in sets for a in ("--set", s))]) == 0
     out = capsys.readouterr().out
     flags = [shlex.split(line)[1] for line in out.splitlines() if line.strip().startswith("--set ")]
@@ -133,7 +135,7 @@ def test_cli_round_trip(capsys, seed_solution):
 
 def test_cli_json(capsys, seed_solution):
     assert main(["solve", "seed", "--set", "requirements.rpo_site=15 min", "--set", "requirements.rto_site=4 h",
-                 "--json"]) == 0
+                 "--set", "requirements.max_slip=unset", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert {"design", "plan", "meets", "front"} <= set(data)
     assert data["meets"] == {"requirements.rpo_site": True, "requirements.rto_site": True}

@@ -197,15 +197,20 @@ def test_cost_tier_draws_each_tiers_site_rto_on_a_log_axis():
 
 def test_cost_tier_when_replication_cannot_keep_up():
     p = drmath.plan(drmath.Scenario().with_changes({"replication.link_bandwidth": 1e8}))
-    assert not p.replication_keeps_up and not any(map(math.isfinite, p.tier_total_costs.values()))
+    # every tier that relies on the off-site copy has no bound; multi-site keeps its state at each site (issue 21)
+    behind = [t for t in p.tier_total_costs if t != "multi-site"]
+    assert not p.replication_keeps_up and not any(math.isfinite(p.tier_total_costs[t]) for t in behind)
+    assert math.isfinite(p.tier_total_costs["multi-site"])
     spec = viz.cost_tier_spec(p)
     json.dumps(spec, allow_nan=False)
     standby, links, loss, totals, rto = spec["data"]
-    assert loss["y"] == [None] * len(loss["x"]) and set(loss["customdata"]) == {"no bound"}
-    assert all("∞" in t for t in totals["text"]) and all("no bound" in t for t in totals["hovertext"])
+    unbounded = [i for i, t in enumerate(loss["x"]) if t in behind]
+    assert all(loss["y"][i] is None and loss["customdata"][i] == "no bound" for i in unbounded)
+    assert all("∞" in totals["text"][i] and "no bound" in totals["hovertext"][i] for i in unbounded)
     scale = money_scale(spec["layout"]["yaxis"])
     # the finite parts still stand, and the labels sit on top of them
-    for i, tier in enumerate(totals["x"]):
+    for i in unbounded:
+        tier = totals["x"][i]
         finite = p.tier_standby_costs[tier] + p.tier_link_costs[tier]
         assert (standby["y"][i] + links["y"][i]) * scale == pytest.approx(finite, rel=1e-4)
         assert totals["y"][i] * scale == pytest.approx(finite, rel=1e-5)
@@ -328,7 +333,9 @@ def test_standby_draws_slip_and_cost_on_two_axes():
     curves = drmath.sweep(p.scenario, "failover.standby_fraction", X_STANDBY, ["schedule_slip", "standby_cost"])
     spec = viz.standby_spec(p, X_STANDBY, curves)
     slip, cost, *marks = spec["data"]
-    assert slip["y"] == viz.jsonable(curves["schedule_slip"] / 86400) and slip["y"][-1] == 0.0
+    # a full-size standby still slips by the work lost and the outage (issue 21), not by reduced capacity
+    assert slip["y"] == viz.jsonable(curves["schedule_slip"] / 86400)
+    assert slip["y"][-1] == pytest.approx((p.rpo_site_expected + p.rto_site) / 86400, rel=1e-5)
     scale, suffix = formatting.money_unit(curves["standby_cost"])
     assert cost["yaxis"] == "y2" and cost["y"] == viz.jsonable(curves["standby_cost"] / scale)
     assert spec["layout"]["yaxis2"]["title"]["text"] == f"standby cost [${suffix}]"
@@ -527,7 +534,8 @@ def test_each_colour_is_written_once_in_the_palette():
 
 @pytest.fixture(scope="module")
 def targets_met():
-    s = drmath.Scenario().with_changes({"requirements.rpo_site": 900.0, "requirements.rto_site": 4 * hour})
+    s = drmath.Scenario().with_changes({"requirements.rpo_site": 900.0, "requirements.rto_site": 4 * hour,
+                                        "requirements.max_slip": None})  # two targets; the seed also sets a slip
     return drmath.solve(s)
 
 
@@ -586,7 +594,8 @@ def test_pareto_draws_each_target_with_the_missing_side_shaded(targets_met):
         label = next(a for a in layout["annotations"] if a["xref"] == f"x{axis}")
         assert label["x"] == pytest.approx(math.log10(line["x0"]))  # annotations on a log axis take log10 units
         assert formatting.short_duration(target) in label["text"]
-    none_set = viz.pareto_spec(drmath.solve(drmath.Scenario()))
+    none_set = viz.pareto_spec(drmath.solve(drmath.Scenario().with_changes(
+        {"requirements.rpo_site": None, "requirements.rto_site": None, "requirements.max_slip": None})))
     assert none_set["layout"]["shapes"] == [] and none_set["layout"]["annotations"] == []
 
 

@@ -84,7 +84,7 @@ class Dashboard:
     """
 
     def __init__(self, scenario=None):
-        self.scenario = Scenario() if scenario is None else scenario
+        self.scenario = scenario_io.seed() if scenario is None else scenario  # the seed carries the targets
         self.plan = drmath.plan(self.scenario)
         self._syncing = False
         # plain pieces share one layout and one style model: ~60 fewer models for each page to build
@@ -122,7 +122,8 @@ class Dashboard:
         self.save_link = self._html("").add_class("drmath-save")
         self.opened = self._html("").add_class("drmath-opened-holder")  # the scenario last opened, and if edited
         seed = scenario_io.SCENARIO_DIR / "seed.toml"
-        self._opened = (Scenario(), scenario_io.read_meta(seed) if seed.exists() else {"name": "default scenario"})
+        self._opened = ((scenario_io.seed(), scenario_io.read_meta(seed)) if seed.exists()
+                        else (Scenario(), {"name": "default scenario"}))
 
     def _make_solver(self):
         """The baseline each card is compared with (pinned by a button), and the "meet these targets" panel."""
@@ -493,8 +494,9 @@ def build_app(scenario=None):
     Parameters
     ----------
     scenario : Scenario or mapping, optional
-        The inputs it opens with: a Scenario, or changes to the default one
-        (``{"training.gpus": 4096}``); the default scenario when omitted.
+        The inputs it opens with: a Scenario, or changes to the seed
+        (``{"training.gpus": 4096}``); the seed (:func:`drmath.scenario_io.seed`, with the worked answer's
+        targets) when omitted.
 
     Returns
     -------
@@ -508,5 +510,5 @@ def build_app(scenario=None):
     4096
     """
     if scenario is not None and not isinstance(scenario, Scenario):
-        scenario = Scenario().with_changes(scenario)
+        scenario = scenario_io.seed().with_changes(scenario)
     return Dashboard(scenario)

@@ -13,7 +13,7 @@ and whose text is the human reading; a target's verdict is a ``.drmath-target`` 
     >>> import drmath
     >>> html = cards_html(drmath.plan())
     >>> html.count('class="drmath-card"'), 'data-value="0.' in html
-    (9, True)
+    (10, True)
 """
 
 import html
@@ -88,9 +88,11 @@ DEFINITIONS = {
     "time_to_train": "Time to train: the wall-clock time the run takes, failures and recoveries included.",
     "total_dr_cost": "Total DR cost: what disaster recovery costs over the run: the standby site, the link "
                      "and the storage, plus the expected loss from a site disaster.",
-    "site_loss_time": "Site loss: what losing the whole site costs the run, in time and in dollars: the work since "
-                      "the last off-site copy, the time until training resumes at the other site, and the schedule "
-                      "slip while a smaller standby carries on.",
+    "site_loss_time": "Site loss: how much later the run ends when the whole site is lost (the schedule slip), and "
+                      "what that costs: the work since the last off-site copy, the time until training resumes at "
+                      "the other site, and the extra time while a smaller standby carries on.",
+    "reduced_capacity_time": "Time at reduced capacity: after a site loss, the extra time the run takes on a standby "
+                             "smaller than the primary, until the lost site's GPUs are rebuilt.",
     "replication_keeps_up": "Replication keeps up: each off-site copy finishes before the next one starts. "
                             "If not, copies pile up and the site RPO has no bound.",
 }
@@ -165,9 +167,9 @@ def cards_html(p, baseline=None):
     return f'<div class="drmath-cards">{cards}</div>'
 
 
-TIER_COLUMNS = (("tier_rto_sites", "site RTO"), ("rpo_site", "site RPO"), ("tier_total_costs", "total DR cost"),
+TIER_COLUMNS = (("tier_rto_sites", "site RTO"), ("tier_rpo_sites", "site RPO"), ("tier_total_costs", "total DR cost"),
                 ("tier_schedule_slips", "expected slip"), ("break_even_delay_costs", "pays for itself above"))
-"""The tier table's columns: (plan quantity, heading); ``rpo_site`` is one value for every tier."""
+"""The tier table's columns: (plan quantity, heading)."""
 
 
 def tier_table_html(p):
@@ -195,7 +197,7 @@ def tier_table_html(p):
     for tier in presets.DR_TIERS.values():
         cells = []
         for name, _ in TIER_COLUMNS:
-            value = getattr(p, name) if name == "rpo_site" else getattr(p, name)[tier.name]
+            value = getattr(p, name)[tier.name]
             kind = quantities.QUANTITIES[name].kind
             shown = ("baseline" if name == "break_even_delay_costs" and tier.name == presets.BASELINE_TIER
                      else format_quantity(value, kind))

@@ -83,7 +83,7 @@ def standby_spec(p, fractions, curves):
     >>> spec = standby_spec(p, x, drmath.sweep(p.scenario, "failover.standby_fraction", x,
     ...                                        ["schedule_slip", "standby_cost"]))
     >>> [round(y) for y in spec["data"][0]["y"]], spec["layout"]["yaxis2"]["title"]["text"]
-    ([16, 10, 5, 0], 'standby cost [$M]')
+    ([16, 11, 5, 0], 'standby cost [$M]')
     """
     x = jsonable(100 * np.asarray(fractions, dtype=float))
     slip = np.asarray(curves["schedule_slip"], dtype=float)
