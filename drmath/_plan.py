@@ -201,13 +201,17 @@ def cost_step(v, out):
 
 
 def requirements_step(v, out):
-    """Each target met or missed: its margin (target − value, inf when unset) and whether all are met."""
+    """Each target met or missed: its margin (target − value, inf when unset) and whether all are met.
+
+    A run whose goodput has collapsed meets no requirement: its losses are clipped at the little progress
+    it makes, so a tiny site RPO there says nothing about a design anyone would run.
+    """
     margins = {}
     for path, value, name, *_ in _TARGETS:
         reached = np.asarray(out[value], dtype=float)
         margins[name] = np.full(reached.shape, np.inf) if v[path] is None else v[path] - reached
-    return dict(margins, meets_requirements=np.logical_and.reduce(
-        np.broadcast_arrays(*(m >= 0 for m in margins.values()))))
+    met = np.broadcast_arrays(*(m >= 0 for m in margins.values()), ~np.asarray(out["goodput_collapsed"]))
+    return dict(margins, meets_requirements=np.logical_and.reduce(met))
 
 
 STEPS = (("checkpoint", checkpoint_step), ("cadence", cadence_step), ("training", training_step),

@@ -297,6 +297,9 @@ def _margin_quantity(path, value, name, label, symbol, levers):
 
 def _meets_note(p):
     missed = [label for path, _, name, label, _, _ in _TARGETS if getattr(p, name) < 0]
+    if p.goodput_collapsed:
+        return ("Not met: goodput has collapsed, so the run makes almost no progress and its clipped losses say "
+                "nothing" + (f"; also missed: {', '.join(missed)}." if missed else "."))
     if missed:
         return "Missed: " + ", ".join(missed) + "."
     unset = [path for path, *_ in _TARGETS if p.scenario.get(path) is None]
@@ -673,7 +676,8 @@ _ALL = (
              note="'no bound' means the tier never pays for itself against cold at any cost of delay.", table=True),
     # 8. requirements
     *(_margin_quantity(*target) for target in _TARGETS),
-    Quantity("meets_requirements", "flag", "Meets every requirement", "requirements", r"\min_i m_i \ge 0",
+    Quantity("meets_requirements", "flag", "Meets every requirement", "requirements",
+             r"\min_i m_i \ge 0 \;\wedge\; \neg\,\text{collapsed}",
              lambda p: r"\min(" + ", ".join(f"<{t[2]}>" for t in _TARGETS) + r") \ge 0", _meets_note,
              compare=True),
 )

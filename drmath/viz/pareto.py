@@ -77,7 +77,7 @@ def pareto_spec(solution):
     >>> spec = pareto_spec(drmath.solve(s))
     >>> chosen = [t for t in spec["data"] if t["name"] == "chosen"]
     >>> [t["xaxis"] for t in chosen], chosen[0]["hovertext"][0].split("<br>")[1]
-    (['x', 'x2'], '<b>Warm standby</b>: meets every target')
+    (['x', 'x2'], '<b>Multi-site (active-active)</b>: meets every target')
     >>> [a["text"] for a in spec["layout"]["annotations"] if "≤" in a["text"]]
     [' site RPO ≤ 15 min', ' site RTO ≤ 4 h']
     """
