@@ -842,6 +842,59 @@ def _where(frame, where, name, columns):
     return keep
 
 
+def _times(frame, start_column, end_column, duration_column, duration_unit, time_format):
+    """The rows' start times, durations [s] and every problem with them, as ``(start, durations, errors)``;
+    an error is ``(row, column, message)`` (unparseable time, end before start, bad or missing duration)."""
+    import pandas as pd
+
+    errors = []  # (row, column, message)
+    start = _parse_times(frame[start_column], time_format)
+    fmt = f" in the format {time_format!r}" if time_format else " (give --time-format)"
+    for row in frame.index[start.isna().to_numpy()]:
+        cell = frame.at[row, start_column].strip()
+        errors.append((row, start_column, "missing start time" if not cell else
+                       f"{short_repr(cell)} is not a time{fmt}"))
+    if end_column is not None:
+        end = _parse_times(frame[end_column], time_format)
+        for row in frame.index[end.isna().to_numpy()]:
+            cell = frame.at[row, end_column].strip()
+            errors.append((row, end_column, "missing end time" if not cell else
+                           f"{short_repr(cell)} is not a time{fmt}"))
+        before = (end < start).to_numpy()
+        for row in frame.index[before]:
+            errors.append((row, end_column, f"{short_repr(frame.at[row, end_column].strip())} is before the start "
+                                            f"{short_repr(frame.at[row, start_column].strip())}"))
+        durations = _seconds(end) - _seconds(start)
+    else:
+        cells = frame[duration_column].str.strip()
+        number = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float)
+        bad = ~(np.isfinite(number) & (number >= 0))
+        for row, cell, value in zip(frame.index[bad], cells[bad], number[bad]):
+            what = ("missing duration" if not cell else f"{short_repr(cell)} is negative" if value < 0
+                    else f"{short_repr(cell)} is not a number of {duration_unit}")
+            errors.append((row, duration_column, what))
+        durations = number * DURATION_UNITS[duration_unit]
+    return start, durations, errors
+
+
+def _events(begin, stop, joins):
+    """Rows into events: a joined row belongs to the previous kept row's event, and rows that start together
+    are one event. ``(event_start [s], event_end [s], first row of each event, simultaneous rows merged)``."""
+    opens_event = ~joins
+    opens_event[:1] = True  # the first kept row has no previous event to join
+    first = np.flatnonzero(opens_event)
+    event_start = np.minimum.reduceat(begin, first)
+    event_end = np.maximum.reduceat(stop, first)
+    order = np.argsort(event_start, kind="stable")
+    event_start, event_end, first = event_start[order], event_end[order], first[order]
+    same = np.r_[False, np.diff(event_start) == 0]
+    head = np.flatnonzero(~same)
+    simultaneous = int(same.sum())
+    event_end = np.maximum.reduceat(event_end, head)
+    event_start, first = event_start[head], first[head]
+    return event_start, event_end, first, simultaneous
+
+
 def parse_incidents(text, *, start_column, end_column=None, duration_column=None, duration_unit=None,
                     time_format=None, where=(), since=None, until=None, cause_column="cause",
                     scope_column="scope", join_column="joins_previous", gpus=None, name="incidents.csv"):
@@ -928,33 +981,7 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     if frame.empty and not problems:
         raise ValueError(f"{name}: no row left after the filter {' and '.join(where)} (of {rows_read:,} rows)"
                          if where else f"{name}: no data rows under the header (row {head_row})")
-    errors = []  # (row, column, message)
-    start = _parse_times(frame[start_column], time_format)
-    fmt = f" in the format {time_format!r}" if time_format else " (give --time-format)"
-    for row in frame.index[start.isna().to_numpy()]:
-        cell = frame.at[row, start_column].strip()
-        errors.append((row, start_column, "missing start time" if not cell else
-                       f"{short_repr(cell)} is not a time{fmt}"))
-    if end_column is not None:
-        end = _parse_times(frame[end_column], time_format)
-        for row in frame.index[end.isna().to_numpy()]:
-            cell = frame.at[row, end_column].strip()
-            errors.append((row, end_column, "missing end time" if not cell else
-                           f"{short_repr(cell)} is not a time{fmt}"))
-        before = (end < start).to_numpy()
-        for row in frame.index[before]:
-            errors.append((row, end_column, f"{short_repr(frame.at[row, end_column].strip())} is before the start "
-                                            f"{short_repr(frame.at[row, start_column].strip())}"))
-        durations = _seconds(end) - _seconds(start)
-    else:
-        cells = frame[duration_column].str.strip()
-        number = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float)
-        bad = ~(np.isfinite(number) & (number >= 0))
-        for row, cell, value in zip(frame.index[bad], cells[bad], number[bad]):
-            what = ("missing duration" if not cell else f"{short_repr(cell)} is negative" if value < 0
-                    else f"{short_repr(cell)} is not a number of {duration_unit}")
-            errors.append((row, duration_column, what))
-        durations = number * DURATION_UNITS[duration_unit]
+    start, durations, errors = _times(frame, start_column, end_column, duration_column, duration_unit, time_format)
     joins = np.zeros(len(frame), dtype=bool)
     if "join_column" in optional:
         flags = frame[optional["join_column"]].str.strip().str.lower()
@@ -971,19 +998,7 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
 
     begin = _seconds(start)
     stop = begin + durations
-    # joined rows: one event with the previous kept row; then rows that start together are one event
-    opens_event = ~joins
-    opens_event[:1] = True  # the first kept row has no previous event to join
-    first = np.flatnonzero(opens_event)
-    event_start = np.minimum.reduceat(begin, first)
-    event_end = np.maximum.reduceat(stop, first)
-    order = np.argsort(event_start, kind="stable")
-    event_start, event_end, first = event_start[order], event_end[order], first[order]
-    same = np.r_[False, np.diff(event_start) == 0]
-    head = np.flatnonzero(~same)
-    simultaneous = int(same.sum())
-    event_end = np.maximum.reduceat(event_end, head)
-    event_start, first = event_start[head], first[head]
+    event_start, event_end, first, simultaneous = _events(begin, stop, joins)
     latest = float(event_end.max())
     a = _seconds(pd.Series([_timestamp(since, "since")]))[0] if since is not None else None
     b = _seconds(pd.Series([_timestamp(until, "until")]))[0] if until is not None else latest

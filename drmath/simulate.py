@@ -203,6 +203,15 @@ class _Pipeline:
         return self.best[which]
 
 
+def _gap_sampler(rng, rate, failure_shape, n):
+    """A function drawing ``n`` times between failures [s] of mean ``1 / rate``: exponential, or Weibull of
+    ``failure_shape`` scaled to the same mean."""
+    if failure_shape == 1.0:
+        return lambda: rng.exponential(1.0 / rate, n)
+    scale = 1.0 / (rate * math.gamma(1.0 + 1.0 / failure_shape))
+    return lambda: scale * rng.weibull(failure_shape, n)
+
+
 def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, failure_shape,
               site_time=None, pipeline=None, record=False, progress=None, max_steps=None):
     """Advance every trial through its inter-failure segments (see the module notes).
@@ -226,14 +235,7 @@ def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, fail
     hit_progress = np.zeros(n)
     hit_durable = np.zeros(n)            # progress of the newest durable checkpoint at the site event
     events_rpo, events_rto, trial_rpo, trial_rto = [], [], [], []
-    if failure_shape == 1.0:
-        def gaps():
-            return rng.exponential(1.0 / rate, n)
-    else:
-        scale = 1.0 / (rate * math.gamma(1.0 + 1.0 / failure_shape))
-
-        def gaps():
-            return scale * rng.weibull(failure_shape, n)
+    gaps = _gap_sampler(rng, rate, failure_shape, n)
     idx = np.arange(n)
     step = 0
     while active.any():
