@@ -97,7 +97,7 @@ def test_more_gpus_never_raise_time_to_train(s, extra):
            / bigger.mtbf <= 0.5)
     before = plan(s)
     assert bigger.compute_time <= before.compute_time
-    assert bigger.time_to_train <= before.time_to_train * (1 + 1e-12)
+    assert bigger.time_to_train <= before.time_to_train * (1 + 1e-9)  # float noise: 2e-12 seen at 425,847 GPUs
 
 
 @given(st.floats(1e6, 1e13), st.floats(1e9, 1e16), st.floats(1.0, 1e6), st.floats(1e12, 1e16),
