@@ -244,10 +244,14 @@ def test_a_shutdown_from_anywhere_tells_the_page_at_once(server):
 # --------------------------------------------------------------------------- 5. bounded work per visitor
 
 
-def _button_click(states, description):
-    """The comm id of the button labelled ``description``, and a click message for it."""
-    [button] = [k for k, v in states.items() if v["state"].get("description") == description]
-    return button, {"comm_id": button, "data": {"method": "custom", "content": {"event": "click"}}}
+async def _solver_clicks(url, kernel_id, cookie):
+    """A page's socket, and a maker of click frames on its "apply the cheapest design" button (~0.1 CPU-s of
+    solving each). Each click is a message of its own: the kernel refuses a replayed one (same signature)."""
+    ws = await connect(url, kernel_id, cookie)
+    states = await _widget_states(ws)
+    [button] = [k for k, v in states.items() if v["state"].get("description") == "apply the cheapest design"]
+    content = {"comm_id": button, "data": {"method": "custom", "content": {"event": "click"}}}
+    return ws, lambda: v1_frame(message("comm_msg", content))
 
 
 async def _widget_states(ws):
@@ -272,11 +276,10 @@ def test_a_page_that_queues_a_thousand_clicks_loses_its_session(server):
     kernel_id, cookie, _ = open_page(url)
 
     async def clicks():
-        ws = await connect(url, kernel_id, cookie)
-        _, click = _button_click(await _widget_states(ws), "apply the cheapest design")
+        ws, click = await _solver_clicks(url, kernel_id, cookie)
         for _ in range(1000):  # 1,000 "apply the cheapest design" clicks, ~76 CPU-s of solving, sent at once
             try:
-                await ws.write_message(v1_frame(message("comm_msg", click)), binary=True)
+                await ws.write_message(click(), binary=True)
             except Exception:  # noqa: BLE001 - closed meanwhile
                 break
         return await closed_with(ws, timeout=30)
@@ -291,10 +294,9 @@ def test_a_busy_kernel_whose_page_left_is_shut_down(server):
     kernel_id, cookie, _ = open_page(url)
 
     async def click_and_leave():
-        ws = await connect(url, kernel_id, cookie)
-        _, click = _button_click(await _widget_states(ws), "apply the cheapest design")
+        ws, click = await _solver_clicks(url, kernel_id, cookie)
         for _ in range(60):  # several seconds of work queued, under the queue's bound
-            await ws.write_message(v1_frame(message("comm_msg", click)), binary=True)
+            await ws.write_message(click(), binary=True)
         await asyncio.sleep(0.5)
         ws.close()  # the visitor leaves; the kernel is still solving
 
@@ -340,10 +342,9 @@ def test_a_kernel_over_its_cpu_budget_ends_its_session(budget_server):
     kernel_id, cookie, _ = open_page(url)
 
     async def burn():
-        ws = await connect(url, kernel_id, cookie)
-        _, click = _button_click(await _widget_states(ws), "apply the cheapest design")
+        ws, click = await _solver_clicks(url, kernel_id, cookie)
         for _ in range(60):  # ~4.5 CPU-s of solving, within the queue's bound
-            await ws.write_message(v1_frame(message("comm_msg", click)), binary=True)
+            await ws.write_message(click(), binary=True)
         return await closed_with(ws, timeout=60)
 
     assert run_async(burn()) == CODE["cpu"]

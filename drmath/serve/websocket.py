@@ -17,6 +17,7 @@
 (:data:`HIDDEN_ERROR` reaches the page instead), and can be ended with a code its page explains.
 """
 
+import collections
 import re
 import time
 
@@ -31,12 +32,49 @@ from .frames import FrameError, check_frame
 from .handlers import PlainErrors, cut
 from .sessions import CONNECTIONS, SESSION_END, has_seat
 
-__all__ = ["HIDDEN_ERROR", "KernelSessionConnection", "KernelSessionWebsocketHandler"]
+__all__ = ["HIDDEN_ERROR", "Queue", "KernelSessionConnection", "KernelSessionWebsocketHandler"]
 
 HIDDEN_ERROR = "An error occurred in the workbook's kernel; it was logged on the server."
 """What a visitor sees instead of an error's name, value and traceback."""
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+class Queue:
+    """The messages a page sent its kernel that the kernel has not finished: how many, and their bytes.
+
+    Every message counts, even one that reuses another's ``msg_id`` (the kernel answers each with its own
+    ``idle`` status, so each finishes one of them).
+
+    >>> q = Queue()
+    >>> q.add("a", 100); q.add("a", 50); q.add("b", 10)
+    >>> q.count, q.size, "a" in q
+    (3, 160, True)
+    >>> q.finish("a"); q.finish("a"); q.finish("nope")
+    >>> q.count, q.size, "a" in q
+    (1, 10, False)
+    """
+
+    def __init__(self):
+        self._sizes = collections.defaultdict(collections.deque)  # msg_id -> sizes [B], oldest first
+        self.count, self.size = 0, 0
+
+    def __contains__(self, msg_id):
+        return msg_id in self._sizes
+
+    def add(self, msg_id, size):
+        """A message of ``size`` bytes went to the kernel."""
+        self._sizes[msg_id].append(size)
+        self.count, self.size = self.count + 1, self.size + size
+
+    def finish(self, msg_id):
+        """The kernel finished one message of ``msg_id`` (nothing if none is queued)."""
+        sizes = self._sizes.get(msg_id)
+        if not sizes:
+            return
+        self.count, self.size = self.count - 1, self.size - sizes.popleft()
+        if not sizes:
+            del self._sizes[msg_id]
 
 
 class KernelSessionConnection(ZMQChannelsWebsocketConnection):
@@ -45,7 +83,7 @@ class KernelSessionConnection(ZMQChannelsWebsocketConnection):
 
     def connect(self):
         self.kernel_manager.drmath_visitor_activity = utcnow()  # connecting is activity
-        self.queued = {}  # msg_id -> size [B] of the page's shell messages its kernel has not finished
+        self.queue = Queue()  # the page's shell messages its kernel has not finished
         self.kernel_manager.drmath_connected = time.monotonic()  # (the kernel's own manager, as the watchdog sees it)
         CONNECTIONS.setdefault(self.kernel_id, set()).add(self)
         return super().connect()
@@ -83,11 +121,11 @@ class KernelSessionConnection(ZMQChannelsWebsocketConnection):
 
     def _finished(self, parts):
         """An iopub ``status`` message: the page's message it answers, if ``idle``, is no longer queued."""
-        if not self.queued:
+        if not self.queue.count:
             return
         parent = self.session.unpack(parts[2])
-        if parent.get("msg_id") in self.queued and self.session.unpack(parts[4]).get("execution_state") == "idle":
-            self.queued.pop(parent["msg_id"], None)
+        if parent.get("msg_id") in self.queue and self.session.unpack(parts[4]).get("execution_state") == "idle":
+            self.queue.finish(parent["msg_id"])
 
     def _without_tracebacks(self, channel, msg_list):
         """``msg_list`` (a signed ZMQ message) with no traceback or error text for the page; ``None``: drop it.
@@ -185,12 +223,12 @@ class KernelSessionWebsocketHandler(PlainErrors, VoilaKernelWebsocketHandler):
 
     def _queue(self, info):
         """Count a shell message the page queues at its kernel; False (and the session ends) past the bounds."""
-        queued = self.connection.queued
-        queued[info.msg_id] = queued.get(info.msg_id, 0) + info.size
-        if len(queued) <= settings.MAX_QUEUED and sum(queued.values()) <= settings.MAX_QUEUED_BYTES:
+        queue = self.connection.queue
+        queue.add(info.msg_id, info.size)
+        if queue.count <= settings.MAX_QUEUED and queue.size <= settings.MAX_QUEUED_BYTES:
             return True
         self.log.warning("Kernel %s: its page queued %d messages (%d bytes) its kernel has not finished, over "
-                         "%d (%d bytes): ending its session", self.kernel_id, len(queued), sum(queued.values()),
+                         "%d (%d bytes): ending its session", self.kernel_id, queue.count, queue.size,
                          settings.MAX_QUEUED, settings.MAX_QUEUED_BYTES)
         self.ended = True
         km = self.kernel_manager
