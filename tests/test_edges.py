@@ -183,3 +183,14 @@ def test_cli_dashboard_and_notebook_start_from_the_same_targets_and_agree(capsys
     assert not any(f"{path}\": (" in source and "units." in source.split(path)[1].split("\n")[0]
                    for path in WORKED)
     assert np.isfinite(sol.plan.max_slip_margin)
+
+
+def test_a_collapsed_run_meets_no_requirement():
+    # losses are clipped at the progress made, so a run that barely progresses (a checkpoint every 18 days
+    # against a 6.3 h MTBF: ETTR 1e-28) reports a tiny site RPO; that must not count as meeting a target
+    p = plan(Scenario().with_changes({"checkpoint.interval": 1.56e6, "requirements.rpo_site": 1.0}))
+    assert p.goodput_collapsed and p.rpo_site_margin >= 0
+    assert not p.meets_requirements
+    assert "goodput has collapsed" in p.explain("meets_requirements")
+    s = solve(Scenario().with_changes({"requirements.rpo_site": 1.0}))
+    assert not s.feasible and not s.plan.goodput_collapsed  # the closest miss is a run that runs
