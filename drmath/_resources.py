@@ -95,10 +95,7 @@ def data_file(*parts):
     ...
     ValueError: data_file parts = ('..', 'serve.py'): each must be a name below drmath/data (no '..', not absolute)
     """
-    if not parts or any(Path(part).is_absolute() or ".." in Path(part).parts for part in parts):
-        raise ValueError(f"data_file parts = {parts!r}: each must be a name below drmath/data "
-                         f"(no '..', not absolute)")
-    return data_dir().joinpath(*parts)
+    return _below(data_dir, parts, "data_file", "drmath/data")
 
 
 def shipped_dir():
@@ -152,10 +149,14 @@ def shipped_file(*parts):
     >>> shipped_file("drills_example.csv").read_text().splitlines()[0][:20]
     '# ILLUSTRATIVE DATA:'
     """
+    return _below(shipped_dir, parts, "shipped_file", "the shipped data")
+
+
+def _below(root, parts, name, where):
+    """``root() / parts``, refused (ValueError naming ``name`` and ``where``) unless each part is a name below it."""
     if not parts or any(Path(part).is_absolute() or ".." in Path(part).parts for part in parts):
-        raise ValueError(f"shipped_file parts = {parts!r}: each must be a name below the shipped data "
-                         f"(no '..', not absolute)")
-    return shipped_dir().joinpath(*parts)
+        raise ValueError(f"{name} parts = {parts!r}: each must be a name below {where} (no '..', not absolute)")
+    return root().joinpath(*parts)
 
 
 def scenario_dir():
