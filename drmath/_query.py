@@ -40,7 +40,7 @@ CONNECT_TIMEOUT = 5.0
 MAX_MESSAGE = 1 << 20
 """The largest request message accepted (it is a few hundred bytes). [B]"""
 
-def kernel_token(key, kernel_id):
+def kernel_token(key, kernel_id, label=b"drmath-voila-query:"):
     """The proof that a query-channel client is the kernel ``kernel_id``: HMAC-SHA256 of its id.
 
     Parameters
@@ -49,6 +49,9 @@ def kernel_token(key, kernel_id):
         The kernel's connection key (``Session.key``; the ``key`` of its connection file). [1]
     kernel_id : str
         The kernel's id. [1]
+    label : bytes, default b"drmath-voila-query:"
+        What the token proves, prefixed to the id, so that tokens for other uses of the same key (the page's
+        seat, ``drmath.serve.sessions.seat_token``) never stand for this one. [1]
 
     Returns
     -------
@@ -57,7 +60,7 @@ def kernel_token(key, kernel_id):
     """
     if isinstance(key, str):
         key = key.encode()
-    return hmac.new(key, b"drmath-voila-query:" + kernel_id.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(key, label + kernel_id.encode(), hashlib.sha256).hexdigest()
 
 
 def _kernel_key():

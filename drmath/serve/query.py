@@ -19,6 +19,7 @@ from voila.request_info_handler import RequestInfoSocketHandler
 
 from .._query import TOKEN_HEADER, kernel_token
 from .handlers import PlainErrors
+from .sessions import kernel_key
 
 __all__ = ["KernelQueryHandler", "await_request"]
 
@@ -73,9 +74,8 @@ class KernelQueryHandler(PlainErrors, RequestInfoSocketHandler):
 
     def prepare(self):
         kernel_id = self.path_kwargs.get("kernel_id") or "".join(self.path_args[:1])
-        km = self.settings["kernel_manager"]
         # an unknown id gets the same 403 as a bad token (jupyter_server's get_kernel would say 404)
-        key = km.get_kernel(kernel_id).session.key if kernel_id in km else None
+        key = kernel_key(self.settings["kernel_manager"], kernel_id)
         token = self.request.headers.get(TOKEN_HEADER, "").encode("utf-8", "replace")
         if not key or not hmac.compare_digest(token, kernel_token(key, kernel_id).encode()):
             raise tornado.web.HTTPError(403, "refused a query socket for kernel %s without its token", kernel_id)

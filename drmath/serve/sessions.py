@@ -16,10 +16,12 @@ the kernel API (:mod:`drmath.serve.websocket`, :mod:`drmath.serve.handlers`) ref
     ('/api/kernels/abc', '/voila/api/shutdown/abc')
 """
 
-import hashlib
 import hmac
 
-__all__ = ["SESSION_END", "CONNECTIONS", "SEAT_COOKIE", "seat_token", "seat_paths", "has_seat", "give_seat"]
+from .._query import kernel_token
+
+__all__ = ["SESSION_END", "CONNECTIONS", "SEAT_COOKIE", "seat_token", "seat_paths", "kernel_key", "has_seat",
+           "give_seat"]
 
 SESSION_END = {"idle": (4001, "idle"), "memory": (4002, "over the memory limit"),
                "too-large": (4003, "message too large"), "dead": (4004, "kernel died"),
@@ -50,9 +52,7 @@ def seat_token(key, kernel_id):
     token : str
         Hex digest; distinct from the kernel's own query-channel token (another label). [1]
     """
-    if isinstance(key, str):
-        key = key.encode()
-    return hmac.new(key, b"drmath-seat:" + kernel_id.encode(), hashlib.sha256).hexdigest()
+    return kernel_token(key, kernel_id, label=b"drmath-seat:")
 
 
 def seat_paths(base_url, kernel_id):
@@ -61,7 +61,7 @@ def seat_paths(base_url, kernel_id):
     return f"{base_url}api/kernels/{kernel_id}", f"{base_url}voila/api/shutdown/{kernel_id}"
 
 
-def _key(kernel_manager, kernel_id):
+def kernel_key(kernel_manager, kernel_id):
     """The connection key of ``kernel_id``, or None if there is no such kernel."""
     if kernel_id not in kernel_manager:
         return None
@@ -70,14 +70,14 @@ def _key(kernel_manager, kernel_id):
 
 def has_seat(handler, kernel_id):
     """Whether the request of ``handler`` (a tornado handler) carries the seat of ``kernel_id``."""
-    key = _key(handler.settings["kernel_manager"], kernel_id)
+    key = kernel_key(handler.settings["kernel_manager"], kernel_id)
     given = handler.get_cookie(SEAT_COOKIE, "")
     return bool(key) and hmac.compare_digest(given.encode("utf-8", "replace"), seat_token(key, kernel_id).encode())
 
 
 def give_seat(handler, kernel_id):
     """Set the seat cookie of ``kernel_id`` on the response of ``handler`` (before its headers are sent)."""
-    key = _key(handler.settings["kernel_manager"], kernel_id)
+    key = kernel_key(handler.settings["kernel_manager"], kernel_id)
     if not key:
         return
     secure = "; Secure" if handler.request.protocol == "https" else ""
