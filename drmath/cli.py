@@ -27,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import _files, _resources, scenario_io
+from . import _files, _resources, _spread_text, scenario_io
 from ._plan import plan
 from ._validate import clip, short_repr
 from .formatting import format_quantity, tex_text
@@ -194,7 +194,9 @@ def load_merged(paths):
         except scenario_io.ScenarioFileError as exc:
             raise CliError(str(exc)) from None
         for section, table in data.items():
-            if section != scenario_io.META:
+            if section == _spread_text.TABLE:
+                changes.update(_spread_text.changes_of_table(table, scenario_io.parse_value))
+            elif section != scenario_io.META:
                 changes.update({f"{section}.{name}": scenario_io.parse_value(f"{section}.{name}", value)
                                 for name, value in table.items()})
     try:
