@@ -1,10 +1,16 @@
 """Issue 23, part 3: a scenario's inputs carry their uncertainty, and every headline number gets its 90% range."""
 
 
+import math
+
+import numpy as np
 import pytest
 
+import drmath
 from drmath import Scenario, scenario_io
+from drmath._uncertainty import PERCENTILES, draw
 from drmath.calibrate import fit_events
+from drmath.quantities import CARDS
 from drmath.scenario import Spread
 
 RATE = "failures.gpu_failure_rate"
@@ -102,3 +108,75 @@ def test_the_fragment_carries_the_same_model_as_apply(tmp_path):
     (tmp_path / "base.toml").write_text("[training]\ngpus = 4096\n")
     merged = cli.load_merged([tmp_path / "base.toml", tmp_path / "fleet.toml"])
     assert merged == FIT.apply(Scenario().with_changes({"training.gpus": 4096}))
+
+
+# --------------------------------------------------------------------------- the bands
+
+
+
+def test_without_uncertainty_every_band_is_the_point_plan():
+    p = drmath.plan(Scenario())
+    bands = drmath.uncertainty(Scenario(), draws=50)
+    assert not bands.has_uncertainty
+    assert bands.percentiles == {name: (float(getattr(p, name)),) * 3 for name in CARDS}
+    assert bands.range("rpo_site") == (p.rpo_site, p.rpo_site)
+    assert np.all(bands.samples("ettr") == p.ettr)
+
+
+def test_an_uncertain_failure_rate_orders_the_bands_the_right_way():
+    bands = drmath.uncertainty(uncertain(), draws=400, seed=3)
+    assert bands.has_uncertainty
+    for name in ("rpo_local", "rpo_site", "ettr", "total_dr_cost"):
+        p05, p50, p95 = bands.percentiles[name]
+        assert p05 < p50 < p95, name
+    rate = bands.inputs[RATE]
+    # more failures: checkpoints more often (a smaller RPO) and less goodput
+    assert np.corrcoef(rate, bands.samples("rpo_local"))[0, 1] < -0.9
+    assert np.corrcoef(rate, bands.samples("ettr"))[0, 1] < -0.9
+    p = drmath.plan(uncertain().with_changes({RATE: math.sqrt(RATE_SPREAD[0] * RATE_SPREAD[1])}))  # the median rate
+    assert bands.percentiles["rpo_local"][1] == pytest.approx(p.rpo_local, rel=0.02)
+
+
+def test_the_vectorised_bands_agree_with_a_loop_over_plan():
+    s = uncertain(**{"uncertainty.failures.launch_time": {"low": 60.0, "high": 600.0, "distribution": "uniform"},
+                     "uncertainty.training.gpus": (6000, 10000)})
+    bands = drmath.uncertainty(s, draws=12, seed=7)
+    plans = [drmath.plan(s.with_changes({path: float(x[i]) for path, x in bands.inputs.items()}))
+             for i in range(12)]
+    for name in ("rpo_local", "rpo_site", "rto_local", "rto_site", "ettr", "total_dr_cost", "site_loss_time"):
+        looped = np.array([getattr(p, name) for p in plans])
+        np.testing.assert_allclose(bands.samples(name), looped, rtol=1e-9, err_msg=name)
+        np.testing.assert_allclose(bands.percentiles[name], np.percentile(looped, PERCENTILES), rtol=1e-9,
+                                   err_msg=name)
+
+
+def test_the_same_seed_gives_the_same_bands_and_another_seed_others():
+    a, b = drmath.uncertainty(uncertain(), draws=50, seed=1), drmath.uncertainty(uncertain(), draws=50, seed=1)
+    assert a.percentiles == b.percentiles
+    assert drmath.uncertainty(uncertain(), draws=50, seed=2).percentiles != a.percentiles
+
+
+@pytest.mark.parametrize("distribution", ["lognormal", "normal", "uniform", "loguniform"])
+def test_each_distribution_puts_its_confidence_inside_the_interval(distribution):
+    x = draw(2.0, 5.0, distribution, 0.9, 200_000, np.random.default_rng(0))
+    assert np.mean((x >= 2.0) & (x <= 5.0)) == pytest.approx(0.9, abs=0.005)
+    if distribution in ("normal", "uniform"):
+        assert np.median(x) == pytest.approx(3.5, abs=0.02)
+    else:
+        assert np.median(x) == pytest.approx(math.sqrt(10.0), abs=0.02)
+
+
+def test_the_bands_read_as_text_and_json():
+    bands = drmath.uncertainty(uncertain(), draws=200)
+    assert bands.format_range("rpo_local").startswith("90% range ") and " – " in bands.format_range("rpo_local")
+    data = bands.to_json_dict()
+    assert set(data) == {f"{n}_p{q}" for n in CARDS for q in ("05", "50", "95")}
+    assert data["rpo_local_p05"] == bands.range("rpo_local")[0]
+
+
+@pytest.mark.parametrize("kwargs, match", [({"draws": 0}, r"draws = 0 is out of range"),
+                                           ({"draws": 2.5}, r"draws = 2\.5 is out of range"),
+                                           ({"seed": -1}, r"seed = -1 is not valid")])
+def test_bad_draws_or_seed_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        drmath.uncertainty(Scenario(), **kwargs)
