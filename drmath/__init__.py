@@ -18,6 +18,6 @@ from ._solve import Solution, solve
 from ._uncertainty import Bands, uncertainty
 from .scenario import Scenario
 
-__all__ = ["Scenario", "Plan", "plan", "sweep", "solve", "Solution", "uncertainty", "Bands", "compare", "units", "presets", "training",
-           "checkpoint", "replication", "reliability", "recovery", "cost"]
+__all__ = ["Scenario", "Plan", "plan", "sweep", "solve", "Solution", "uncertainty", "Bands", "compare", "units",
+           "presets", "training", "checkpoint", "replication", "reliability", "recovery", "cost"]
 __version__ = "0.1.0"
