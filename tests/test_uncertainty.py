@@ -180,3 +180,18 @@ def test_the_bands_read_as_text_and_json():
 def test_bad_draws_or_seed_are_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):
         drmath.uncertainty(Scenario(), **kwargs)
+
+
+def test_the_report_shows_each_headline_band_and_none_without_uncertainty():
+    import html as html_lib
+    import re
+
+    from drmath.report import build_report
+
+    s = uncertain()
+    page = build_report(s, include_plotlyjs=False)
+    bands = drmath.uncertainty(s)
+    rows = dict(re.findall(r'<tr data-band="(\w+)"><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td></tr>', page))
+    assert {name: html_lib.unescape(text) for name, text in rows.items()} == {
+        name: bands.format_range(name) for name in CARDS}
+    assert 'id="bands"' not in build_report(Scenario(), include_plotlyjs=False)
