@@ -87,30 +87,31 @@ class Quantity:
 
 
 GROUPS = {g.id: g for g in (
-    Group("run", "1. The run",
+    Group("run", "The run",
           "How much compute the run needs, how long it takes on this cluster, and what the GPU-hours cost."),
-    Group("checkpoints", "2. Checkpoints",
+    Group("checkpoints", "Checkpoints",
           "How big one checkpoint is, how long it takes to persist and to load, and how much the training loop "
           "stalls for it. A checkpoint is not durable until its persist finishes."),
-    Group("cadence", "3. Failures and checkpoint cadence",
+    Group("cadence", "Failures and checkpoint cadence",
           "How often the cluster is interrupted, how often to checkpoint, and the share of wall-clock time that "
           "makes progress (ETTR)."),
-    Group("replication", "4. Replication",
+    Group("replication", "Replication",
           "How every k-th checkpoint reaches the other site, and whether replication keeps up with the cadence. "
           "If it does not, the backlog grows and the site RPO has no bound."),
-    Group("rpo", "5. Recovery point (RPO)",
+    Group("rpo", "Recovery point (RPO)",
           "The progress lost, by failure scope: worst case (the DR convention) and expected value."),
-    Group("rto", "6. Recovery time (RTO)",
+    Group("rto", "Recovery time (RTO)",
           "The time until training resumes, as a sum of named phases; the site failover's standby-readiness phase "
           "is set by the DR tier."),
-    Group("cost", "7. Cost",
+    Group("cost", "Cost",
           "What each choice costs: the standby, replication, and the expected loss from a site event, priced with "
           "the cost of delay."),
-    Group("requirements", "8. Requirements",
+    Group("requirements", "Requirements",
           "The targets the design must meet (requirements.*), each met or missed and by how much: the margin is "
-          "the target minus the design's value, positive when met."),
+          "the target minus the design's value, positive when met. A target that is not set is not judged."),
 )}
-"""Every group, in reading order: the CLI's groups and the report's sections."""
+"""Every group, in reading order: the CLI's groups and the report's sections (the report numbers them, once, with
+its own sections: :data:`drmath.report.REPORT_SECTIONS`)."""
 
 
 # --------------------------------------------------------------------------- the variants
@@ -282,7 +283,8 @@ def _margin_quantity(path, value, name, label, symbol, levers):
 
     def note(p):
         if p.scenario.get(path) is None:
-            return f"No target set ({path}), so it is met."
+            return (f"No target set ({path}): there is nothing to judge {label} against, so no margin; "
+                    "set the target to have it checked.")
         margin = getattr(p, name)
         if margin >= 0:
             return f"Met: {label} <{value}> is within the target of <{path}>, with <{name}> to spare."
@@ -303,7 +305,9 @@ def _meets_note(p):
     if missed:
         return "Missed: " + ", ".join(missed) + "."
     unset = [path for path, *_ in _TARGETS if p.scenario.get(path) is None]
-    return "Every set target is met" + (f"; unset: {', '.join(unset)}." if unset else ".")
+    if len(unset) == len(_TARGETS):
+        return "No target is set, so there is nothing to judge the design against (requirements.*)."
+    return "Every set target is met" + (f"; not set, so not judged: {', '.join(unset)}." if unset else ".")
 
 
 def _keeps_up_detail(p):
