@@ -80,3 +80,85 @@ def test_a_target_not_set_is_never_called_met(changes):
     for name in CARDS:  # the dashboard's cards neither
         card = visible_text(cards_html(p))
         assert not re.search(r"no target[^.]*\bmet\b", card, re.I), name
+
+
+# --------------------------------------------------------------------------- 1. the cards' parts and symbols
+
+BASE = scenario_io.seed()
+SCENARIOS = {
+    "seed": BASE, "default": drmath.Scenario(),
+    "multi-site": BASE.with_changes({"failover.tier": "multi-site"}),
+    "cold-half": BASE.with_changes({"failover.tier": "cold", "failover.standby_fraction": 0.5}),
+    "tokens": BASE.with_changes({"training.tokens": 15e12}),
+    "behind": BASE.with_changes({"replication.link_bandwidth": 1.25e8, "replication.interval": 300.0}),
+    "clipped": BASE.with_changes({"checkpoint.interval": 30 * 86400.0, "training.window": 20 * 86400.0}),
+    "newest": BASE.with_changes({"replication.policy": "newest", "replication.link_bandwidth": 1.25e8}),
+    "pilot": BASE.with_changes({"failover.tier": "pilot-light"}),
+}
+
+_MONEY = r"−?\$[\d,]+(?:\.\d+)?[kMBT]?"
+_DURATION = r"[\d,]+(?:\.\d+)? (?:s|min|h|days?|weeks?|years?)\b"
+_AMOUNT = rf"(?:{_MONEY}|{_DURATION})"
+_CHAIN = re.compile(rf"(?:[A-Za-z][\w -]*? )?{_AMOUNT}(?:\s*[+·]\s*(?:[A-Za-z][\w -]*? )?{_AMOUNT})+")
+_SCALE = {"": 1.0, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12, "s": 1.0, "min": 60.0, "h": 3600.0, "day": 86400.0,
+          "days": 86400.0, "week": 604800.0, "weeks": 604800.0, "year": 365 * 86400.0, "years": 365 * 86400.0}
+
+
+def _amount(text):
+    """An amount as read off the page: (SI value, half a unit of its last digit: the rounding)."""
+    m = re.search(r"(−?)\$?([\d,]+)(?:\.(\d+))?\s?([kMBT]|s|min|h|days?|weeks?|years?)?$", text.strip())
+    sign, whole, frac, unit = m.groups()
+    scale = _SCALE[unit or ""]
+    value = float(whole.replace(",", "") + "." + (frac or "0")) * scale
+    return (-value if sign else value), 0.5 * 10 ** -len(frac or "") * scale
+
+
+def _card_parts(card_html):
+    """Each card's value and every chain of parts its sub-line shows: {name: (value, [[part text, ...], ...])}."""
+    out = {}
+    for name, value, sub in re.findall(r'drmath-kpi-(\w+)[^"]*" data-value="([^"]*)">.*?'
+                                       r'<div class="drmath-card-sub">(.*?)</div>', card_html, re.S):
+        text = visible_text(sub)
+        out[name] = (float(value) if value not in ("true", "false") else value,
+                     [re.split(r"\s*[+·]\s*", m.group(0)) for m in _CHAIN.finditer(text)])
+    return out
+
+
+@pytest.mark.parametrize("key", list(SCENARIOS))
+def test_every_card_that_shows_parts_lists_all_of_them_and_they_sum(key):
+    p = drmath.plan(SCENARIOS[key])
+    cards = _card_parts(cards_html(p))
+    assert set(cards) == set(CARDS)
+    chains = 0
+    for name, (value, found) in cards.items():
+        for chain in found:
+            amounts = [_amount(re.search(_AMOUNT + "$", part).group(0)) for part in chain]
+            total, slack = sum(a for a, _ in amounts), sum(s for _, s in amounts)
+            assert abs(total - value) <= slack + 1e-9 * abs(value), (name, chain, value)
+            chains += 1
+    assert chains >= 2  # the total DR cost and the site loss show theirs
+    assert _card_parts(cards_html(p))["total_dr_cost"][1], "the total DR cost shows its parts"
+
+
+_OPERATORS = {r"\frac", r"\tfrac", r"\left", r"\right", r"\min", r"\max", r"\sum", r"\le", r"\ge", r"\quad",
+              r"\times", r"\sqrt", r"\infty", r"\cdot", r"\;", r"\,", r"\ ", "e", "i"}
+
+
+def _formula_symbols(tex):
+    """The symbols of a TeX formula, read the way a reader reads them (operators and text left out)."""
+    tex = re.sub(r"\\text\{[^}]*\}", " ", tex)
+    sub = r"(?:_\{[^}]*\}|_[A-Za-z0-9])?"
+    tokens = re.findall(rf"\\mathrm\{{\w+\}}{sub}|\\Delta\s*[A-Za-z]{sub}|\\[A-Za-z]+{sub}|\\.|[A-Za-z]{sub}", tex)
+    return {t for t in tokens if t not in _OPERATORS and not t.startswith(r"\sum")}
+
+
+@pytest.mark.parametrize("key", list(SCENARIOS))
+def test_every_symbol_in_show_the_math_is_defined_where_it_appears(key):
+    p = drmath.plan(SCENARIOS[key])
+    for name in CARDS:
+        text = p.explain(name)
+        formula = re.search(r"\$\$(.*?)\$\$", text, re.S).group(1)
+        where = next((para for para in text.split("\n\n") if para.startswith("Where ")), "")
+        defined = {s.replace(" ", "") for s in re.findall(r"\$([^$]+)\$ is ", where)}
+        missing = {s for s in _formula_symbols(formula) if s.replace(" ", "") not in defined}
+        assert not missing, (name, formula, missing)
