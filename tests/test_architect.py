@@ -2,6 +2,7 @@
 figure objects the page draws, read as a reader reads them."""
 
 import datetime
+import html
 import re
 from html.parser import HTMLParser
 
@@ -162,3 +163,19 @@ def test_every_symbol_in_show_the_math_is_defined_where_it_appears(key):
         defined = {s.replace(" ", "") for s in re.findall(r"\$([^$]+)\$ is ", where)}
         missing = {s for s in _formula_symbols(formula) if s.replace(" ", "") not in defined}
         assert not missing, (name, formula, missing)
+
+
+# --------------------------------------------------------------------------- 3. the tier table explains its columns
+
+
+def test_every_tier_table_column_is_defined_in_its_caption_and_on_its_header():
+    from drmath.dashboard import TIER_COLUMNS, tier_table_html
+
+    table = tier_table_html(drmath.plan(BASE))
+    caption = visible_text(re.search(r"<caption>(.*?)</caption>", table, re.S).group(1))
+    headers = {heading: title for title, heading in re.findall(r'<th title="([^"]+)">([^<]+)</th>', table)}
+    for _, heading in TIER_COLUMNS:
+        definition = re.search(rf"{re.escape(heading)} ?: ([^.]+)", caption)
+        assert definition and len(definition.group(1).split()) >= 5, (heading, caption)  # a sentence, seen
+        assert html.unescape(headers.get(heading, "")).startswith(definition.group(1)), heading  # on hover too
+    assert "cost of delay" in caption and "cold" in caption  # what "pays for itself above" is weighed against

@@ -26,8 +26,8 @@ from ..formatting import change, format_quantity, short_duration
 from ..quantities import card_detail, card_title
 from ..units import day, hour, minute
 
-__all__ = ["CARDS", "DEFINITIONS", "TARGET_CONTROLS", "TARGET_OF_CARD", "TIER_COLUMNS", "data_value", "cards_html",
-           "tier_table_html"]
+__all__ = ["CARDS", "DEFINITIONS", "TARGET_CONTROLS", "TARGET_OF_CARD", "TIER_COLUMNS", "TIER_COLUMN_DEFINITIONS",
+           "data_value", "cards_html", "tier_table_html"]
 
 CARDS = quantities.CARDS
 """The plan fields shown as KPI cards, in order: :data:`drmath.quantities.CARDS`."""
@@ -171,6 +171,19 @@ TIER_COLUMNS = (("tier_rto_sites", "site RTO"), ("tier_rpo_sites", "site RPO"), 
                 ("tier_schedule_slips", "expected slip"), ("break_even_delay_costs", "pays for itself above"))
 """The tier table's columns: (plan quantity, heading)."""
 
+TIER_COLUMN_DEFINITIONS = {
+    "tier_rto_sites": "how long after losing the site training resumes on this tier's standby",
+    "tier_rpo_sites": "the training work lost with the site, at worst (the same for every tier but multi-site)",
+    "tier_total_costs": "the standby, replication, cross-site circuit and expected disaster loss over the run, "
+                        "goodput not included",
+    "tier_schedule_slips": "how much later the run ends after a site loss: work redone, the outage and the time at "
+                           "reduced capacity",
+    "break_even_delay_costs": "the cost of delay (the business value of a day late, cost.delay_cost) above which this "
+                              "tier's total DR cost is below cold backup & restore's; 'baseline' is cold itself, "
+                              "'no bound' a tier that never pays for itself",
+}
+"""What each column of the tier table means, in plain words: shown in its caption and on its header."""
+
 
 def tier_table_html(p):
     """Every DR tier side by side (site RTO, RPO, cost, slip, break-even), the plan's own tier highlighted.
@@ -192,7 +205,10 @@ def tier_table_html(p):
     (True, 6)
     """
     current = p.scenario.failover.tier
-    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in TIER_COLUMNS)
+    head = "".join(f'<th title="{html.escape(TIER_COLUMN_DEFINITIONS[name])}.">{html.escape(title)}</th>'
+                   for name, title in TIER_COLUMNS)
+    legend = "".join(f"<br><b>{html.escape(title)}</b>: {html.escape(TIER_COLUMN_DEFINITIONS[name])}."
+                     for name, title in TIER_COLUMNS)
     rows = []
     for tier in presets.DR_TIERS.values():
         cells = []
@@ -205,7 +221,7 @@ def tier_table_html(p):
         mark = ' class="drmath-tier-current"' if tier.name == current else ""
         rows.append(f'<tr{mark} data-tier="{tier.name}"><th title="{html.escape(tier.assumptions)}">'
                     f'{html.escape(tier.label)}</th>{"".join(cells)}</tr>')
-    return (f'<table class="drmath-tier-table"><caption>Every DR tier for these inputs (yours highlighted)'
+    return (f'<table class="drmath-tier-table"><caption>Every DR tier for these inputs (yours highlighted).{legend}'
             f'</caption><thead><tr><th>tier</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
