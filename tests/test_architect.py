@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import pytest
 
 import drmath
-from drmath import drills, quantities, report, scenario_io
+from drmath import drills, presets, quantities, report, scenario_io
 from drmath.dashboard import CARDS, cards_html
 
 # --------------------------------------------------------------------------- helpers
@@ -179,3 +179,75 @@ def test_every_tier_table_column_is_defined_in_its_caption_and_on_its_header():
         assert definition and len(definition.group(1).split()) >= 5, (heading, caption)  # a sentence, seen
         assert html.unescape(headers.get(heading, "")).startswith(definition.group(1)), heading  # on hover too
     assert "cost of delay" in caption and "cold" in caption  # what "pays for itself above" is weighed against
+
+
+# --------------------------------------------------------------------------- 7. chart details, on the figure objects
+
+
+def _all_specs(p):
+    from drmath import viz
+
+    specs = viz.figure_specs(p, [n for n in viz.FIGURES if n != "simulation"])
+    specs["pareto"] = viz.pareto_spec(drmath.solve(p.scenario))
+    other = drmath.plan(p.scenario.with_changes({"failover.tier": "hot"}))
+    specs["compare"] = viz.compare_spec([p, other], ["now", "hot"])
+    return specs
+
+
+@pytest.fixture(scope="module")
+def specs():
+    return _all_specs(drmath.plan(BASE))
+
+
+def test_rto_waterfall_labels_every_phase_with_a_unit_or_none():
+    from drmath import viz
+
+    for tier in presets.DR_TIERS:
+        p = drmath.plan(BASE.with_changes({"failover.tier": tier}))
+        labels = viz.rto_spec(p)["data"][0]["text"]
+        for label, value in zip(labels, p.rto_site_phases.values()):
+            assert (label == "none") == (value == 0), (tier, labels)
+            assert label == "none" or re.fullmatch(_DURATION, label), (tier, label)
+
+
+def test_log_axes_label_whole_values_never_a_bare_digit(specs):
+    checked = 0
+    for name, spec in specs.items():
+        for key, axis in spec["layout"].items():
+            if not (key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict) and axis.get("type") == "log"):
+                continue
+            assert axis.get("tickmode") == "array", (name, key)  # plotly's own labels write 2 and 5 bare
+            for value, text in zip(axis["tickvals"], axis["ticktext"]):
+                if re.fullmatch(r"[\d,.]+", text):  # a number: the whole value, not its first digit
+                    assert float(text.replace(",", "")) == pytest.approx(value), (name, key, text, value)
+            checked += 1
+    assert checked >= 6
+
+
+def test_no_bar_label_sits_under_a_marker(specs):
+    spec = specs["cost_tier"]
+    tiers = spec["layout"]["xaxis"]["tickvals"]  # a category's centre is its index, on any axis over the same range
+    labels = [tiers.index(x) for t in spec["data"] if "text" in t.get("mode", "") for x in t["x"]]
+    for trace in spec["data"]:
+        if trace["type"] == "scatter" and "markers" in trace["mode"] and trace["marker"].get("size", 6) > 2:
+            assert "lines" not in trace["mode"], trace["name"]  # a line between markers would cross the labels
+            for x in trace["x"]:
+                x = tiers.index(x) if x in tiers else x
+                assert min(abs(x - at) for at in labels) >= 0.35, (trace["name"], x, labels)
+
+
+def test_every_cost_label_says_which_cost(specs):
+    names = sorted((q.title.lower() for q in quantities.QUANTITIES.values() if q.kind in ("usd", "usd_rate")),
+                   key=len, reverse=True) + ["cost of delay"]
+    for name, spec in specs.items():
+        layout = spec["layout"]
+        labels = [layout.get("title")] + [a.get("text") for a in layout.get("annotations", [])]
+        labels += [v.get("title") for k, v in layout.items() if k.startswith(("xaxis", "yaxis")) and isinstance(v, dict)
+                   ]
+        labels += [t.get("name") for t in spec["data"]]
+        for label in labels:
+            text = label.get("text", "") if isinstance(label, dict) else (label or "")
+            text = re.sub(r"<[^>]+>", " ", text).lower()
+            for title in names:
+                text = text.replace(title, "")
+            assert "cost" not in text, (name, label)

@@ -19,6 +19,7 @@ from ._common import (
     _vline,
     jsonable,
 )
+from ._labels import label_of, title_of
 from .palette import BAD_FILL, GREY, INK, ORANGE, RED, TIER_COLOURS
 
 
@@ -116,7 +117,8 @@ def pareto_spec(solution):
               "failover.standby_fraction": p.standby_fraction, "total_cost_of_resilience": p.total_cost_of_resilience,
               "total_dr_cost": p.total_dr_cost, "rpo_site": p.rpo_site, "rto_site": p.rto_site,
               "meets_requirements": solution.feasible}
-    layout = _panels(2, 1, ("cost vs site RPO", "cost vs site RTO"), height=560, gap=(0.2, 0))
+    objective = label_of("total_cost_of_resilience")  # the solver's objective: not the tier table's DR cost
+    layout = _panels(2, 1, (f"{objective} vs site RPO", f"{objective} vs site RTO"), height=560, gap=(0.2, 0))
     shapes, notes = [], []  # the axes' titles name the panels
     for n, _, chosen, target, label, t_scale, log_range in axes:
         data.append({"type": "scatter", "mode": "markers", "name": name, "legendgroup": "chosen",
@@ -137,11 +139,12 @@ def pareto_spec(solution):
                   f"<b>{format_quantity(p.total_cost_of_resilience, 'usd')}</b>")
     else:
         detail = f"<b>no design meets every target</b>; closest: {p.scenario.failover.tier}"
-    layout.update(title=_two_line_title("Cost vs site RPO and RTO", detail), legend=_bottom_legend(),
+    head = title_of('total_cost_of_resilience')  # ≤ 30 characters; each panel's title says against what
+    layout.update(title=_two_line_title(head, detail), legend=_bottom_legend(),
                   shapes=shapes, annotations=notes, margin={"l": 60, "r": 16, "t": _TITLE_TOP + 52, "b": 84})
     for n, _, _, _, label, t_scale, log_range in axes:
         layout[f"xaxis{n}"].update(title={"text": label, "standoff": 4}, **_duration_axis(log_range, t_scale))
-        layout[f"yaxis{n}"]["title"] = {"text": f"cost [${suffix}]"}
+        layout[f"yaxis{n}"]["title"] = {"text": f"{objective} [${suffix}]"}
     return {"data": data, "layout": layout}
 
 
