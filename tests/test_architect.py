@@ -251,3 +251,29 @@ def test_every_cost_label_says_which_cost(specs):
             for title in names:
                 text = text.replace(title, "")
             assert "cost" not in text, (name, label)
+
+
+# --------------------------------------------------------------------------- 2. the Pareto figure goes stale visibly
+
+
+def test_the_pareto_figure_marks_itself_stale_when_the_inputs_change_and_says_how_to_refresh():
+    from drmath.dashboard import build_app
+
+    app = build_app()
+    app.solve()
+
+    def stale_notes():
+        return [a["text"] for a in app.pareto.figure["layout"].get("annotations", []) if "stale" in a["text"]]
+
+    assert not stale_notes()
+    fresh = app.pareto.figure
+    app.apply({"training.gpus": 16_384})
+    notes = stale_notes()
+    assert len(notes) == 1 and app.solve_button.description in notes[0], notes  # what to press
+    assert all(t.get("opacity", 1) <= 0.4 for t in app.pareto.figure["data"])  # greyed
+    assert "stale" in app.pareto.figure["layout"]["title"]["text"]
+    app.apply({"training.gpus": 8_000})  # back to the inputs searched: fresh again
+    assert app.pareto.figure == fresh
+    app.apply({"training.gpus": 16_384})
+    app.solve()
+    assert not stale_notes()

@@ -83,6 +83,8 @@ class Dashboard:
     1
     """
 
+    _SOLVE = "apply the cheapest design"  # the solve button's label, which the stale Pareto figure names
+
     def __init__(self, scenario=None):
         self.scenario = scenario_io.seed() if scenario is None else scenario  # the seed carries the targets
         self.plan = drmath.plan(self.scenario)
@@ -132,7 +134,7 @@ class Dashboard:
                             tooltip="keep this design's numbers: every card then shows its change against them")
         self.pin.add_class("drmath-pin")
         self.pin.on_click(lambda _: self.pin_baseline(self.baseline is None))
-        self.solve_button = W.Button(description="apply the cheapest design", icon="", button_style="primary",
+        self.solve_button = W.Button(description=self._SOLVE, icon="", button_style="primary",
                                      layout=W.Layout(width="auto"),
                                      tooltip="search tier, link, replication and checkpoint cadence and standby size "
                                              "for the cheapest design that meets every target, and apply it")
@@ -368,13 +370,11 @@ class Dashboard:
             self._show_error(exc)
             return None
         finally:
-            self.solve_button.disabled, self.solve_button.description = False, "apply the cheapest design"
+            self.solve_button.disabled, self.solve_button.description = False, self._SOLVE
         if solution.feasible:
             self.apply(solution.changes)
         self.solution_view = (solution, self.scenario)
-        with self.pareto.hold_sync():
-            self.pareto.revision += 1
-            self.pareto.figure = viz.pareto_spec(solution)
+        self._pareto_spec = viz.pareto_spec(solution)
         self.pareto.layout.display = "block"
         self._render_solution()
         return solution
@@ -385,10 +385,21 @@ class Dashboard:
         solution, applied = self.solution_view
         stale = ("" if self.scenario == applied else
                  '<div class="drmath-solution-stale">The inputs changed since this search: press again.</div>')
+        self._draw_pareto(self.scenario != applied)
         verdict = "applied" if solution.feasible else "nothing applied"
         self.solution.value = (f'<div class="drmath-solution-message drmath-solution-'
                                f'{"found" if solution.feasible else "none"}">'
                                f"<b>{verdict}:</b> {markdown_html(solution.message)}</div>{stale}")
+
+    def _draw_pareto(self, stale):
+        """The last search's front, greyed and marked stale when the inputs moved since (say what to press)."""
+        spec = self._pareto_spec
+        if stale:
+            spec = viz.stale_pareto_spec(spec, self._SOLVE)
+        if self.pareto.figure != spec:
+            with self.pareto.hold_sync():
+                self.pareto.revision += 1
+                self.pareto.figure = spec
 
     def _show_error(self, exc):
         self.error.value = f'<div class="drmath-error-message">{html.escape(str(exc))}</div>'

@@ -149,3 +149,43 @@ def pareto_spec(solution):
 
 
 pareto_figure = _as_figure(pareto_spec)
+
+
+def stale_pareto_spec(spec, refresh):
+    """A Pareto figure whose search no longer matches the inputs: greyed, titled stale, and saying how to refresh.
+
+    Parameters
+    ----------
+    spec : dict
+        A figure of :func:`pareto_spec`. [1]
+    refresh : str
+        What to press to search again, e.g. the dashboard's button ``"apply the cheapest design"``. [1]
+
+    Returns
+    -------
+    spec : dict
+        A copy: every trace at a third of its opacity, the title's detail line led by "stale", and a note across
+        the figure: ``stale: inputs changed — press "…" to refresh``. [1]
+
+    Examples
+    --------
+    >>> import drmath
+    >>> s = drmath.Scenario().with_changes({"requirements.rto_site": 14_400.0})
+    >>> stale = stale_pareto_spec(pareto_spec(drmath.solve(s)), "search")
+    >>> stale["layout"]["annotations"][-1]["text"]
+    'stale: inputs changed — press “search” to refresh'
+    """
+    import copy
+
+    spec = copy.deepcopy(spec)
+    for trace in spec["data"]:
+        trace["opacity"] = 0.3
+    layout = spec["layout"]
+    head, _, detail = layout["title"]["text"].partition("<br>")
+    layout["title"]["text"] = head + f"<br><span style='font-size:12px;color:{RED}'><b>stale</b>: the search " \
+                                     "below is for earlier inputs</span>"
+    layout["annotations"] = list(layout.get("annotations", [])) + [{
+        "x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "middle",
+        "showarrow": False, "bgcolor": "rgba(255,255,255,0.9)", "bordercolor": RED, "borderpad": 6,
+        "font": {"size": 13, "color": RED}, "text": f"stale: inputs changed — press “{refresh}” to refresh"}]
+    return spec
