@@ -277,3 +277,31 @@ def test_the_pareto_figure_marks_itself_stale_when_the_inputs_change_and_says_ho
     app.apply({"training.gpus": 16_384})
     app.solve()
     assert not stale_notes()
+
+
+# --------------------------------------------------------------------------- 5. an unchanged card says what moved
+
+
+def _delta(card_html):
+    found = re.search(r'<div class="drmath-delta[^"]*">(.*?)</div>', card_html, re.S)
+    return visible_text(found.group(1)) if found else None
+
+
+def test_an_unchanged_card_says_what_moved_instead_of_no_change():
+    from drmath.dashboard import build_app
+
+    app = build_app()
+    app.pin_baseline()
+    app.apply({"training.gpus": 12_000})  # the window drives the run: 90 days either way, 50% more tokens
+    assert app.plan.time_to_train == app.baseline.time_to_train
+    delta = _delta(app.cards["time_to_train"].value)
+    assert "no change" not in delta and "tokens" in delta and "run cost" in delta, delta
+    assert "+" in delta  # each with its change
+    for name in CARDS:  # and no card says "no change" while what its sub-line shows moved
+        q = quantities.QUANTITIES[name]
+        moved = [m for m in q.moves if getattr(app.plan, m) != getattr(app.baseline, m)]
+        text = _delta(app.cards[name].value)
+        if moved and getattr(app.plan, name) == getattr(app.baseline, name):
+            assert text.startswith("unchanged") and all(quantities.card_title(m).lower() in text.lower()
+                                                        or quantities.QUANTITIES[m].title.lower() in text.lower()
+                                                        for m in moved), (name, text)

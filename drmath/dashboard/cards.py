@@ -118,17 +118,36 @@ def _target_html(p, name):
             f'{html.escape(text)}</div>')
 
 
+def _moved(new, old, kind):
+    """How one of a card's sub-line quantities moved, in a few characters: ``+50%``, or :func:`change`'s text."""
+    if kind in ("fraction", "flag") or not (math.isfinite(new) and math.isfinite(old)) or old == 0 \
+            or abs(new / old - 1) < 0.005:
+        return change(new, old, kind)
+    return f"{'+' if new > old else '−'}{abs(new / old - 1):.0%}"
+
+
+def _delta_html(p, name, baseline):
+    """A card's change against the pinned baseline; when its own value held, what its sub-line shows that moved
+    (:attr:`drmath.quantities.Quantity.moves`), so "no change" is said only when nothing it shows changed."""
+    q = quantities.QUANTITIES[name]
+    text = change(getattr(p, name), getattr(baseline, name), q.kind)
+    if text == "no change":
+        moved = [f"{quantities.card_title(m)[0].lower() + quantities.card_title(m)[1:]} "
+                 f"{_moved(getattr(p, m), getattr(baseline, m), quantities.QUANTITIES[m].kind)}"
+                 for m in q.moves if getattr(p, m) != getattr(baseline, m)]
+        if moved:
+            text = f"unchanged; {', '.join(moved)}"
+    return (f'<div class="drmath-delta{" drmath-delta-none" if text == "no change" else ""}">'
+            f'{html.escape(text)} vs baseline</div>')
+
+
 def _card_html(p, name, baseline=None):
     """A KPI card: the registry's title, the plan's value, the registry's sub-line, its target's verdict and,
     with a pinned ``baseline`` plan, its change against it."""
     value = getattr(p, name)
     bad = (name == "replication_keeps_up" and not value) or (
         isinstance(value, float) and math.isinf(value))
-    delta = ""
-    if baseline is not None:
-        text = change(value, getattr(baseline, name), quantities.QUANTITIES[name].kind)
-        delta = (f'<div class="drmath-delta{" drmath-delta-none" if text == "no change" else ""}">'
-                 f'{html.escape(text)} vs baseline</div>')
+    delta = "" if baseline is None else _delta_html(p, name, baseline)
     return (f'<div class="drmath-card-title" title="{html.escape(DEFINITIONS.get(name, card_title(name)))}">'
             f'{html.escape(card_title(name))}</div>'
             f'<div class="drmath-kpi drmath-kpi-{name}{" drmath-bad" if bad else ""}" '
