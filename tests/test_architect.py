@@ -305,3 +305,27 @@ def test_an_unchanged_card_says_what_moved_instead_of_no_change():
             assert text.startswith("unchanged") and all(quantities.card_title(m).lower() in text.lower()
                                                         or quantities.QUANTITIES[m].title.lower() in text.lower()
                                                         for m in moved), (name, text)
+
+
+# --------------------------------------------------------------------------- 6. controls that do nothing are disabled
+
+
+def test_a_control_that_does_nothing_for_the_tier_is_disabled_with_its_reason():
+    from drmath.dashboard import build_app
+
+    app = build_app()
+    assert not any(w.disabled for w in app.controls.values())
+    app.apply({"failover.tier": "multi-site"})
+    decision = app.controls["failover.decision_time"]
+    assert decision.disabled and "Multi-site" in decision.tooltip, decision.tooltip
+    note = visible_text(app.inert_note.value)
+    assert decision.description in note and "does nothing" in note, note  # the reason, seen without hovering
+    for path, widget in app.controls.items():  # each one disabled truly moves no card
+        if widget.disabled:
+            values = [v for _, v in widget.options if v != widget.value]
+            before = cards_html(app.plan)
+            moved = drmath.plan(app.scenario.with_changes({path: None if values[-1] == "auto" else values[-1]}))
+            assert cards_html(moved) == before, path
+    app.apply({"failover.tier": "warm"})
+    assert not decision.disabled and "Multi-site" not in (decision.tooltip or "")
+    assert visible_text(app.inert_note.value) == ""

@@ -35,6 +35,7 @@ from ..formatting import every
 from ..report import markdown_html
 from ..scenario import Scenario
 from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
+from .inert import mark_inert
 from .page import FIGURES, STORY
 from .widgets import PlotlyView, ShareLink, _controls
 
@@ -97,6 +98,7 @@ class Dashboard:
         self.error = self._html("", layout=full).add_class("drmath-error")
         self.scenario_view = self._html("", layout=W.Layout(display="none")).add_class("drmath-scenario-holder")
         self.replication_note = self._html("").add_class("drmath-note")
+        self.inert_note, self._inert_tier = self._html("").add_class("drmath-note"), None  # controls that do nothing
         self.notice = self._html("", layout=full).add_class("drmath-notice")
         self.warnings = self._html("", layout=full).add_class("drmath-warnings")  # what is wrong with the design
         self._make_files()
@@ -174,7 +176,7 @@ class Dashboard:
             section("Replication"), c["replication.link_bandwidth"], c["replication.interval"],
             self.replication_note,
             section("Failures and failover"), c["failures.gpu_failure_rate"], c["failover.tier"],
-            c["failover.standby_fraction"], c["failover.detection_time"], c["failover.decision_time"],
+            c["failover.standby_fraction"], c["failover.detection_time"], c["failover.decision_time"], self.inert_note,
             section("Meet these targets"), *(c[path] for path, *_ in TARGET_CONTROLS),
             W.HBox([self.solve_button], layout=self._plain).add_class("drmath-solve-row"), self.solution,
         ], layout=self._plain).add_class("drmath-controls")
@@ -459,6 +461,7 @@ class Dashboard:
                                     f'{html.escape(json.dumps(flat))}"></div>')
         self.share.query = scenario_io.to_query(p.scenario)
         self.tiers.value = tier_table_html(p)
+        self._inert_tier = mark_inert(p.scenario, self._controls, self.inert_note, self._inert_tier)
         self._render_solution()
         self._render_file()
 
