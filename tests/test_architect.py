@@ -329,3 +329,33 @@ def test_a_control_that_does_nothing_for_the_tier_is_disabled_with_its_reason():
     app.apply({"failover.tier": "warm"})
     assert not decision.disabled and "Multi-site" not in (decision.tooltip or "")
     assert visible_text(app.inert_note.value) == ""
+
+
+# --------------------------------------------------------------------------- 4. compare with baseline, on screen
+
+
+def test_compare_with_baseline_shows_every_card_side_by_side_and_one_chart():
+    from drmath import comparison
+    from drmath.dashboard import build_app
+
+    app = build_app()
+    view = app.compare_view
+    assert view.toggle.disabled  # nothing pinned: nothing to compare
+    app.pin_baseline()
+    app.apply({"training.gpus": 12_000, "failover.tier": "hot"})
+    assert not view.toggle.disabled and view.root.layout.display == "none"
+    view.toggle.value = True
+    assert view.root.layout.display != "none"
+    table = view.table.value
+    rows = re.findall(r"<tr><td[^>]*>(.*?)</td>(.*?)</tr>", table, re.S)
+    shown = {visible_text(title): [visible_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", cells, re.S)]
+             for title, cells in rows}
+    for name in CARDS:  # every card: the baseline's number, then the number now
+        title = quantities.QUANTITIES[name].title
+        assert title in shown, (title, list(shown))
+        assert shown[title][0] == app.baseline.format(name) and shown[title][1].startswith(app.plan.format(name))
+    assert "training.gpus" in visible_text(table) and "failover.tier" in visible_text(table)  # what differs
+    want = comparison.compare_figure([app.baseline, app.plan], ["baseline", "now"])
+    assert {t["name"] for t in view.figure.figure["data"]} == {t.name for t in want.data}
+    app.pin_baseline(False)
+    assert view.toggle.disabled and view.root.layout.display == "none"

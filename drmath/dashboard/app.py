@@ -34,6 +34,7 @@ from .. import _resources, scenario_io, viz
 from ..formatting import every
 from ..report import markdown_html
 from ..scenario import Scenario
+from .baseline import BaselineView
 from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
 from .inert import mark_inert
 from .page import FIGURES, STORY
@@ -132,6 +133,7 @@ class Dashboard:
     def _make_solver(self):
         """The baseline each card is compared with (pinned by a button), and the "meet these targets" panel."""
         self.baseline = None
+        self.compare_view = BaselineView()  # every card, baseline against now, and one chart
         self.pin = W.Button(description="pin as baseline", icon="", layout=W.Layout(width="auto"),
                             tooltip="keep this design's numbers: every card then shows its change against them")
         self.pin.add_class("drmath-pin")
@@ -191,9 +193,10 @@ class Dashboard:
         # the derivations' views are made on first use: fewer widgets for the page to build
         maths = self._maths = W.VBox([], layout=self._full)
         body = W.HBox([controls, grid], layout=self._plain).add_class("drmath-body")
-        files = W.HBox([self.picker, self.opened, self.save_link, self.share, self.pin],
+        files = W.HBox([self.picker, self.opened, self.save_link, self.share, self.pin, self.compare_view.toggle],
                        layout=W.Layout(width="100%", align_items="center", grid_gap="10px")).add_class("drmath-files")
-        return W.VBox([self._html(_STYLE), header, files, self.notice, cards, self.warnings, maths, self.error, body,
+        return W.VBox([self._html(_STYLE), header, files, self.notice, cards, self.compare_view.root, self.warnings,
+                       maths, self.error, body,
                        self.tiers, self.pareto, self.scenario_view],
                       layout=W.Layout(width="100%", grid_gap="10px")).add_class("drmath-app")
 
@@ -437,6 +440,7 @@ class Dashboard:
     def _render_cards(self, p):
         for name in CARDS:
             self.cards[name].value = _card_html(p, name, self.baseline)
+        self.compare_view.update(self.baseline, p)
 
     def _render(self, p, specs):
         self.error.value = ""
