@@ -755,7 +755,7 @@ _ALL = (
              "the schedule slip, each counted once.",
              short="Site loss", card=9, compare=True, symbols=_SYMBOLS_LOSS,
              moves=("site_loss_cost", "rpo_site_expected", "rto_site", "reduced_capacity_time"),
-             detail=lambda p: f"costs {p.format('site_loss_cost')}; = " + _parts(p, _SITE_LOSS_PARTS)),
+             detail=lambda p: _parts(p, _SITE_LOSS_PARTS) + f"; costs {p.format('site_loss_cost')}"),
     Quantity("site_loss_cost", "usd", "Cost of a site loss", "cost",
              cost.expected_disaster_loss.tex_variants["certain"],
              r"<site_loss_time> \times (<fleet_cost_rate> + <cost.delay_cost>)",
@@ -764,7 +764,7 @@ _ALL = (
     Quantity("total_dr_cost", "usd", "Total DR cost", "cost", r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              r"<standby_cost> + <replication_cost> + <cross_site_cost> + <expected_disaster_loss>",
              short="Total DR cost", card=7, compare=True, symbols=_SYMBOLS_COST,
-             moves=tuple(name for _, name in _DR_COST_PARTS), detail=lambda p: "= " + _parts(p, _DR_COST_PARTS)),
+             moves=tuple(name for _, name in _DR_COST_PARTS), detail=lambda p: _parts(p, _DR_COST_PARTS)),
     Quantity("goodput_lost_cost", "usd", "Goodput lost", "cost", cost.goodput_lost_cost,
              r"<fleet_cost_rate> \times (1 - <ettr>) \times <time_to_train>",
              "The fleet's time spent on checkpoint stalls, rework and restarts, priced at its own cost: checkpoint "
