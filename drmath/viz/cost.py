@@ -177,7 +177,7 @@ def cost_link_spec(p, bandwidths, curves):
     shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, Gbit_per_s, "cost", left=cx)
     _mark_current(cx, p.total_dr_cost, scale, "usd", data, shapes, notes)
     title = f"{title_of('total_dr_cost')} vs link bandwidth: <b>{format_quantity(p.total_dr_cost, 'usd')}</b> now"
-    layout = _layout(title, "link line rate [Gbit/s]", f"{label_of('total_dr_cost')} and its parts [${suffix}]",
+    layout = _layout(title, "link line rate [Gbit/s]", f"{label_of('total_dr_cost')} [${suffix}]",
                      shapes=shapes, annotations=notes)
     x_range = _log_x(xs, cx)
     y_range = _log_range(*(np.asarray(curves[k], dtype=float) / scale for _, k, _, _, _ in _COST_PARTS))
