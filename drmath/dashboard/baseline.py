@@ -48,10 +48,10 @@ class BaselineView:
     ----------
     toggle : ipywidgets.ToggleButton
         Opens and closes the view; disabled until a baseline is pinned.
-    table : ipywidgets.HTML
-        Every card's number for the baseline and now, and the inputs that differ.
-    figure : PlotlyView
-        Both designs' curves (:func:`drmath.viz.compare_spec`).
+    table : ipywidgets.HTML or None
+        Every card's number for the baseline and now, and the inputs that differ (None until first opened).
+    figure : PlotlyView or None
+        Both designs' curves (:func:`drmath.viz.compare_spec`; None until first opened).
     root : ipywidgets.VBox
         The view, hidden while closed.
 
@@ -71,9 +71,8 @@ class BaselineView:
                                      layout=W.Layout(width="auto"),
                                      tooltip="pin a baseline first: then every card, baseline against now")
         self.toggle.add_class("drmath-compare-toggle")
-        self.table = W.HTML("").add_class("drmath-compare-table")
-        self.figure = PlotlyView().add_class("drmath-compare-figure")
-        self.root = W.VBox([self.table, self.figure], layout=W.Layout(display="none", width="100%"))
+        self.table = self.figure = None  # made on first opening: fewer widgets for every page to build
+        self.root = W.VBox([], layout=W.Layout(display="none", width="100%"))
         self.root.add_class("drmath-compare-view")
         self._plans = (None, None)
         self.toggle.observe(lambda change: self._draw(), "value")
@@ -94,6 +93,10 @@ class BaselineView:
         self.toggle.description = "hide the comparison" if on else "compare with baseline"
         if not on:
             return
+        if self.table is None:
+            self.table = W.HTML("").add_class("drmath-compare-table")
+            self.figure = PlotlyView().add_class("drmath-compare-figure")
+            self.root.children = (self.table, self.figure)
         plans = [baseline, current]
         self.table.value = (comparison.compare_html(plans, NAMES, CARDS)
                             + inputs_html(comparison.compare_inputs(plans)))
