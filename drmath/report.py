@@ -311,7 +311,8 @@ def _json_script(obj):
     return Markup(json.dumps(obj, cls=PlotlyJSONEncoder, separators=(",", ":")).replace("</", "<\\/"))
 
 
-def build_report(scenario=None, title=None, description="", include_plotlyjs=True, progress=None, figures=None):
+def build_report(scenario=None, title=None, description="", include_plotlyjs=True, progress=None, figures=None,
+                 start=None):
     """The worked answer for one scenario as one standalone HTML document.
 
     Parameters
@@ -329,6 +330,9 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
         Called with a short message at each stage.
     figures : dict, optional
         Precomputed :func:`report_figures` output, to reuse.
+    start : datetime.date, optional
+        The run's first day (a scenario file's ``date``): the drill schedule then gives dates; without it, days
+        of the run.
 
     Returns
     -------
@@ -376,13 +380,13 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
         title=title, description=description, version=__version__, headline=[_kpi(p, n) for n in HEADLINE],
         palette_css=Markup(viz.css_variables()),
         sections=sections, drills_title=SECTION_TITLES["drills"], inputs_title=SECTION_TITLES["inputs"],
-        drills=drill_rows(p),
+        drills=drill_rows(p, start),
         warnings=warnings, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario),
         plotlyjs=Markup(viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")) if include_plotlyjs else None,
         config=_json_script({"displaylogo": False, "responsive": True}), figures=_json_script(plots), plots=plots)
 
 
-def write_report(scenario, path, png_dir=None, title=None, description="", progress=None):
+def write_report(scenario, path, png_dir=None, title=None, description="", progress=None, start=None):
     """Write the report to ``path`` atomically and, optionally, each figure as PNG.
 
     Parameters
@@ -401,6 +405,8 @@ def write_report(scenario, path, png_dir=None, title=None, description="", progr
         A sentence under the title.
     progress : callable, optional
         Called with a short message at each stage.
+    start : datetime.date, optional
+        The run's first day, for the drill schedule's dates (:func:`build_report`).
 
     Returns
     -------
@@ -421,7 +427,7 @@ def write_report(scenario, path, png_dir=None, title=None, description="", progr
     say = progress or (lambda message: None)
     say("planning")
     figures = report_figures(scenario, progress=say)
-    document = build_report(scenario, title, description, progress=say, figures=figures)
+    document = build_report(scenario, title, description, progress=say, figures=figures, start=start)
     pngs = []
     if png_dir is not None:
         pngs = _write_pngs(figures, Path(png_dir), say)

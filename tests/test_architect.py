@@ -66,6 +66,13 @@ def test_report_drills_section_carries_the_schedule_table():
         assert str(int(schedule.loc[name, "held"])) in cells, (name, cells)
 
 
+def test_report_drill_schedule_gives_dates_from_the_runs_first_day():
+    start = datetime.date(2025, 5, 26)
+    page = report.build_report(drmath.Scenario(), include_plotlyjs=False, start=start)
+    row = visible_text(re.search(r'<tr data-drill="failover-game-day">(.*?)</tr>', page, re.S).group(1))
+    assert "2025-05-26" in row and "2025-07-25" in row, row  # the first and the last game day of the run
+
+
 @pytest.mark.parametrize("changes", [{}, {"requirements.rpo_site": 900.0}], ids=["no-target", "one-target"])
 def test_a_target_not_set_is_never_called_met(changes):
     scenario = drmath.Scenario().with_changes(changes)
