@@ -230,7 +230,8 @@ def _rpo_site_note(p):
     if _unbounded(p):
         return _behind_note(p)
     text = ("Worst case: the site is lost just before the next off-site copy lands (a copy enters the pipeline "
-            "once durable, W after it starts, copies enter P = k(τ + δ) apart, and one is off-site t_rep later)")
+            "once durable, W after it starts, copies enter P = k(τ + δ) apart, δ the checkpoint stall, and one is "
+            "off-site t_rep later)")
     if not p.replication_keeps_up:
         text += (", after waiting at each hop slower than the copies reach it (b_i = 1: t_i above the gap g_i "
                  "between copies arriving there) for up to that hop's time t_i")
@@ -377,11 +378,12 @@ _SYMBOLS_COST = {
 
 
 def _symbol_at(tex, symbol):
-    """Whether the TeX ``symbol`` stands in ``tex`` as a symbol of its own (not part of a longer one)."""
+    """Where the TeX ``symbol`` first stands in ``tex`` as a symbol of its own (not part of a longer one), or None."""
     import re
 
     before = "" if symbol.startswith("\\") else r"(?<![A-Za-z\\_])(?<!_\{)(?<!\\mathrm\{)(?<!\\text\{)"
-    return re.search(before + re.escape(symbol) + r"(?![A-Za-z0-9_{])", tex) is not None
+    found = re.search(before + re.escape(symbol) + r"(?![A-Za-z0-9_{])", tex)
+    return None if found is None else found.start()
 
 
 def where_line(tex, symbols):
@@ -397,14 +399,15 @@ def where_line(tex, symbols):
     Returns
     -------
     text : str
-        Markdown with inline math, ``""`` when no symbol stands in the formula. [1]
+        Markdown with inline math, the symbols in the order they stand in the formula; ``""`` when none does. [1]
 
     Examples
     --------
-    >>> where_line(r"C = C_x + W", {"C_x": "cross-site", "W": "write time", "k": "unused"})
+    >>> where_line(r"C = C_x + W", {"W": "write time", "C_x": "cross-site", "k": "unused"})
     'Where $C_x$ is cross-site; $W$ is write time.'
     """
-    used = [f"${symbol}$ is {words}" for symbol, words in symbols.items() if _symbol_at(tex, symbol)]
+    at = {symbol: _symbol_at(tex, symbol) for symbol in symbols}
+    used = [f"${symbol}$ is {symbols[symbol]}" for symbol in sorted((s for s in at if at[s] is not None), key=at.get)]
     return f"Where {'; '.join(used)}." if used else ""
 
 
