@@ -379,11 +379,11 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     return templates().get_template("report.html.j2").render(
         title=title, description=description, version=__version__, headline=[_kpi(p, n) for n in HEADLINE],
         palette_css=Markup(viz.css_variables()),
-        sections=sections, drills_title=SECTION_TITLES["drills"], inputs_title=SECTION_TITLES["inputs"],
-        drills=drill_rows(p, start),
+        sections=sections,
         warnings=warnings, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario),
         plotlyjs=Markup(viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")) if include_plotlyjs else None,
-        config=_json_script({"displaylogo": False, "responsive": True}), figures=_json_script(plots), plots=plots)
+        config=_json_script({"displaylogo": False, "responsive": True}), figures=_json_script(plots), plots=plots,
+        drills_title=SECTION_TITLES["drills"], inputs_title=SECTION_TITLES["inputs"], drills=drill_rows(p, start))
 
 
 def write_report(scenario, path, png_dir=None, title=None, description="", progress=None, start=None):
