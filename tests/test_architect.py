@@ -3,6 +3,7 @@ figure objects the page draws, read as a reader reads them."""
 
 import datetime
 import html
+import math
 import re
 from html.parser import HTMLParser
 
@@ -366,3 +367,15 @@ def test_compare_with_baseline_shows_every_card_side_by_side_and_one_chart():
     assert {t["name"] for t in view.figure.figure["data"]} == {t.name for t in want.data}
     app.pin_baseline(False)
     assert view.toggle.disabled and view.root.layout.display == "none"
+
+
+def test_report_slider_steps_move_the_log_axes_labels_with_their_ranges():
+    from drmath import viz
+
+    spec = viz.slider_figures(drmath.Scenario(), names=["cost_link"])["cost_link"]
+    steps = spec["layout"]["sliders"][0]["steps"]
+    ticks = {tuple(step["args"][1]["yaxis.tickvals"]) for step in steps}  # each step labels its own range
+    for step in steps:
+        lo, hi = step["args"][1]["yaxis.range"]
+        assert all(lo - 1e-9 <= math.log10(v) <= hi + 1e-9 for v in step["args"][1]["yaxis.tickvals"])
+    assert len(ticks) >= 1
