@@ -21,6 +21,7 @@ a window- or token-driven run, replication keeping up or not).
     ['rpo_local', 'rpo_local_expected', 'rpo_site', 'rpo_site_expected']
 """
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,6 +68,8 @@ class Quantity:
     compare: bool = False  # shown when plans are compared side by side
     table: bool = False  # a value per DR tier rather than one number
     warn: Callable | None = None  # when it returns True for a plan, the note is a warning every view shows
+    symbols: dict | None = None  # a card's formula symbols in words ({TeX symbol: meaning}): its "where" line
+    moves: tuple = ()  # the quantities a card's sub-line shows: what moved when the card's own value did not
 
     def tex(self, plan):
         """The formula's TeX for one plan: the formula function's own string where one computes it.
@@ -87,30 +90,31 @@ class Quantity:
 
 
 GROUPS = {g.id: g for g in (
-    Group("run", "1. The run",
+    Group("run", "The run",
           "How much compute the run needs, how long it takes on this cluster, and what the GPU-hours cost."),
-    Group("checkpoints", "2. Checkpoints",
+    Group("checkpoints", "Checkpoints",
           "How big one checkpoint is, how long it takes to persist and to load, and how much the training loop "
           "stalls for it. A checkpoint is not durable until its persist finishes."),
-    Group("cadence", "3. Failures and checkpoint cadence",
+    Group("cadence", "Failures and checkpoint cadence",
           "How often the cluster is interrupted, how often to checkpoint, and the share of wall-clock time that "
           "makes progress (ETTR)."),
-    Group("replication", "4. Replication",
+    Group("replication", "Replication",
           "How every k-th checkpoint reaches the other site, and whether replication keeps up with the cadence. "
           "If it does not, the backlog grows and the site RPO has no bound."),
-    Group("rpo", "5. Recovery point (RPO)",
+    Group("rpo", "Recovery point (RPO)",
           "The progress lost, by failure scope: worst case (the DR convention) and expected value."),
-    Group("rto", "6. Recovery time (RTO)",
+    Group("rto", "Recovery time (RTO)",
           "The time until training resumes, as a sum of named phases; the site failover's standby-readiness phase "
           "is set by the DR tier."),
-    Group("cost", "7. Cost",
+    Group("cost", "Cost",
           "What each choice costs: the standby, replication, and the expected loss from a site event, priced with "
           "the cost of delay."),
-    Group("requirements", "8. Requirements",
+    Group("requirements", "Requirements",
           "The targets the design must meet (requirements.*), each met or missed and by how much: the margin is "
-          "the target minus the design's value, positive when met."),
+          "the target minus the design's value, positive when met. A target that is not set is not judged."),
 )}
-"""Every group, in reading order: the CLI's groups and the report's sections."""
+"""Every group, in reading order: the CLI's groups and the report's sections (the report numbers them, once, with
+its own sections: :data:`drmath.report.REPORT_SECTIONS`)."""
 
 
 # --------------------------------------------------------------------------- the variants
@@ -226,7 +230,8 @@ def _rpo_site_note(p):
     if _unbounded(p):
         return _behind_note(p)
     text = ("Worst case: the site is lost just before the next off-site copy lands (a copy enters the pipeline "
-            "once durable, W after it starts, copies enter P = k(τ + δ) apart, and one is off-site t_rep later)")
+            "once durable, W after it starts, copies enter P = k(τ + δ) apart, δ the checkpoint stall, and one is "
+            "off-site t_rep later)")
     if not p.replication_keeps_up:
         text += (", after waiting at each hop slower than the copies reach it (b_i = 1: t_i above the gap g_i "
                  "between copies arriving there) for up to that hop's time t_i")
@@ -287,7 +292,8 @@ def _margin_quantity(path, value, name, label, symbol, levers):
 
     def note(p):
         if p.scenario.get(path) is None:
-            return f"No target set ({path}), so it is met."
+            return (f"No target set ({path}): there is nothing to judge {label} against, so no margin; "
+                    "set the target to have it checked.")
         margin = getattr(p, name)
         if margin >= 0:
             return f"Met: {label} <{value}> is within the target of <{path}>, with <{name}> to spare."
@@ -308,13 +314,119 @@ def _meets_note(p):
     if missed:
         return "Missed: " + ", ".join(missed) + "."
     unset = [path for path, *_ in _TARGETS if p.scenario.get(path) is None]
-    return "Every set target is met" + (f"; unset: {', '.join(unset)}." if unset else ".")
+    if len(unset) == len(_TARGETS):
+        return "No target is set, so there is nothing to judge the design against (requirements.*)."
+    return "Every set target is met" + (f"; not set, so not judged: {', '.join(unset)}." if unset else ".")
 
 
 def _keeps_up_detail(p):
     if p.replication_keeps_up:
         return f"link {p.format('replication_utilization')} busy"
     return f"needs ≥ {line_rate(p.replication_bandwidth_needed)}"
+
+
+_DR_COST_PARTS = (("standby", "standby_cost"), ("replication", "replication_cost"), ("cross-site", "cross_site_cost"),
+                  ("expected loss", "expected_disaster_loss"))
+"""The terms of the total DR cost, in its formula's order: (the card's word for it, the quantity)."""
+
+_SITE_LOSS_PARTS = (("work", "rpo_site_expected"), ("resume", "rto_site"),
+                    ("reduced capacity", "reduced_capacity_time"))
+"""The terms of the time lost to a site loss (the schedule slip), in its formula's order."""
+
+
+def _parts(p, parts):
+    """Every term of a sum, each with its word and value: ``"standby $1.00M + replication $2.00k + …"``."""
+    return " + ".join(f"{word} {p.format(name)}" for word, name in parts)
+
+
+# each card's formula symbols in words: the "where" line of its derivation (symbols absent from a formula are left out)
+_SYMBOLS_RPO = {
+    r"\mathrm{RPO}_{local}": "the local RPO (the work lost to a GPU or node failure, at worst)",
+    r"\mathrm{RPO}_{site}": "the site RPO (the work lost with the whole site, at worst)",
+    r"\tau": "the checkpoint interval", "W": "the checkpoint's write (persist) time",
+    "k": "the number of checkpoints per off-site copy (every k-th is shipped)",
+    "t_{rep}": "the replication time (a copy's trip off-site)", "C": "the run's whole compute time (its progress)",
+    "T": "the time between copies the slowest hop can take", "P": "the time between copies entering the pipeline",
+    "b_i": "1 when hop i is slower than copies reach it, else 0", "t_i": "hop i's time per copy"}
+_SYMBOLS_RTO = {
+    r"\mathrm{RTO}_{local}": "the local RTO", r"\mathrm{RTO}_{site}": "the site RTO",
+    "t_{det}": "detecting the failure", "t_{dec}": "deciding to fail over (none for an automatic tier)",
+    "t_{resched}": "rescheduling onto spare nodes", "t_{ready}": "the standby's readiness (set by the DR tier)",
+    "t_{stage}": "staging the checkpoint onto the standby's storage",
+    "t_{launch}": "launching (scheduler, containers, collective init)", "L": "loading the checkpoint",
+    "t_{val}": "validating (the first steps reproduce the loss)"}
+_SYMBOLS_ETTR = {
+    r"\mathrm{ETTR}": "the share of wall-clock time that makes progress", r"\tau": "the checkpoint interval",
+    "u_0": "the restart overhead (the local RTO)", "W": "the checkpoint's write (persist) time",
+    r"\delta": "the checkpoint stall", "M": "the cluster MTBF"}
+_SYMBOLS_RUN = {
+    "T": "the time to train (wall-clock)", "T_{window}": "the run's window (training.window)",
+    "k": "FLOPs per parameter per token (6; 8 with full recomputation)", "N": "the parameters",
+    "D": "the tokens", "G": "the GPUs", "P": "each GPU's peak FLOP rate", r"\mathrm{MFU}": "the model FLOP utilization",
+    r"\mathrm{ETTR}": "the share of wall-clock time that makes progress"}
+_SYMBOLS_KEEPS_UP = {"T": "the time between copies the slowest hop can take (its time per copy)",
+                     "P": "the time between copies entering the pipeline"}
+_SYMBOLS_LOSS = {
+    "t_{loss}": "the time lost to a site loss", r"\Delta T": "the schedule slip",
+    "E": "the expected value (a site loss at a uniform time in the run)",
+    r"\mathrm{RPO}_{site}": "the work lost with the site", r"\mathrm{RTO}_{site}": "the time until training resumes",
+    r"\Delta T_{reduced}": "the extra time at reduced capacity"}
+_SYMBOLS_REDUCED = {
+    r"\Delta T_{reduced}": "the extra time at reduced capacity", "T": "the time to train",
+    "G": "the primary's GPUs", "G_s": "the standby's GPUs",
+    "R": "the time to rebuild the lost site's capacity (the same for every tier)"}
+_SYMBOLS_COST = {
+    "C_{DR}": "the total DR cost", "C_{standby}": "the standby's cost over the run",
+    "C_{rep}": "replication: egress, off-site storage and the link", "C_x": "the cross-site circuit for gradients "
+    "(zero unless both sites train)", "E": "the expected value", "C_{loss}": "the cost of a site loss (fleet time "
+    "and the cost of delay)"}
+
+
+def _symbol_at(tex, symbol):
+    """Where the TeX ``symbol`` first stands in ``tex`` as a symbol of its own (not part of a longer one), or None."""
+    import re
+
+    before = "" if symbol.startswith("\\") else r"(?<![A-Za-z\\_])(?<!_\{)(?<!\\mathrm\{)(?<!\\text\{)"
+    found = re.search(before + re.escape(symbol) + r"(?![A-Za-z0-9_{])", tex)
+    return None if found is None else found.start()
+
+
+def where_line(tex, symbols):
+    r"""The "where" line of a derivation: each symbol of ``symbols`` that stands in the formula ``tex``, in words.
+
+    Parameters
+    ----------
+    tex : str
+        The formula. [1]
+    symbols : dict of str to str
+        TeX symbol -> what it means. [1]
+
+    Returns
+    -------
+    text : str
+        Markdown with inline math, the symbols in the order they stand in the formula; ``""`` when none does. [1]
+
+    Examples
+    --------
+    >>> where_line(r"C = C_x + W", {"W": "write time", "C_x": "cross-site", "k": "unused"})
+    'Where $C_x$ is cross-site; $W$ is write time.'
+    """
+    at = {symbol: _symbol_at(tex, symbol) for symbol in symbols}
+    used = [f"${symbol}$ is {symbols[symbol]}" for symbol in sorted((s for s in at if at[s] is not None), key=at.get)]
+    return f"Where {'; '.join(used)}." if used else ""
+
+
+def _with_where(q):
+    """A card's quantity whose note opens with the "where" line of its formula's symbols."""
+    if not q.symbols:
+        return q
+    note = q.note
+
+    def with_where(p):
+        text = note(p) if callable(note) else note
+        return "\n\n".join(t for t in (where_line(q.tex(p), q.symbols), text) if t)
+
+    return dataclasses.replace(q, note=with_where)
 
 
 # --------------------------------------------------------------------------- the quantities
@@ -336,6 +448,7 @@ _ALL = (
              lambda p: "The window drives the run; the tokens that fit in it are derived." if _window_driven(p)
              else "Narayanan et al. 2021, eq. (4); ETTR turns compute time into wall-clock time.",
              short="Time to train", card=6, detail=lambda p: f"{p.tokens / 1e12:.3g}T tokens, {p.format('run_cost')}",
+             moves=("tokens", "run_cost"), symbols=_SYMBOLS_RUN,
              compare=True),
     Quantity("tokens", "count", "Tokens", "run",
              lambda p: training.tokens_in_window if _window_driven(p) else "D",
@@ -440,7 +553,7 @@ _ALL = (
                         "that shape.")
              + " The first-order form (Kokolis et al. 2024) gives <ettr_first_order> here."
              + (" " + _collapsed_note(p) if p.goodput_collapsed else ""),
-             short="ETTR", card=5, compare=True,
+             short="ETTR", card=5, compare=True, moves=("checkpoint_interval",), symbols=_SYMBOLS_ETTR,
              detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}"),
     Quantity("ettr_first_order", "fraction", "ETTR, first-order approximation", "cadence",
              reliability.ettr,
@@ -508,7 +621,8 @@ _ALL = (
              replication.replication_keeps_up.tex_variants["pipeline"],
              r"<replication_cycle> \le <replication_interval>",
              "Every hop keeps up: the slowest is busy at most 100% of the time.", short="Replication keeps up",
-             card=8, detail=_keeps_up_detail, compare=True),
+             card=8, detail=_keeps_up_detail, compare=True, moves=("replication_utilization",),
+             symbols=_SYMBOLS_KEEPS_UP),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
              replication.bytes_shipped,
              r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
@@ -535,7 +649,8 @@ _ALL = (
              + (" **The local RPO reaches the run's whole progress**: a checkpoint interval as long as the run "
                 "protects nothing (checkpoint.interval)." if _whole_run(p, "rpo_local") else ""),
              warn=lambda p: _whole_run(p, "rpo_local"),
-             short="Local RPO", card=1, detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True),
+             short="Local RPO", card=1, detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True,
+             moves=("rpo_local_expected",), symbols=_SYMBOLS_RPO),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
              lambda p: _rpo_local_formula(p, True),
              lambda p: _clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
@@ -543,6 +658,7 @@ _ALL = (
     Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: _rpo_site_formula(p, False),
              lambda p: _rpo_site_substitution(p, False), _rpo_site_note,
              short="Site RPO", card=2, compare=True, warn=lambda p: _whole_run(p, "rpo_site"),
+             moves=("rpo_site_expected",), symbols=_SYMBOLS_RPO,
              detail=lambda p: "replication falls behind" if _unbounded(p)
              else f"expected {p.format('rpo_site_expected')}"),
     Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: _rpo_site_formula(p, True),
@@ -551,12 +667,13 @@ _ALL = (
     Quantity("rto_local", "duration", "Local RTO", "rto",
              recovery.local_rto_phases,
              _phases("rto_local_phases", LOCAL_PHASES), "Phases: " + ", ".join(LOCAL_PHASES) + ".",
-             short="Local RTO", card=3, compare=True,
+             short="Local RTO", card=3, compare=True, moves=("checkpoint_load_time", "mtbf"),
+             symbols=_SYMBOLS_RTO,
              detail=lambda p: f"load {p.format('checkpoint_load_time')}, MTBF {p.format('mtbf')}"),
     Quantity("rto_site", "duration", "Site RTO", "rto",
              recovery.site_rto_phases,
              _phases("rto_site_phases", SITE_PHASES), _site_rto_note,
-             short="Site RTO", card=4, detail=lambda p: _tier(p).label, compare=True),
+             short="Site RTO", card=4, detail=lambda p: _tier(p).label, compare=True, symbols=_SYMBOLS_RTO),
     Quantity("standby_fraction", "fraction", "Standby size over primary size", "rto",
              lambda p: r"f = f_{tier}" if p.scenario.failover.standby_fraction is None else r"f = f_{set}",
              lambda p: None if p.scenario.failover.standby_fraction is None else "<failover.standby_fraction>",
@@ -577,7 +694,7 @@ _ALL = (
              r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
              "The extra time a site loss adds by finishing on a smaller standby, for a site event at a uniform time "
              "in the run: the run continues there until the lost site's GPUs are rebuilt (R, the same for every "
-             "tier).", short="Reduced capacity", card=10,
+             "tier).", short="Reduced capacity", card=10, moves=("standby_fraction",), symbols=_SYMBOLS_REDUCED,
              detail=lambda p: f"standby {p.format('standby_fraction')} of the primary"),
     Quantity("schedule_slip", "duration", "Expected schedule slip after a site loss", "rto",
              recovery.schedule_slip.tex_variants["expected"],
@@ -652,9 +769,9 @@ _ALL = (
              "If the site is lost: the work since the last off-site copy (expected), the time until training "
              "resumes at the other site, and the extra time while the standby runs short of the primary's GPUs: "
              "the schedule slip, each counted once.",
-             short="Site loss", card=9, compare=True,
-             detail=lambda p: f"{p.format('site_loss_cost')}: work {p.format('rpo_site_expected')} + resume "
-                              f"{p.format('rto_site')} + reduced capacity {p.format('reduced_capacity_time')}"),
+             short="Site loss", card=9, compare=True, symbols=_SYMBOLS_LOSS,
+             moves=("site_loss_cost", "rpo_site_expected", "rto_site", "reduced_capacity_time"),
+             detail=lambda p: _parts(p, _SITE_LOSS_PARTS) + f"; costs {p.format('site_loss_cost')}"),
     Quantity("site_loss_cost", "usd", "Cost of a site loss", "cost",
              cost.expected_disaster_loss.tex_variants["certain"],
              r"<site_loss_time> \times (<fleet_cost_rate> + <cost.delay_cost>)",
@@ -662,8 +779,8 @@ _ALL = (
              "loss with the event certain (P = 1).", compare=True),
     Quantity("total_dr_cost", "usd", "Total DR cost", "cost", r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              r"<standby_cost> + <replication_cost> + <cross_site_cost> + <expected_disaster_loss>",
-             short="Total DR cost", card=7, compare=True,
-             detail=lambda p: f"standby {p.format('standby_cost')} · loss {p.format('expected_disaster_loss')}"),
+             short="Total DR cost", card=7, compare=True, symbols=_SYMBOLS_COST,
+             moves=tuple(name for _, name in _DR_COST_PARTS), detail=lambda p: _parts(p, _DR_COST_PARTS)),
     Quantity("goodput_lost_cost", "usd", "Goodput lost", "cost", cost.goodput_lost_cost,
              r"<fleet_cost_rate> \times (1 - <ettr>) \times <time_to_train>",
              "The fleet's time spent on checkpoint stalls, rework and restarts, priced at its own cost: checkpoint "
@@ -694,6 +811,8 @@ _ALL = (
              lambda p: r"\min(" + ", ".join(f"<{t[2]}>" for t in _TARGETS) + r") \ge 0", _meets_note,
              compare=True),
 )
+
+_ALL = tuple(_with_where(q) for q in _ALL)
 
 QUANTITIES = {q.name: q for q in _ALL}
 """Every output of :func:`drmath.plan`, by name, in reading order."""

@@ -44,7 +44,7 @@ from .scenario import FIELDS, Scenario
 from .scenario_io import atomic_write
 
 __all__ = ["build_report", "write_report", "report_title", "headline_html", "report_figures", "latex_html",
-           "markdown_html", "REPORT_SECTIONS", "KNOBS"]
+           "markdown_html", "drill_rows", "REPORT_SECTIONS", "SECTION_TITLES", "KNOBS"]
 
 _MOVED = ("compare_rows", "compare_inputs", "compare_text", "compare_html", "compare_style", "compare_figure",
           "COMPARE_FIELDS")  # to drmath.comparison (0.1.0); the old names go in 0.2.0
@@ -61,9 +61,17 @@ def __getattr__(name):
         return getattr(comparison, name)
     raise AttributeError(f"module 'drmath.report' has no attribute {name!r}")
 
-REPORT_SECTIONS = [(g.id, g.title, g.lead, in_group(g.id), viz.in_section(g.id)) for g in GROUPS.values()]
-"""The report's sections, one per group of :data:`drmath.quantities.GROUPS`: (id, title, lead sentence,
-quantities, figure names from :data:`drmath.viz.FIGURES`)."""
+_SECTIONS = (*((g.id, g.title) for g in GROUPS.values()), ("drills", "Drills"), ("inputs", "Inputs"))
+"""Every section of the report, in order: one per group of :data:`drmath.quantities.GROUPS`, then the drills and the
+inputs. The one list the sections are numbered from."""
+
+SECTION_TITLES = {sid: f"{n}. {title}" for n, (sid, title) in enumerate(_SECTIONS, start=1)}
+"""Each section's numbered title, by id: ``SECTION_TITLES["drills"]``."""
+
+REPORT_SECTIONS = [(g.id, SECTION_TITLES[g.id], g.lead, in_group(g.id), viz.in_section(g.id))
+                   for g in GROUPS.values()]
+"""The report's sections of quantities, one per group of :data:`drmath.quantities.GROUPS`: (id, numbered title,
+lead sentence, quantities, figure names from :data:`drmath.viz.FIGURES`)."""
 
 HEADLINE = list(CARDS)
 """The headline cards: :data:`drmath.quantities.CARDS`."""
@@ -237,6 +245,47 @@ def _card(p, name):
     return {"name": name, "title": QUANTITIES[name].title, "num": _number(p, name), "body": Markup(markdown_html(body))}
 
 
+def drill_rows(p, start=None):
+    """The drill schedule of plan ``p`` as the report's table shows it (:func:`drmath.drills.drill_schedule`).
+
+    Parameters
+    ----------
+    p : Plan
+        The plan; its run length and cluster set how often each drill is held and what it costs.
+    start : datetime.date, optional
+        The run's first day: the dates of the first and last drill are then dates; without it they are days of
+        the run ("day 1").
+
+    Returns
+    -------
+    rows : list of dict
+        One per drill of :data:`drmath.drills.DRILLS`, in order: ``name``, ``label``, ``measures``, ``cadence``,
+        ``held``, ``first``, ``last``, ``each`` and ``total`` (GPU-hours), each as text.
+
+    Examples
+    --------
+    >>> import drmath
+    >>> row = drill_rows(drmath.plan())[2]
+    >>> row["label"], row["held"], row["first"], row["last"]
+    ('Failover game day', '3', 'day 1', 'day 61')
+    """
+    import datetime as dt
+
+    from . import drills
+    from .formatting import short_duration
+
+    origin = dt.date(2000, 1, 1) if start is None else start  # any day: held and spacing do not depend on it
+
+    def day(d):
+        return f"day {(d - origin).days + 1}" if start is None else d.isoformat()
+
+    table = drills.drill_schedule(p, origin)
+    return [{"name": name, "label": r["label"], "measures": r["measures"], "cadence": short_duration(r["cadence"]),
+             "held": format_quantity(r["held"], "count"), "first": day(r["first"]), "last": day(r["last"]),
+             "each": format_quantity(r["gpu_hours_each"], "gpu_hours"),
+             "total": format_quantity(r["gpu_hours_total"], "gpu_hours")} for name, r in table.iterrows()]
+
+
 def _inputs(scenario):
     """Every input: its path, value as shown, whether it differs from the default, meaning and basis."""
     rows = []
@@ -276,7 +325,8 @@ def _json_script(obj):
     return Markup(json.dumps(obj, cls=PlotlyJSONEncoder, separators=(",", ":")).replace("</", "<\\/"))
 
 
-def build_report(scenario=None, title=None, description="", include_plotlyjs=True, progress=None, figures=None):
+def build_report(scenario=None, title=None, description="", include_plotlyjs=True, progress=None, figures=None,
+                 start=None):
     """The worked answer for one scenario as one standalone HTML document.
 
     Parameters
@@ -294,6 +344,9 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
         Called with a short message at each stage.
     figures : dict, optional
         Precomputed :func:`report_figures` output, to reuse.
+    start : datetime.date, optional
+        The run's first day (a scenario file's ``date``): the drill schedule then gives dates; without it, days
+        of the run.
 
     Returns
     -------
@@ -343,10 +396,11 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
         sections=sections,
         warnings=warnings, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario), bands=_bands(scenario),
         plotlyjs=Markup(viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")) if include_plotlyjs else None,
-        config=_json_script({"displaylogo": False, "responsive": True}), figures=_json_script(plots), plots=plots)
+        config=_json_script({"displaylogo": False, "responsive": True}), figures=_json_script(plots), plots=plots,
+        drills_title=SECTION_TITLES["drills"], inputs_title=SECTION_TITLES["inputs"], drills=drill_rows(p, start))
 
 
-def write_report(scenario, path, png_dir=None, title=None, description="", progress=None):
+def write_report(scenario, path, png_dir=None, title=None, description="", progress=None, start=None):
     """Write the report to ``path`` atomically and, optionally, each figure as PNG.
 
     Parameters
@@ -365,6 +419,8 @@ def write_report(scenario, path, png_dir=None, title=None, description="", progr
         A sentence under the title.
     progress : callable, optional
         Called with a short message at each stage.
+    start : datetime.date, optional
+        The run's first day, for the drill schedule's dates (:func:`build_report`).
 
     Returns
     -------
@@ -385,7 +441,7 @@ def write_report(scenario, path, png_dir=None, title=None, description="", progr
     say = progress or (lambda message: None)
     say("planning")
     figures = report_figures(scenario, progress=say)
-    document = build_report(scenario, title, description, progress=say, figures=figures)
+    document = build_report(scenario, title, description, progress=say, figures=figures, start=start)
     pngs = []
     if png_dir is not None:
         pngs = _write_pngs(figures, Path(png_dir), say)

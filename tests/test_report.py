@@ -48,7 +48,8 @@ def test_sections_and_headline_read_the_registry(report_file):
     assert [s[0] for s in report.REPORT_SECTIONS] == list(quantities.GROUPS)
     for sid, title, lead, names, _ in report.REPORT_SECTIONS:
         group = quantities.GROUPS[sid]
-        assert (title, lead, names) == (group.title, group.lead, quantities.in_group(sid))
+        assert (title, lead, names) == (report.SECTION_TITLES[sid], group.lead, quantities.in_group(sid))
+        assert title.endswith(f". {group.title}")
         assert f'<section id="{sid}"><h2>{escape(title)}</h2><p class="lead">{escape(lead)}</p>' in html
     assert report.HEADLINE == list(quantities.CARDS) and comparison.COMPARE_FIELDS == list(quantities.COMPARED)
     kpis = re.findall(r'<a class="kpi(?: bad)?" href="#d-(\w+)"><span class="label">([^<]*)</span>', html)

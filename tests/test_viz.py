@@ -184,7 +184,9 @@ def test_cost_tier_draws_each_tiers_site_rto_on_a_log_axis():
         p = drmath.plan(drmath.Scenario().with_changes(changes))
         spec = viz.cost_tier_spec(p)
         rto = spec["data"][-1]
-        assert rto["name"] == "site RTO" and rto["yaxis"] == "y2" and rto["x"] == list(p.tier_rto_sites)
+        assert rto["name"] == "site RTO" and rto["yaxis"] == "y2" and rto["xaxis"] == "x2"
+        tiers = spec["layout"]["xaxis"]["tickvals"]  # column i of the tiers' axis is at i of the hidden one
+        assert tiers == list(p.tier_rto_sites) and [round(x) for x in rto["x"]] == list(range(len(tiers)))
         axis = spec["layout"]["yaxis2"]
         assert axis["type"] == "log" and axis["overlaying"] == "y" and axis["side"] == "right"
         scale = duration_scale(axis)

@@ -7,6 +7,8 @@ r"""The ipywidgets app: controls, KPI cards and live figures over one :func:`drm
 - :mod:`~drmath.dashboard.cards`: the KPI cards and the tier table as HTML, pure string
   builders over a :class:`~drmath.Plan` (:func:`~drmath.dashboard.cards.cards_html`);
 - :mod:`~drmath.dashboard.widgets`: the anywidgets and the controls;
+- :mod:`~drmath.dashboard.inert`: which controls do nothing for the chosen DR tier, probed from ``plan()``;
+- :mod:`~drmath.dashboard.baseline`: the "compare with baseline" view (every card, baseline against now);
 - :mod:`~drmath.dashboard.app`: the controller, :class:`Dashboard` and :func:`build_app`.
 
 Importing this package, :mod:`~drmath.dashboard.page` or :mod:`~drmath.dashboard.cards` loads

@@ -34,7 +34,9 @@ from .. import _resources, scenario_io, viz
 from ..formatting import every
 from ..report import markdown_html
 from ..scenario import Scenario
+from .baseline import BaselineView
 from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
+from .inert import mark_inert
 from .page import FIGURES, STORY
 from .widgets import PlotlyView, ShareLink, _controls
 
@@ -83,6 +85,8 @@ class Dashboard:
     1
     """
 
+    _SOLVE = "apply the cheapest design"  # the solve button's label, which the stale Pareto figure names
+
     def __init__(self, scenario=None):
         self.scenario = scenario_io.seed() if scenario is None else scenario  # the seed carries the targets
         self.plan = drmath.plan(self.scenario)
@@ -95,6 +99,7 @@ class Dashboard:
         self.error = self._html("", layout=full).add_class("drmath-error")
         self.scenario_view = self._html("", layout=W.Layout(display="none")).add_class("drmath-scenario-holder")
         self.replication_note = self._html("").add_class("drmath-note")
+        self.inert_note, self._inert_tier = self._html("").add_class("drmath-note"), None  # controls that do nothing
         self.notice = self._html("", layout=full).add_class("drmath-notice")
         self.warnings = self._html("", layout=full).add_class("drmath-warnings")  # what is wrong with the design
         self._make_files()
@@ -128,11 +133,12 @@ class Dashboard:
     def _make_solver(self):
         """The baseline each card is compared with (pinned by a button), and the "meet these targets" panel."""
         self.baseline = None
+        self.compare_view = BaselineView()  # every card, baseline against now, and one chart
         self.pin = W.Button(description="pin as baseline", icon="", layout=W.Layout(width="auto"),
                             tooltip="keep this design's numbers: every card then shows its change against them")
         self.pin.add_class("drmath-pin")
         self.pin.on_click(lambda _: self.pin_baseline(self.baseline is None))
-        self.solve_button = W.Button(description="apply the cheapest design", icon="", button_style="primary",
+        self.solve_button = W.Button(description=self._SOLVE, icon="", button_style="primary",
                                      layout=W.Layout(width="auto"),
                                      tooltip="search tier, link, replication and checkpoint cadence and standby size "
                                              "for the cheapest design that meets every target, and apply it")
@@ -172,7 +178,7 @@ class Dashboard:
             section("Replication"), c["replication.link_bandwidth"], c["replication.interval"],
             self.replication_note,
             section("Failures and failover"), c["failures.gpu_failure_rate"], c["failover.tier"],
-            c["failover.standby_fraction"], c["failover.detection_time"], c["failover.decision_time"],
+            c["failover.standby_fraction"], c["failover.detection_time"], c["failover.decision_time"], self.inert_note,
             section("Meet these targets"), *(c[path] for path, *_ in TARGET_CONTROLS),
             W.HBox([self.solve_button], layout=self._plain).add_class("drmath-solve-row"), self.solution,
         ], layout=self._plain).add_class("drmath-controls")
@@ -187,9 +193,10 @@ class Dashboard:
         # the derivations' views are made on first use: fewer widgets for the page to build
         maths = self._maths = W.VBox([], layout=self._full)
         body = W.HBox([controls, grid], layout=self._plain).add_class("drmath-body")
-        files = W.HBox([self.picker, self.opened, self.save_link, self.share, self.pin],
+        files = W.HBox([self.picker, self.opened, self.save_link, self.share, self.pin, self.compare_view.toggle],
                        layout=W.Layout(width="100%", align_items="center", grid_gap="10px")).add_class("drmath-files")
-        return W.VBox([self._html(_STYLE), header, files, self.notice, cards, self.warnings, maths, self.error, body,
+        return W.VBox([self._html(_STYLE), header, files, self.notice, cards, self.compare_view.root, self.warnings,
+                       maths, self.error, body,
                        self.tiers, self.pareto, self.scenario_view],
                       layout=W.Layout(width="100%", grid_gap="10px")).add_class("drmath-app")
 
@@ -368,13 +375,11 @@ class Dashboard:
             self._show_error(exc)
             return None
         finally:
-            self.solve_button.disabled, self.solve_button.description = False, "apply the cheapest design"
+            self.solve_button.disabled, self.solve_button.description = False, self._SOLVE
         if solution.feasible:
             self.apply(solution.changes)
         self.solution_view = (solution, self.scenario)
-        with self.pareto.hold_sync():
-            self.pareto.revision += 1
-            self.pareto.figure = viz.pareto_spec(solution)
+        self._pareto_spec = viz.pareto_spec(solution)
         self.pareto.layout.display = "block"
         self._render_solution()
         return solution
@@ -385,10 +390,21 @@ class Dashboard:
         solution, applied = self.solution_view
         stale = ("" if self.scenario == applied else
                  '<div class="drmath-solution-stale">The inputs changed since this search: press again.</div>')
+        self._draw_pareto(self.scenario != applied)
         verdict = "applied" if solution.feasible else "nothing applied"
         self.solution.value = (f'<div class="drmath-solution-message drmath-solution-'
                                f'{"found" if solution.feasible else "none"}">'
                                f"<b>{verdict}:</b> {markdown_html(solution.message)}</div>{stale}")
+
+    def _draw_pareto(self, stale):
+        """The last search's front, greyed and marked stale when the inputs moved since (say what to press)."""
+        spec = self._pareto_spec
+        if stale:
+            spec = viz.stale_pareto_spec(spec, self._SOLVE)
+        if self.pareto.figure != spec:
+            with self.pareto.hold_sync():
+                self.pareto.revision += 1
+                self.pareto.figure = spec
 
     def _show_error(self, exc):
         self.error.value = f'<div class="drmath-error-message">{html.escape(str(exc))}</div>'
@@ -424,6 +440,7 @@ class Dashboard:
     def _render_cards(self, p):
         for name in CARDS:
             self.cards[name].value = _card_html(p, name, self.baseline)
+        self.compare_view.update(self.baseline, p)
 
     def _render(self, p, specs):
         self.error.value = ""
@@ -448,6 +465,7 @@ class Dashboard:
                                     f'{html.escape(json.dumps(flat))}"></div>')
         self.share.query = scenario_io.to_query(p.scenario)
         self.tiers.value = tier_table_html(p)
+        self._inert_tier = mark_inert(p.scenario, self._controls, self.inert_note, self._inert_tier)
         self._render_solution()
         self._render_file()
 

@@ -26,8 +26,8 @@ from ..formatting import change, format_quantity, short_duration
 from ..quantities import card_detail, card_title
 from ..units import day, hour, minute
 
-__all__ = ["CARDS", "DEFINITIONS", "TARGET_CONTROLS", "TARGET_OF_CARD", "TIER_COLUMNS", "data_value", "cards_html",
-           "tier_table_html"]
+__all__ = ["CARDS", "DEFINITIONS", "TARGET_CONTROLS", "TARGET_OF_CARD", "TIER_COLUMNS", "TIER_COLUMN_DEFINITIONS",
+           "data_value", "cards_html", "tier_table_html"]
 
 CARDS = quantities.CARDS
 """The plan fields shown as KPI cards, in order: :data:`drmath.quantities.CARDS`."""
@@ -118,17 +118,36 @@ def _target_html(p, name):
             f'{html.escape(text)}</div>')
 
 
+def _moved(new, old, kind):
+    """How one of a card's sub-line quantities moved, in a few characters: ``+50%``, or :func:`change`'s text."""
+    if kind in ("fraction", "flag") or not (math.isfinite(new) and math.isfinite(old)) or old == 0 \
+            or abs(new / old - 1) < 0.005:
+        return change(new, old, kind)
+    return f"{'+' if new > old else '−'}{abs(new / old - 1):.0%}"
+
+
+def _delta_html(p, name, baseline):
+    """A card's change against the pinned baseline; when its own value held, what its sub-line shows that moved
+    (:attr:`drmath.quantities.Quantity.moves`), so "no change" is said only when nothing it shows changed."""
+    q = quantities.QUANTITIES[name]
+    text = change(getattr(p, name), getattr(baseline, name), q.kind)
+    if text == "no change":
+        moved = [f"{quantities.card_title(m)[0].lower() + quantities.card_title(m)[1:]} "
+                 f"{_moved(getattr(p, m), getattr(baseline, m), quantities.QUANTITIES[m].kind)}"
+                 for m in q.moves if getattr(p, m) != getattr(baseline, m)]
+        if moved:
+            text = f"unchanged; {', '.join(moved)}"
+    return (f'<div class="drmath-delta{" drmath-delta-none" if text == "no change" else ""}">'
+            f'{html.escape(text)} vs baseline</div>')
+
+
 def _card_html(p, name, baseline=None):
     """A KPI card: the registry's title, the plan's value, the registry's sub-line, its target's verdict and,
     with a pinned ``baseline`` plan, its change against it."""
     value = getattr(p, name)
     bad = (name == "replication_keeps_up" and not value) or (
         isinstance(value, float) and math.isinf(value))
-    delta = ""
-    if baseline is not None:
-        text = change(value, getattr(baseline, name), quantities.QUANTITIES[name].kind)
-        delta = (f'<div class="drmath-delta{" drmath-delta-none" if text == "no change" else ""}">'
-                 f'{html.escape(text)} vs baseline</div>')
+    delta = "" if baseline is None else _delta_html(p, name, baseline)
     return (f'<div class="drmath-card-title" title="{html.escape(DEFINITIONS.get(name, card_title(name)))}">'
             f'{html.escape(card_title(name))}</div>'
             f'<div class="drmath-kpi drmath-kpi-{name}{" drmath-bad" if bad else ""}" '
@@ -171,6 +190,19 @@ TIER_COLUMNS = (("tier_rto_sites", "site RTO"), ("tier_rpo_sites", "site RPO"), 
                 ("tier_schedule_slips", "expected slip"), ("break_even_delay_costs", "pays for itself above"))
 """The tier table's columns: (plan quantity, heading)."""
 
+TIER_COLUMN_DEFINITIONS = {
+    "tier_rto_sites": "how long after losing the site training resumes on this tier's standby",
+    "tier_rpo_sites": "the training work lost with the site, at worst (the same for every tier but multi-site)",
+    "tier_total_costs": "the standby, replication, cross-site circuit and expected disaster loss over the run, "
+                        "goodput not included",
+    "tier_schedule_slips": "how much later the run ends after a site loss: work redone, the outage and the time at "
+                           "reduced capacity",
+    "break_even_delay_costs": "the cost of delay (the business value of a day late, cost.delay_cost) above which this "
+                              "tier's total DR cost is below cold backup & restore's; 'baseline' is cold itself, "
+                              "'no bound' a tier that never pays for itself",
+}
+"""What each column of the tier table means, in plain words: shown in its caption and on its header."""
+
 
 def tier_table_html(p):
     """Every DR tier side by side (site RTO, RPO, cost, slip, break-even), the plan's own tier highlighted.
@@ -192,7 +224,10 @@ def tier_table_html(p):
     (True, 6)
     """
     current = p.scenario.failover.tier
-    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in TIER_COLUMNS)
+    head = "".join(f'<th title="{html.escape(TIER_COLUMN_DEFINITIONS[name])}.">{html.escape(title)}</th>'
+                   for name, title in TIER_COLUMNS)
+    legend = "".join(f"<br><b>{html.escape(title)}</b>: {html.escape(TIER_COLUMN_DEFINITIONS[name])}."
+                     for name, title in TIER_COLUMNS)
     rows = []
     for tier in presets.DR_TIERS.values():
         cells = []
@@ -205,7 +240,7 @@ def tier_table_html(p):
         mark = ' class="drmath-tier-current"' if tier.name == current else ""
         rows.append(f'<tr{mark} data-tier="{tier.name}"><th title="{html.escape(tier.assumptions)}">'
                     f'{html.escape(tier.label)}</th>{"".join(cells)}</tr>')
-    return (f'<table class="drmath-tier-table"><caption>Every DR tier for these inputs (yours highlighted)'
+    return (f'<table class="drmath-tier-table"><caption>Every DR tier for these inputs (yours highlighted).{legend}'
             f'</caption><thead><tr><th>tier</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 

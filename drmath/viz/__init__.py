@@ -59,7 +59,7 @@ from .palette import (
     css_variables,
     rgba,
 )
-from .pareto import pareto_figure, pareto_spec
+from .pareto import pareto_figure, pareto_spec, stale_pareto_spec
 from .registry import FIGURES, KNOBS, FigureInfo, figure_spec, figure_specs, in_section, plan_figure, slider_figures
 from .rpo import rpo_figure, rpo_link_figure, rpo_link_spec, rpo_spec
 from .rto import rto_figure, rto_spec, standby_figure, standby_spec
@@ -81,6 +81,7 @@ __all__ = [
     "slider_figures", "rpo_spec", "rpo_figure", "rpo_link_spec", "rpo_link_figure", "time_mfu_spec",
     "time_mfu_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure", "standby_spec", "standby_figure",
     "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure", "pareto_spec", "pareto_figure",
+    "stale_pareto_spec",
     "compare_spec", "compare_figure", "simulation_spec", "simulation_figure", "PALETTE", "SERIES", "PHASE_COLOURS",
     "FONT", "rgba", "css_variables", "duration_unit", "jsonable", "PLOTLY_JS_VERSION", "PLOTLY_BASIC_JS",
     "BASIC_TRACES", "INK", "MUTED", "GRID", "BLUE", "ORANGE", "GREEN", "GREY", "RED", "PURPLE", "PINK", "TEAL",

@@ -7,6 +7,8 @@ import drmath
 from ..formatting import duration_unit, money_unit
 from ..units import Gbit_per_s
 from ._common import _as_figure, _panels, jsonable
+from ._labels import label_of, title_of
+from ._ticks import log_axis
 from .palette import SERIES
 from .registry import FIGURES
 
@@ -55,10 +57,10 @@ def compare_spec(plans, names):
     r_scale, r_unit = duration_unit(np.median(rpo.grid))
     m_scale, m_suffix = money_unit([c[2] for c in curves])
     layout = _panels(3, 1, ("ETTR vs checkpoint interval", "Site RPO (worst) vs replication target",
-                            "Total expected DR cost vs link bandwidth"), height=900, gap=(0.1, 0))
+                            f"{title_of('total_dr_cost')} vs link bandwidth"), height=900, gap=(0.1, 0))
     layout["legend"]["y"] = 1.04
     layout["margin"]["t"] = 80
-    data = []
+    data, seen = [], {"x": [], "x2": [], "x3": [], "y2": [], "y3": []}  # what each log axis shows
     for i, (p, name, (e, r, c)) in enumerate(zip(plans, names, curves)):
         s = p.scenario
         panels = [
@@ -68,6 +70,9 @@ def compare_spec(plans, names):
              p.total_dr_cost / m_scale),
         ]
         for axis, x, y, cx, cy in panels:
+            seen[f"x{axis}"] += [x, [cx]]
+            if axis:
+                seen[f"y{axis}"] += [y, [cy]]
             refs = {"xaxis": f"x{axis}", "yaxis": f"y{axis}", "legendgroup": str(i)}
             data.append(dict(refs, type="scatter", mode="lines", name=name, x=jsonable(x), y=jsonable(y),
                              showlegend=axis == "", line={"color": SERIES[i], "width": 2.2}))
@@ -76,10 +81,10 @@ def compare_spec(plans, names):
                              marker={"color": SERIES[i], "size": 11, "line": {"color": "white", "width": 1.5}}))
     titles = [(f"checkpoint interval [{c_unit}]", "ETTR [%]"), (f"replication target [{r_unit}]",
                                                                   f"site RPO [{r_unit}]"),
-              ("link line rate [Gbit/s]", f"cost [${m_suffix}]")]
+              ("link line rate [Gbit/s]", f"{label_of('total_dr_cost')} [${m_suffix}]")]
     for n, (xtitle, ytitle) in zip(("", "2", "3"), titles):
-        layout[f"xaxis{n}"].update(type="log", title={"text": xtitle})
-        layout[f"yaxis{n}"].update(title={"text": ytitle}, type="linear" if n == "" else "log")
+        layout[f"xaxis{n}"].update(log_axis(*seen[f"x{n}"]), title={"text": xtitle})
+        layout[f"yaxis{n}"].update({"type": "linear"} if n == "" else log_axis(*seen[f"y{n}"]), title={"text": ytitle})
     return {"data": data, "layout": layout}
 
 

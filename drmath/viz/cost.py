@@ -23,7 +23,13 @@ from ._common import (
     _two_line_title,
     jsonable,
 )
+from ._labels import label_of, title_of
+from ._ticks import log_ticks
 from .palette import BLUE, GREEN, INK, ORANGE, PURPLE, RED, TEAL, rgba
+
+_BAR_WIDTH, _RTO_OFFSET = 0.5, 0.38
+"""A tier's column is 0.5 wide; its site RTO marker stands 0.38 to its right, in the gap, never on the total's label
+(about 0.4 of a column wide on a phone)."""
 
 _TIER_PARTS = (("standby", "tier_standby_costs", BLUE, "standby"),
                ("links", "tier_link_costs", GREEN, "replication + cross-site links"),
@@ -71,6 +77,7 @@ def cost_tier_spec(p):
     scale, suffix = money_unit(tops)
     bold = [f"<b>{n}</b>" if n == current else n for n in names]
     data = [{"type": "bar", "name": name, "x": names, "y": jsonable(parts[key] / scale), "marker": {"color": colour},
+             "width": _BAR_WIDTH,
              "customdata": [format_quantity(v, "usd") for v in parts[key]],
              "hovertemplate": f"{hover} %{{customdata}}<extra></extra>"}
             for name, key, colour, hover in _TIER_PARTS]
@@ -85,13 +92,14 @@ def cost_tier_spec(p):
                                for n, c in zip(names, totals)],
                  "hovertemplate": "%{hovertext}<extra></extra>"})
     rto_scale, _ = duration_unit(np.median(rto[np.isfinite(rto)]) if np.isfinite(rto).any() else 0.0)
-    data.append({"type": "scatter", "mode": "lines+markers", "name": "site RTO", "x": names,
+    # beside each column, in the gap, on a hidden numeric axis over the tiers' (column i at i): clear of its label
+    data.append({"type": "scatter", "mode": "markers", "name": "site RTO",
+                 "x": [i + _RTO_OFFSET for i in range(len(names))], "xaxis": "x2",
                  "y": jsonable(rto / rto_scale), "yaxis": "y2",
-                 "line": {"color": TEAL, "width": 1.5, "dash": "dot"},
                  "marker": {"color": TEAL, "size": 9, "symbol": "diamond", "line": {"color": "white", "width": 1}},
                  "hovertext": [f"site RTO {format_quantity(r, 'duration')}" for r in rto],
                  "hovertemplate": "%{hovertext}<extra></extra>"})
-    title = _two_line_title("DR cost and site RTO by tier",
+    title = _two_line_title(f"{title_of('total_dr_cost')} & site RTO",  # ≤ 30 characters: one line on a phone
                             f"{current}: <b>{format_quantity(p.total_dr_cost, 'usd')}</b>, "
                             f"RTO <b>{format_quantity(p.rto_site, 'duration')}</b>")
     i = names.index(current)
@@ -102,12 +110,14 @@ def cost_tier_spec(p):
         notes.append({"x": 0.5, "y": 1.0, "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "top",
                       "showarrow": False, "font": {"size": 11, "color": RED}, "bgcolor": "rgba(255,255,255,0.8)",
                       "text": "replication does not keep up:<br>the expected loss has no bound"})
-    layout = _layout("", "", f"expected cost [${suffix}]", height=340, barmode="stack", bargap=0.3,
+    layout = _layout("", "", f"{label_of('total_dr_cost')} [${suffix}]", height=340, barmode="stack",
                      hovermode="x unified", legend=_bottom_legend(), shapes=shapes, annotations=notes,
                      margin={"l": 56, "r": 56, "t": _TITLE_TOP + 52, "b": 84})
     layout["title"] = title
     layout["xaxis"].update(tickmode="array", tickvals=names, ticktext=[b.replace("-", "-<br>") for b in bold],
-                           tickangle=0)
+                           tickangle=0, range=[-0.5, len(names) - 0.5])
+    layout["xaxis2"] = {"overlaying": "x", "range": [-0.5, len(names) - 0.5], "visible": False, "fixedrange": True,
+                        "title": {"text": ""}}
     headroom = 1.0 if np.isfinite(totals).all() else 1.35  # the note stands above the tallest column
     layout["yaxis"]["range"] = [0, _nice_top(headroom * tops[np.isfinite(tops)].max(initial=0.0) / scale)]
     layout["yaxis2"] = dict(_axis("site RTO"), overlaying="y", side="right", showgrid=False,
@@ -166,11 +176,13 @@ def cost_link_spec(p, bandwidths, curves):
     cx = jsonable(p.scenario.replication.link_bandwidth / Gbit_per_s)
     shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, Gbit_per_s, "cost", left=cx)
     _mark_current(cx, p.total_dr_cost, scale, "usd", data, shapes, notes)
-    title = f"Total expected DR cost vs link bandwidth: <b>{format_quantity(p.total_dr_cost, 'usd')}</b> now"
-    layout = _layout(title, "link line rate [Gbit/s]", f"cost [${suffix}]", shapes=shapes, annotations=notes)
-    layout["xaxis"].update(type="log", range=_log_x(xs, cx))
-    layout["yaxis"].update(type="log", range=_log_range(*(np.asarray(curves[k], dtype=float) / scale
-                                                          for _, k, _, _, _ in _COST_PARTS)))
+    title = f"{title_of('total_dr_cost')} vs link bandwidth: <b>{format_quantity(p.total_dr_cost, 'usd')}</b> now"
+    layout = _layout(title, "link line rate [Gbit/s]", f"{label_of('total_dr_cost')} [${suffix}]",
+                     shapes=shapes, annotations=notes)
+    x_range = _log_x(xs, cx)
+    y_range = _log_range(*(np.asarray(curves[k], dtype=float) / scale for _, k, _, _, _ in _COST_PARTS))
+    layout["xaxis"].update(type="log", range=x_range, **log_ticks(x_range))
+    layout["yaxis"].update(type="log", range=y_range, **log_ticks(y_range))
     return {"data": data, "layout": layout}
 
 

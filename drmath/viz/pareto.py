@@ -19,6 +19,7 @@ from ._common import (
     _vline,
     jsonable,
 )
+from ._labels import label_of, title_of
 from .palette import BAD_FILL, GREY, INK, ORANGE, RED, TIER_COLOURS
 
 
@@ -116,7 +117,8 @@ def pareto_spec(solution):
               "failover.standby_fraction": p.standby_fraction, "total_cost_of_resilience": p.total_cost_of_resilience,
               "total_dr_cost": p.total_dr_cost, "rpo_site": p.rpo_site, "rto_site": p.rto_site,
               "meets_requirements": solution.feasible}
-    layout = _panels(2, 1, ("cost vs site RPO", "cost vs site RTO"), height=560, gap=(0.2, 0))
+    objective = label_of("total_cost_of_resilience")  # the solver's objective: not the tier table's DR cost
+    layout = _panels(2, 1, (f"{objective} vs site RPO", f"{objective} vs site RTO"), height=560, gap=(0.2, 0))
     shapes, notes = [], []  # the axes' titles name the panels
     for n, _, chosen, target, label, t_scale, log_range in axes:
         data.append({"type": "scatter", "mode": "markers", "name": name, "legendgroup": "chosen",
@@ -137,12 +139,53 @@ def pareto_spec(solution):
                   f"<b>{format_quantity(p.total_cost_of_resilience, 'usd')}</b>")
     else:
         detail = f"<b>no design meets every target</b>; closest: {p.scenario.failover.tier}"
-    layout.update(title=_two_line_title("Cost vs site RPO and RTO", detail), legend=_bottom_legend(),
+    head = title_of('total_cost_of_resilience')  # ≤ 30 characters; each panel's title says against what
+    layout.update(title=_two_line_title(head, detail), legend=_bottom_legend(),
                   shapes=shapes, annotations=notes, margin={"l": 60, "r": 16, "t": _TITLE_TOP + 52, "b": 84})
     for n, _, _, _, label, t_scale, log_range in axes:
         layout[f"xaxis{n}"].update(title={"text": label, "standoff": 4}, **_duration_axis(log_range, t_scale))
-        layout[f"yaxis{n}"]["title"] = {"text": f"cost [${suffix}]"}
+        layout[f"yaxis{n}"]["title"] = {"text": f"{objective} [${suffix}]"}
     return {"data": data, "layout": layout}
 
 
 pareto_figure = _as_figure(pareto_spec)
+
+
+def stale_pareto_spec(spec, refresh):
+    """A Pareto figure whose search no longer matches the inputs: greyed, titled stale, and saying how to refresh.
+
+    Parameters
+    ----------
+    spec : dict
+        A figure of :func:`pareto_spec`. [1]
+    refresh : str
+        What to press to search again, e.g. the dashboard's button ``"apply the cheapest design"``. [1]
+
+    Returns
+    -------
+    spec : dict
+        A copy: every trace at a third of its opacity, the title's detail line led by "stale", and a note across
+        the figure: ``stale: inputs changed — press "…" to refresh``. [1]
+
+    Examples
+    --------
+    >>> import drmath
+    >>> s = drmath.Scenario().with_changes({"requirements.rto_site": 14_400.0})
+    >>> stale = stale_pareto_spec(pareto_spec(drmath.solve(s)), "search")
+    >>> stale["layout"]["annotations"][-1]["text"]
+    'stale: inputs changed — press “search” to refresh'
+    """
+    import copy
+
+    spec = copy.deepcopy(spec)
+    for trace in spec["data"]:
+        trace["opacity"] = 0.3
+    layout = spec["layout"]
+    head, _, detail = layout["title"]["text"].partition("<br>")
+    layout["title"]["text"] = head + f"<br><span style='font-size:12px;color:{RED}'><b>stale</b>: the search " \
+                                     "below is for earlier inputs</span>"
+    layout["annotations"] = list(layout.get("annotations", [])) + [{
+        "x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "middle",
+        "showarrow": False, "bgcolor": "rgba(255,255,255,0.9)", "bordercolor": RED, "borderpad": 6,
+        "font": {"size": 13, "color": RED}, "text": f"stale: inputs changed — press “{refresh}” to refresh"}]
+    return spec

@@ -261,6 +261,9 @@ def _slider_spec(specs, labels, active, knob):
                     "annotations": lay.get("annotations", [])}
         for axis in [k for k in lay if k.startswith(("xaxis", "yaxis"))]:
             relayout[f"{axis}.title.text"] = lay[axis]["title"]["text"]
+            for key in ("tickvals", "ticktext"):  # labels placed for this step's range, not the first step's
+                if key in lay[axis]:
+                    relayout[f"{axis}.{key}"] = lay[axis][key]
             if "range" in lay[axis]:
                 relayout[f"{axis}.range"] = lay[axis]["range"]
             else:

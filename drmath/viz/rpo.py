@@ -17,6 +17,7 @@ from ._common import (
     _top,
     jsonable,
 )
+from ._ticks import log_ticks
 from .palette import BLUE, GREY
 
 
@@ -71,8 +72,9 @@ def rpo_spec(p, intervals, curves):
     title = f"Site RPO vs replication interval: <b>{format_quantity(p.rpo_site, 'duration')}</b> now"
     layout = _layout(title, f"replication target interval [{unit}]", f"RPO [{unit}]",
                      shapes=shapes, annotations=notes)
-    layout["xaxis"].update(type="log", range=_log_x(xs, current))
-    layout["yaxis"].update(type="log", range=_log_range(worst / scale, expected / scale, [p.rpo_local / scale]))
+    y_range = _log_range(worst / scale, expected / scale, [p.rpo_local / scale])
+    layout["xaxis"].update(type="log", range=_log_x(xs, current), **log_ticks(_log_x(xs, current)))
+    layout["yaxis"].update(type="log", range=y_range, **log_ticks(y_range))  # full labels, never a bare "2"
     return {"data": data, "layout": layout}
 
 
@@ -123,7 +125,7 @@ def rpo_link_spec(p, bandwidths, curves):
     title = f"Site RPO vs cross-site link: <b>{format_quantity(p.rpo_site, 'duration')}</b> now; {keeps}"
     layout = _layout(title, "cross-site link [Gbit/s]", "site RPO, worst case [h]", shapes=shapes,
                      annotations=notes, showlegend=False)
-    layout["xaxis"].update(type="log", range=_log_x(xs, cx))
+    layout["xaxis"].update(type="log", range=_log_x(xs, cx), **log_ticks(_log_x(xs, cx)))
     layout["yaxis"]["range"] = [0, _top(worst / hour, p.rpo_site / hour)]
     return {"data": data, "layout": layout}
 

@@ -35,7 +35,7 @@ def rto_spec(p):
     names = list(phases)
     values = np.array([phases[k] for k in names], dtype=float)
     starts = np.concatenate([[0.0], np.cumsum(values)[:-1]])
-    text = [format_quantity(v, "duration") if v > 0 else "0" for v in values]
+    text = [format_quantity(v, "duration") if v > 0 else "none" for v in values]  # a bare "0" reads as a misprint
     tier = presets.DR_TIERS[p.scenario.failover.tier]
     data = [
         {"type": "bar", "name": "phase", "x": names, "y": jsonable(values / scale),
@@ -102,7 +102,7 @@ def standby_spec(p, fractions, curves):
              showlegend=False),
     ]
     title = (f"Standby at {format_quantity(p.standby_fraction, 'fraction')} of the primary: slip "
-             f"<b>{p.format('schedule_slip')}</b>, cost <b>{p.format('standby_cost')}</b>")
+             f"<b>{p.format('schedule_slip')}</b>, standby cost <b>{p.format('standby_cost')}</b>")
     layout = _layout(title, "standby size [% of the primary]", "expected slip [days]")
     layout["margin"]["r"] = 64
     layout["yaxis"]["range"] = [0, _top(slip / day, p.schedule_slip / day)]

@@ -4,6 +4,7 @@ import numpy as np
 
 from ..formatting import duration_unit
 from ._common import _as_figure, _note, _panels, _vline, jsonable
+from ._ticks import log_axis
 from .palette import BLUE, GREEN, GREY, INK, ORANGE, RED, rgba
 
 
@@ -90,7 +91,7 @@ def simulation_spec(result, promise, drift, bins=60):
                               ("4", f"cluster MTBF [{m_unit}]", "ETTR [%]")):
         layout[f"xaxis{n}"]["title"] = {"text": xtitle}
         layout[f"yaxis{n}"]["title"] = {"text": ytitle}
-    layout["xaxis4"]["type"] = "log"
+    layout["xaxis4"].update(log_axis(mtbf))
     return {"data": data, "layout": layout}
 
 

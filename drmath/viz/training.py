@@ -7,6 +7,7 @@ import numpy as np
 from ..formatting import duration_unit, format_quantity
 from ..units import day
 from ._common import _as_figure, _bad_region, _current, _layout, _log_x, _note, _top, _vline, jsonable
+from ._ticks import log_ticks
 from .palette import BLUE, GREEN, MUTED, PURPLE, RED
 
 
@@ -116,7 +117,7 @@ def ettr_spec(p, intervals, curves):
     title = f"ETTR vs checkpoint interval: <b>{format_quantity(p.ettr, 'fraction')}</b> now"
     layout = _layout(title, f"checkpoint interval [{unit}]", "ETTR [%]", shapes=shapes, annotations=notes,
                      showlegend=False)
-    layout["xaxis"].update(type="log", range=_log_x(xs))
+    layout["xaxis"].update(type="log", range=_log_x(xs), **log_ticks(_log_x(xs)))
     layout["yaxis"]["range"] = [low, 100.5]
     return {"data": data, "layout": layout}
 

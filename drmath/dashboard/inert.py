@@ -1,0 +1,111 @@
+"""Which controls do nothing for the chosen DR tier, found from the model itself, and why.
+
+A control "does nothing" for a tier when no scalar output of :func:`drmath.plan` moves as it sweeps its range
+(the per-tier table still shows every tier, so it is left out). Rather than a hand list beside the tier presets,
+each control is probed at its two extreme values with the tier on screen: the model says which inputs its
+formulas read. A multi-site run fails over automatically, so its decision time moves nothing; a tier whose
+replication lands on the standby has no staging, and so on, as :mod:`drmath.recovery` computes it.
+
+    >>> import drmath
+    >>> s = drmath.Scenario().with_changes({"failover.tier": "multi-site"})
+    >>> inert = inert_fields(s, {"failover.decision_time": (0.0, 28_800.0), "training.gpus": (512, 131_072)})
+    >>> list(inert), "Multi-site" in inert["failover.decision_time"]
+    (['failover.decision_time'], True)
+"""
+
+import math
+
+import drmath
+
+from ..presets import DR_TIERS
+from ..quantities import SCALARS
+
+__all__ = ["inert_fields"]
+
+
+def _same(a, b):
+    """Whether two plans agree on every scalar output (NaN equal to NaN)."""
+    for name in SCALARS:
+        x, y = getattr(a, name), getattr(b, name)
+        if x != y and not (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y)):
+            return False
+    return True
+
+
+def _reason(scenario, path, p):
+    """Why ``path`` does nothing for the scenario's tier, in words: the phase it times is skipped, or no number
+    of the plan reads it."""
+    tier = DR_TIERS[scenario.failover.tier]
+    phase = path.split(".", 1)[1].removesuffix("_time")
+    if path.startswith("failover.") and p.rto_site_phases.get(phase) == 0:
+        why = (f"the {phase} phase is skipped: it fails over automatically" if tier.automatic and phase == "decision"
+               else f"the {phase} phase takes no time on this tier")
+    else:
+        why = "no number of the plan depends on it"
+    return f"does nothing for {tier.label}: {why}"
+
+
+def inert_fields(scenario, probes):
+    """The inputs among ``probes`` that move no scalar output of the plan for this scenario's tier, with why.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The inputs on screen; its tier is the one judged.
+    probes : dict of str to tuple
+        Each input path and the values it is tried at (a control's extremes), in SI.
+
+    Returns
+    -------
+    inert : dict of str to str
+        Each input that moves nothing, mapped to the reason in words ("does nothing for Multi-site …").
+    """
+    p = drmath.plan(scenario)
+    inert = {}
+    for path, values in probes.items():
+        if all(_same(drmath.plan(scenario.with_changes({path: v})), p) for v in values):
+            inert[path] = _reason(scenario, path, p)
+    return inert
+
+
+def mark_inert(scenario, controls, note, previous=None):
+    """Disable the dashboard's controls that do nothing for the scenario's tier, with the reason on each and in
+    ``note``; re-enable the others. Probes only when the tier changed since ``previous`` (the tier last judged).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The inputs on screen.
+    controls : dict of str to drmath.dashboard.widgets._Control
+        The dashboard's controls, by input path; the tier and the targets are never disabled.
+    note : ipywidgets.HTML
+        Where the reasons are written, for a reader who cannot hover.
+    previous : str, optional
+        The tier judged last time: nothing is probed again while it holds.
+
+    Returns
+    -------
+    tier : str
+        The tier judged, to pass back as ``previous``.
+    """
+    import html
+
+    from ..scenario import FIELDS
+
+    tier = scenario.failover.tier
+    if tier == previous:
+        return tier
+    probes = {}
+    for path, control in controls.items():
+        if path == "failover.tier" or path.startswith("requirements."):
+            continue
+        values = [control.to_si(v) for _, v in control.widget.options]
+        values = [v for v in values if v is not None]
+        probes[path] = (values[0], values[-1])
+    inert = inert_fields(scenario, probes)
+    for path in probes:
+        controls[path].widget.disabled = path in inert
+        controls[path].widget.tooltip = inert.get(path, FIELDS[path].doc)
+    note.value = "".join(f'<div class="drmath-inert">{html.escape(controls[path].widget.description)} '
+                         f'{html.escape(reason)}.</div>' for path, reason in inert.items())
+    return tier
