@@ -162,6 +162,10 @@ class Calibration:
     """95% interval of the per-GPU rate [1/s]."""
     provenance: dict = field(default_factory=dict)
     """Where the numbers come from: file, rows read and used, filter, window, the rows merged."""
+    failure_times: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """The failures counted, from the window's start [s]: what the trend test took (for the trend figure)."""
+    gaps: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """The observed gaps between consecutive events [s]: what the Weibull fit took (for the gaps' histogram)."""
 
     def to_dict(self):
         """The fit as a JSON-ready dict (``drmath calibrate --json``).
@@ -745,7 +749,8 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
     return Calibration(events=int(failures.size), window=exposure, mtbf=mtbf, mtbf_ci=mtbf_ci, weibull_shape=shape,
                        weibull_shape_ci=shape_ci, weibull_scale=scale, repair_median=repair_median,
                        repair_sigma=repair_sigma, trend=trend, causes=table, scopes=scope_rows, gpus=gpus,
-                       gpu_failure_rate=rate, gpu_failure_rate_ci=rate_ci, provenance=prov)
+                       gpu_failure_rate=rate, gpu_failure_rate_ci=rate_ci, provenance=prov,
+                       failure_times=failures - a, gaps=np.diff(t))
 
 
 def _rows(table):
