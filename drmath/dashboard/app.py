@@ -35,6 +35,7 @@ from ..formatting import every
 from ..report import markdown_html
 from ..scenario import Scenario
 from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
+from .fleet import FleetPanel
 from .page import FIGURES, STORY
 from .widgets import PlotlyView, ShareLink, _controls
 
@@ -101,6 +102,7 @@ class Dashboard:
         self._make_solver()
         self.tiers = self._html("", layout=W.Layout(width="100%")).add_class("drmath-tiers")
         card_boxes = self._make_cards()
+        self.fleet = FleetPanel(self)  # "your own fleet": an incident log in, applied as the failure model
         self.figures = {name: PlotlyView().add_class("drmath-figure").add_class(f"drmath-figure-{name}")
                         for name in FIGURES}
         for path, control in self._controls.items():
@@ -190,7 +192,7 @@ class Dashboard:
         files = W.HBox([self.picker, self.opened, self.save_link, self.share, self.pin],
                        layout=W.Layout(width="100%", align_items="center", grid_gap="10px")).add_class("drmath-files")
         return W.VBox([self._html(_STYLE), header, files, self.notice, cards, self.warnings, maths, self.error, body,
-                       self.tiers, self.pareto, self.scenario_view],
+                       self.tiers, self.pareto, self.fleet.root, self.scenario_view],
                       layout=W.Layout(width="100%", grid_gap="10px")).add_class("drmath-app")
 
     def _html(self, value, layout=None):
