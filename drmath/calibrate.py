@@ -75,7 +75,7 @@ from ._validate import short_repr
 
 __all__ = ["IncidentLogError", "Calibration", "read_incidents", "parse_incidents", "fit_events",
            "exponential_fit", "weibull_fit", "laplace_trend", "lognormal_fit", "cause_table", "DURATION_UNITS",
-           "MAX_LISTED", "MIN_EVENTS", "CONFIDENCE"]
+           "MAX_LISTED", "MIN_EVENTS", "CONFIDENCE", "example_log"]
 
 DURATION_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0}
 """The units a duration column may be in, and their length [s]."""
@@ -1075,3 +1075,26 @@ def read_incidents(path, **columns):
         raise ValueError(f"{name}: not a UTF-8 text file (byte {exc.start})") from None
     return parse_incidents(text, name=name, **columns)
 
+
+
+def example_log():
+    """The incident log that ships with drmath: GENERATED, not a real fleet's, from stated parameters.
+
+    Returns
+    -------
+    path : pathlib.Path
+        ``incidents_example.csv`` in drmath's data files. Its comment lines state how it was made
+        (``data/make_incidents_example.py``, a fixed seed): 54 days of a 16,384-GPU cluster ``primary``
+        with a falling failure rate (a power-law process, shape 0.8, 419 expected interruptions),
+        lognormal repairs (median 40 min, sigma 0.9), causes weighted by Llama 3's Table 5, and a
+        cluster ``research`` to filter out.
+
+    Examples
+    --------
+    >>> fit = read_incidents(example_log(), start_column="start", end_column="end", where=["cluster=primary"])
+    >>> fit.events, fit.trend["direction"]
+    (404, 'falling')
+    """
+    from ._resources import shipped_file
+
+    return shipped_file("incidents_example.csv")

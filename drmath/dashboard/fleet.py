@@ -34,7 +34,7 @@ import html
 
 import ipywidgets as W
 
-from .. import _resources, calibrate, viz
+from .. import calibrate, viz
 from ..formatting import short_duration
 from .widgets import PlotlyView
 
@@ -53,7 +53,7 @@ MAX_COLUMNS = 64
 """Most columns an uploaded log's header may name [1]: the dropdowns list them."""
 
 EXAMPLE = "incidents_example.csv"
-"""The shipped example log (generated; ``data/make_incidents_example.py`` states its parameters)."""
+"""The shipped example log's name (:func:`drmath.calibrate.example_log`; generated from stated parameters)."""
 
 EXAMPLE_MAPPING = {"start": "start", "end": "end", "cause": "cause", "scope": "scope", "where": "cluster",
                    "where_value": "primary", "gpus": 16384}
@@ -276,7 +276,7 @@ class FleetPanel:
         loaded : bool
             True when loaded.
         """
-        path = _resources.shipped_file(EXAMPLE)
+        path = calibrate.example_log()
         if not self.load(EXAMPLE, path.read_bytes()):
             return False
         self.map_columns(**EXAMPLE_MAPPING)
