@@ -1,0 +1,124 @@
+"""The dashboard's "your own fleet" panel in headless Chromium: upload a log, map it, fit it, apply it.
+
+One Voilà for the module (conftest's ``voila_server``) and one page, driven in order as a reader would:
+upload the shipped example through the file input, map its columns, fit, see the figures; apply the fit and
+see each card's 90% range; run the 95% solve and see its answer.
+"""
+
+import html
+import json
+import re
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+import drmath
+from drmath import calibrate
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import READY_JS, watch
+
+pytestmark = pytest.mark.browser
+
+SCENARIO_JS = "() => document.querySelector('.drmath-scenario').dataset.scenario"
+FIGURE_JS = """(name) => { const gd = document.querySelector('.drmath-fleet-' + name + ' .js-plotly-plot');
+  return gd && gd.data && gd.querySelector('.main-svg') ? gd.data.map(t => [t.type, t.name, t.y.length]) : null; }"""
+
+
+def example_fit():
+    return calibrate.read_incidents(calibrate.example_log(), start_column="start", end_column="end",
+                                    where=["cluster=primary"], gpus=16384)
+
+
+@pytest.fixture(scope="module")
+def page(voila_server, browser):
+    """One page of the dashboard with the fleet panel open; requests and console watched."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1500})
+    page = context.new_page()
+    log = {**watch(page), "external": []}
+    page.route(lambda u: urlparse(u).hostname not in ("127.0.0.1", "localhost"),
+               lambda route: (log["external"].append(route.request.url), route.abort()))
+    page.goto(voila_server["url"], wait_until="commit", timeout=120_000)
+    page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+    page.locator(".drmath-fleet-toggle").first.click()
+    page.wait_for_selector(".drmath-fleet-upload", timeout=30_000)
+    page.log = log
+    yield page
+    page.close(run_before_unload=True)
+    context.close()
+
+
+def select(page, name, value):
+    page.locator(f".drmath-fleet-{name} select").first.select_option(value)
+
+
+def test_upload_map_and_fit_the_example_log(page):
+    # ipywidgets' FileUpload keeps its <input type=file> out of the DOM: its button opens the chooser
+    with page.expect_file_chooser(timeout=30_000) as chooser:
+        page.locator(".drmath-fleet-upload").first.click()
+    chooser.value.set_files(str(calibrate.example_log()))
+    page.wait_for_function("() => document.querySelector('.drmath-fleet-source').textContent"
+                           ".includes('incidents_example.csv: 8 columns')", timeout=30_000)
+    assert page.locator(".drmath-fleet-start select").first.input_value() == "start"  # guessed by name
+    select(page, "end", "end")
+    select(page, "where", "cluster")
+    page.locator(".drmath-fleet-where-value input").first.fill("primary")
+    gpus = page.locator(".drmath-fleet-gpus input").first
+    gpus.fill("16384")
+    gpus.press("Enter")
+    page.locator(".drmath-fleet-fit").first.click()
+    page.wait_for_selector(".drmath-fleet-summary pre", timeout=60_000)
+    fit = example_fit()
+    assert page.locator(".drmath-fleet-summary pre").first.inner_text() == fit.summary()
+    for name, traces in (("gaps", ["gaps (histogram)", "Weibull fit", "exponential fit"]),
+                         ("trend", ["failures counted", "constant rate"])):
+        page.wait_for_function(FIGURE_JS, arg=name, timeout=30_000)
+        drawn = page.evaluate(FIGURE_JS, name)
+        assert [t[1] for t in drawn] == traces
+    assert page.evaluate(FIGURE_JS, "trend")[0][2] == fit.events
+    rows = page.locator(".drmath-cause-table tbody tr")
+    assert rows.count() == len(fit.causes) and rows.first.inner_text().startswith("Faulty GPU")
+    assert page.locator(".drmath-fleet-error").first.inner_text().strip() == ""
+    log = page.log
+    assert log["external"] == [] and log["failed"] == [] and log["bad_status"] == [] and log["errors"] == []
+
+
+def test_a_bad_mapping_is_one_line_and_applies_nothing(page):
+    before = page.evaluate(SCENARIO_JS)
+    select(page, "duration", "incident")  # end and duration both mapped
+    page.locator(".drmath-fleet-fit").first.click()
+    error = page.locator(".drmath-fleet-error-message")
+    error.wait_for(timeout=30_000)
+    assert error.inner_text() == "map an end column or a duration column, not both"
+    assert page.evaluate(SCENARIO_JS) == before
+    select(page, "duration", "(none)")
+
+
+@pytest.mark.skipif(not hasattr(calibrate.Calibration, "apply"), reason="needs Calibration.apply (issue 23 part 3)")
+def test_apply_the_fit_and_see_the_ranges_on_the_cards(page):
+    before = page.evaluate(SCENARIO_JS)
+    page.locator(".drmath-fleet-apply").first.click()
+    page.wait_for_function(f"(b) => ({SCENARIO_JS})() !== b", arg=before, timeout=60_000)
+    flat = json.loads(page.evaluate(SCENARIO_JS))
+    fit = example_fit()
+    assert flat["failures.gpu_failure_rate"] == pytest.approx(fit.gpu_failure_rate)
+    page.wait_for_selector(".drmath-band", timeout=60_000)
+    scenario = fit.apply(drmath.Scenario().with_changes(json.loads(before)))
+    bands = drmath.uncertainty(scenario, draws=drmath.dashboard.bands.DRAWS)
+    for name in drmath.dashboard.CARDS:
+        if name in bands.percentiles:
+            shown = page.locator(f".drmath-band-{name}").first.inner_text()
+            assert shown == bands.format_range(name), name
+
+
+@pytest.mark.skipif(not hasattr(calibrate.Calibration, "apply"), reason="needs the confidence solve (issue 23 part 4)")
+def test_solve_at_95_percent_and_see_its_answer(page):
+    page.locator(".drmath-confidence select").first.select_option(label="95%")
+    page.locator(".drmath-solve").first.click()
+    message = page.locator(".drmath-solution-message")
+    page.wait_for_function("() => /95%/.test(document.querySelector('.drmath-solution').textContent)",
+                           timeout=180_000)
+    text = html.unescape(message.first.inner_text())
+    assert re.search(r"95%", text) and re.search(r"point-estimate design would (have )?miss", text)
