@@ -2,7 +2,7 @@
 
     ./tasks bench                 # everything, then writes BENCHMARKS.md
     ./tasks bench --only core     # some of them (core, import, simulate, report, plotly, browser, load, replicas,
-                                  # kernel, solve)
+                                  # kernel, solve, uncertainty)
     ./tasks bench --no-write      # print the table, leave BENCHMARKS.md alone
 
 Each script in bench/ also runs alone and prints its own details; its full output is kept in
@@ -35,6 +35,7 @@ SCRIPTS = {
     "solve": ["bench_solve.py"],
     "calibrate": ["bench_calibrate.py"],
     "frames": ["bench_frames.py"],
+    "uncertainty": ["bench_uncertainty.py"],
 }
 
 

@@ -15,8 +15,9 @@ Only numpy is imported here; pandas, plotly and ipywidgets load where they are u
 from . import checkpoint, cost, presets, recovery, reliability, replication, training, units
 from ._plan import Plan, compare, plan, sweep
 from ._solve import Solution, solve
+from ._uncertainty import Bands, uncertainty
 from .scenario import Scenario
 
-__all__ = ["Scenario", "Plan", "plan", "sweep", "solve", "Solution", "compare", "units", "presets", "training",
-           "checkpoint", "replication", "reliability", "recovery", "cost"]
+__all__ = ["Scenario", "Plan", "plan", "sweep", "solve", "Solution", "uncertainty", "Bands", "compare", "units",
+           "presets", "training", "checkpoint", "replication", "reliability", "recovery", "cost"]
 __version__ = "0.1.0"

@@ -259,12 +259,74 @@ class Calibration:
             lines += [f"  {c:<32} {n:>6,} {s:>7.1%}" for c, n, s in self.causes]
         return "\n".join(lines)
 
+    def model(self):
+        """The fitted failure model as scenario changes: the fields and the spreads of their 95% intervals.
+
+        With ``gpus``, ``failures.gpu_failure_rate`` (and ``failures.measured_mtbf`` unset, so the fitted
+        rate is the one the plan uses, scaled to the plan's own GPU count); without, ``failures.measured_mtbf``,
+        the fitted cluster MTBF. Then ``failures.weibull_shape``, the fitted shape. Each carries its fitted
+        95% interval as a lognormal :class:`drmath.scenario.Spread` (``uncertainty.<path>``). The shape and its
+        interval are clipped to the field's range (0.3-3); a shape's interval that clipping empties is left out.
+
+        Returns
+        -------
+        changes : dict
+            ``{path: value}`` and ``{"uncertainty." + path: Spread}`` for :meth:`drmath.Scenario.with_changes`.
+
+        Examples
+        --------
+        >>> fit = fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0], 0.0, 20000.0)
+        >>> sorted(fit.model())[:2]
+        ['failures.measured_mtbf', 'failures.weibull_shape']
+        """
+        from .scenario import FIELDS, PREFIX, Spread
+
+        if self.gpu_failure_rate is not None:
+            changes = {"failures.gpu_failure_rate": self.gpu_failure_rate, "failures.measured_mtbf": None}
+            spreads = {"failures.gpu_failure_rate": self.gpu_failure_rate_ci}
+        else:
+            changes = {"failures.measured_mtbf": self.mtbf}
+            spreads = {"failures.measured_mtbf": self.mtbf_ci}
+        info = FIELDS["failures.weibull_shape"]
+        changes["failures.weibull_shape"] = float(np.clip(self.weibull_shape, info.low, info.high))
+        spreads["failures.weibull_shape"] = tuple(np.clip(self.weibull_shape_ci, info.low, info.high))
+        for path, (lo, hi) in spreads.items():
+            if math.isfinite(lo) and math.isfinite(hi) and 0 < lo < hi:
+                changes[PREFIX + path] = Spread(float(lo), float(hi), "lognormal", CONFIDENCE)
+        return changes
+
+    def apply(self, scenario=None):
+        """The scenario with the fitted failure model and its uncertainty (:meth:`model`).
+
+        Parameters
+        ----------
+        scenario : drmath.Scenario, optional
+            What the fit applies to; the defaults when omitted.
+
+        Returns
+        -------
+        scenario : drmath.Scenario
+            A copy whose failure model (and its spreads) are the fit's. [1]
+
+        Examples
+        --------
+        >>> fit = fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0], 0.0, 20000.0)
+        >>> s = fit.apply()
+        >>> s.failures.measured_mtbf, "failures.measured_mtbf" in s.uncertainty
+        (4000.0, True)
+        """
+        from .scenario import Scenario
+
+        return (Scenario() if scenario is None else scenario).with_changes(self.model())
+
     def fragment(self):
         """A scenario fragment (TOML) holding the fitted failure model, for ``drmath plan base.toml fleet.toml``.
 
         With ``gpus``, it sets ``failures.gpu_failure_rate`` (and unsets ``failures.measured_mtbf``, so
         the fitted rate is the one the plan uses, scaled to the plan's own GPU count); without, it sets
-        ``failures.measured_mtbf`` to the fitted cluster MTBF. The intervals, the Weibull and repair
+        ``failures.measured_mtbf`` to the fitted cluster MTBF. It sets ``failures.weibull_shape``, and its
+        ``[uncertainty]`` table holds the fitted 95% intervals as spreads (:meth:`model`), so
+        ``drmath plan base.toml fleet.toml`` shows the bands. The Weibull and repair
         fits, the trend and the provenance go in ``[scenario.calibration]``, which the model ignores.
 
         Returns
@@ -290,16 +352,20 @@ class Calibration:
         import tomli_w
 
         from . import scenario_io
+        from ._spread_text import table_of
         from .formatting import short_duration as d
+        from .scenario import PREFIX
 
         p = self.provenance
+        model = self.model()
+        failures = {path.split(".")[1]: "unset" if value is None else value for path, value in model.items()
+                    if not path.startswith(PREFIX)}
+        spreads = {path[len(PREFIX):]: value for path, value in model.items() if path.startswith(PREFIX)}
         if self.gpu_failure_rate is not None:
-            failures = {"gpu_failure_rate": self.gpu_failure_rate, "measured_mtbf": "unset"}
             what = (f"failures.gpu_failure_rate = {self.gpu_failure_rate:.4g} /s per GPU "
                     f"(95%: {self.gpu_failure_rate_ci[0]:.4g} to {self.gpu_failure_rate_ci[1]:.4g}), "
                     f"fitted on {self.gpus:,} GPUs")
         else:
-            failures = {"measured_mtbf": self.mtbf}
             what = (f"failures.measured_mtbf = {d(self.mtbf)} (95%: {d(self.mtbf_ci[0])} to "
                     f"{d(self.mtbf_ci[1])}) for the fleet the log covers")
         source = f"{p.get('file', 'an incident log')}: {p.get('rows_used', '?')} rows"
@@ -312,7 +378,7 @@ class Calibration:
         data = {"scenario": {"description": f"The failure model fitted to {p.get('file', 'an incident log')} "
                                             "by drmath calibrate.",
                              "sources": [source], "calibration": calibration},
-                "failures": failures}
+                "failures": failures, "uncertainty": table_of(spreads)}
         text = ("# drmath calibrate: a scenario fragment, the failure model fitted to an incident log.\n"
                 "# Merge it over a scenario: drmath plan base.toml fleet.toml (later files override earlier ones,\n"
                 "# field by field). [scenario.calibration] holds the fit and its provenance; the model ignores it.\n"

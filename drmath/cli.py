@@ -1,6 +1,6 @@
 """The command line.
 
-- ``drmath plan [SCENARIO ...] [--set section.field=value ...] [--json | --explain FIELD]``
+- ``drmath plan [SCENARIO ...] [--set section.field=value ...] [--json | --explain FIELD] [--draws N --seed S]``
 - ``drmath solve [SCENARIO] --set requirements.rpo_site="15 min" --set requirements.rto_site="4 h" [--json]``
 - ``drmath compare A B [C [D]] [--json]``
 - ``drmath report [SCENARIO] -o plan.html [--png DIR] [--quiet]``
@@ -27,12 +27,12 @@ import re
 import sys
 from pathlib import Path
 
-from . import _files, _resources, scenario_io
+from . import _files, _resources, _spread_text, scenario_io
 from ._plan import plan
 from ._validate import clip, short_repr
 from .formatting import format_quantity, tex_text
 from .quantities import _TARGETS, GROUPS, QUANTITIES, in_group
-from .scenario import FIELDS, SECTIONS, Scenario
+from .scenario import FIELDS, PREFIX, SECTIONS, Scenario
 from .scenario_io import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
 
 _GROUPS = {g.title: [n for n in in_group(g.id) if not QUANTITIES[n].table] for g in GROUPS.values()}
@@ -49,7 +49,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def apply_sets(scenario, assignments):
-    """Apply ``section.field=value`` strings to a scenario, all at once."""
+    """Apply ``section.field=value`` strings to a scenario, all at once; ``uncertainty.section.field=LOW,HIGH``
+    (then optionally ``,DISTRIBUTION,CONFIDENCE``) sets an input's spread."""
     changes = {}
     for item in assignments:
         if "\ufeff" in item:  # invisible, so say it: usually pasted from a file saved "with BOM"
@@ -58,9 +59,13 @@ def apply_sets(scenario, assignments):
             raise ValueError(f"--set {short_repr(item)} must look like section.field=value")
         path, text = item.split("=", 1)
         path = path.strip()
-        if path not in FIELDS:
+        spread = path.removeprefix(PREFIX)
+        if path.startswith(PREFIX) and spread in FIELDS:  # uncertainty.section.field=LOW,HIGH[,DISTRIBUTION]
+            changes[path] = _spread_text.from_query_text(spread, text, parse_value)
+            continue
+        if path not in FIELDS and not path.startswith(PREFIX):
             scenario.get(path)  # raises the ValueError that names the sections or fields
-        changes[path] = parse_value(path, text)
+        changes[path] = text if path.startswith(PREFIX) else parse_value(path, text)
     return scenario.with_changes(changes)
 
 
@@ -70,13 +75,17 @@ def _plain_formula(p, name):
     return tex_text(match.group(1)) if match else ""
 
 
-def render_table(p):
-    """The plan as a readable table: group, quantity, human value, formula."""
+def render_table(p, bands=None):
+    """The plan as a readable table: group, quantity, human value, formula; with ``bands``
+    (:func:`drmath.uncertainty`), each headline quantity's 90% range on the line under it."""
     lines = []
+    ranged = bands is not None and bands.has_uncertainty
     for group, names in _GROUPS.items():
         lines.append(f"\n{group}")
         for name in names:
             lines.append(f"  {QUANTITIES[name].title:<42} {p.format(name):>14}   {_plain_formula(p, name)}")
+            if ranged and name in bands.percentiles:
+                lines.append(f"  {'':<42} {bands.format_range(name)}")
     for text in p.warnings().values():  # what is wrong with the design, and the input that fixes it
         lines.append("\n! " + text.replace("**", "").replace("\\$", "$").replace("\n", " "))
     s = p.scenario
@@ -194,7 +203,9 @@ def load_merged(paths):
         except scenario_io.ScenarioFileError as exc:
             raise CliError(str(exc)) from None
         for section, table in data.items():
-            if section != scenario_io.META:
+            if section == _spread_text.TABLE:
+                changes.update(_spread_text.changes_of_table(table, scenario_io.parse_value))
+            elif section != scenario_io.META:
                 changes.update({f"{section}.{name}": scenario_io.parse_value(f"{section}.{name}", value)
                                 for name, value in table.items()})
     try:
@@ -337,6 +348,32 @@ def _report(args):
     return "\n".join(str(p) for p in written)
 
 
+def _draws(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--draws {text!r} is not a whole number") from None
+    if not 10 <= n <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"--draws {n} is out of range: must be in [10, 1000000]")
+    return n
+
+
+def _seed(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed {text!r} is not a whole number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"--seed {n} must be >= 0")
+    return n
+
+
+def _draw_options(parser, what):
+    parser.add_argument("--draws", type=_draws, default=2000, metavar="N",
+                        help=f"draws of the uncertain inputs for {what} (default 2000)")
+    parser.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the draws (default 0)")
+
+
 def main(argv=None):
     """Entry point of the ``drmath`` command; returns the exit status."""
     parser = _Parser(prog="drmath", description="The disaster-recovery math of a frontier training run.")
@@ -350,6 +387,7 @@ def main(argv=None):
                         help=f"change one input; sections: {', '.join(SECTIONS)}")
     p_plan.add_argument("--json", action="store_true", help="print the plan as JSON in SI")
     p_plan.add_argument("--explain", metavar="FIELD", help="print the worked derivation of one plan field")
+    _draw_options(p_plan, "the headline quantities' 90%% ranges, when the scenario has [uncertainty]")
     p_solve = sub.add_parser("solve", help="the cheapest design that meets the requirements.* targets")
     p_solve.add_argument("scenario", nargs="?", help=f"scenario TOML file, - (standard input) or shipped name "
                          f"({shipped}; default: the seed case)")
@@ -431,9 +469,15 @@ def _plan(args):
     result = plan(scenario)
     if args.explain:
         return result.explain(args.explain)
+    bands = None
+    if scenario.uncertainty:
+        from ._uncertainty import uncertainty
+
+        bands = uncertainty(scenario, draws=args.draws, seed=args.seed)
     if args.json:
-        return json.dumps(result.to_json_dict(), indent=2, allow_nan=False)
-    return render_table(result)
+        return json.dumps({**result.to_json_dict(), **(bands.to_json_dict() if bands else {})}, indent=2,
+                          allow_nan=False)
+    return render_table(result, bands)
 
 
 if __name__ == "__main__":

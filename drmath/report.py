@@ -255,6 +255,20 @@ def _inputs(scenario):
     return rows
 
 
+def _bands(scenario, draws=2000, seed=0):
+    """Each headline quantity's 90% range over the draws of the scenario's uncertain inputs
+    (:func:`drmath.uncertainty`), as rows for the report's ``bands`` block; None without uncertainty."""
+    if not scenario.uncertainty:
+        return None
+    from ._uncertainty import uncertainty
+
+    b = uncertainty(scenario, draws=draws, seed=seed)
+    return {"draws": b.draws, "inputs": [f"{path} ({s.distribution}, {s.confidence:.0%} in [{s.low:.4g}, {s.high:.4g}])"
+                                         for path, s in scenario.uncertainty.items()],
+            "rows": [{"field": n, "title": card_title(n), "point": b.plan.format(n), "range": b.format_range(n)}
+                     for n in HEADLINE if n in b.percentiles]}
+
+
 def _json_script(obj):
     """JSON that is safe inside ``<script>``, as Markup for the template."""
     from plotly.utils import PlotlyJSONEncoder
@@ -327,7 +341,7 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
         title=title, description=description, version=__version__, headline=[_kpi(p, n) for n in HEADLINE],
         palette_css=Markup(viz.css_variables()),
         sections=sections,
-        warnings=warnings, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario),
+        warnings=warnings, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario), bands=_bands(scenario),
         plotlyjs=Markup(viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")) if include_plotlyjs else None,
         config=_json_script({"displaylogo": False, "responsive": True}), figures=_json_script(plots), plots=plots)
 

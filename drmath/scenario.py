@@ -18,6 +18,7 @@ field, its value and its valid range, and nothing is ever half-applied.
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -26,7 +27,8 @@ from . import presets
 from ._validate import TINY, short_repr
 from .units import GB, Gbit_per_s, MB_per_s, day, hour, minute, year
 
-__all__ = ["Scenario", "FieldInfo", "FIELDS", "SECTIONS", "Requirements"]
+__all__ = ["Scenario", "FieldInfo", "FIELDS", "SECTIONS", "Requirements", "Spread", "Uncertainty", "DISTRIBUTIONS",
+           "UNCERTAIN"]
 
 
 # --------------------------------------------------------------------------- fields
@@ -264,6 +266,12 @@ class Failures(_Section):
         "A cluster MTBF measured on this cluster; when set it replaces 1/(G λ).",
         "unset: derived from the per-GPU rate; Llama 3 §3.3.4 measured 54 days / 419 = 3.09 h",
         low=minute, high=100 * year, optional=True)
+    weibull_shape: float = _field(
+        "failures.weibull_shape", 1.0, "[1]", "plain",
+        "Weibull shape of the times between failures: 1 is exponential (a constant hazard); below 1 the "
+        "hazard falls after each failure, and goodput comes from a renewal model of Weibull gaps.",
+        "1: exponential gaps, as Young and Daly assume; Schroeder & Gibson 2010 fit 0.7-0.8 on HPC failures",
+        low=0.3, high=3.0)
     site_event_rate: float = _field(
         "failures.site_event_rate", presets.SITE_EVENT_RATES["uptime-serious-outage"].rate, "[1/s]",
         "rate", "Site-loss events per second (building or region).",
@@ -386,6 +394,112 @@ FIELDS = {f.metadata["info"].path: f.metadata["info"]
 _PATHS = tuple((path, info.section, info.name) for path, info in FIELDS.items())
 
 
+# --------------------------------------------------------------------------- uncertainty
+
+DISTRIBUTIONS = ("lognormal", "normal", "uniform", "loguniform")
+"""How a :class:`Spread` is drawn from its central interval."""
+
+UNCERTAIN = tuple(path for path, info in FIELDS.items()
+                  if info.choices is None and info.kind != "flag" and info.section != "requirements")
+"""The inputs that may carry a :class:`Spread`: every numeric one but the targets."""
+
+PREFIX = "uncertainty."
+"""How a spread is named in a flat change: ``"uncertainty.failures.gpu_failure_rate"``."""
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How uncertain one input is: its central interval and the distribution drawn from it.
+
+    ``low`` and ``high`` bound the central ``confidence`` interval of the input, in its SI unit;
+    :func:`drmath.uncertainty` draws from the ``distribution`` (one of :data:`DISTRIBUTIONS`) that has
+    that interval. A Scenario checks it against its field (:meth:`Scenario.with_changes`).
+
+    >>> Spread(2e-7 / 3600, 4e-7 / 3600).distribution
+    'lognormal'
+    """
+
+    low: float
+    high: float
+    distribution: str = "lognormal"
+    confidence: float = 0.95
+
+
+def spread_for(path, value):
+    """``value`` (a :class:`Spread`, ``(low, high)`` or ``{low, high, distribution, confidence}``) checked as
+    the spread of input ``path``; a ValueError naming ``uncertainty.<path>`` and the valid range otherwise."""
+    where = f"{PREFIX}{path}"
+    if path not in UNCERTAIN:
+        try:
+            _split(path)  # an unknown field: say which exist
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        raise ValueError(f"{where} is not allowed: {path} is not a numeric input (uncertain inputs are the numeric "
+                         "fields of every section but requirements)")
+    if isinstance(value, Spread):
+        parts = dataclasses.asdict(value)
+    elif isinstance(value, Mapping):
+        unknown = set(value) - {"low", "high", "distribution", "confidence"}
+        if unknown or not {"low", "high"} <= set(value):
+            raise ValueError(f"{where} = {short_repr(value)} must give low and high (and optionally distribution, "
+                             "confidence)")
+        parts = dict(value)
+    elif isinstance(value, (tuple, list)) and len(value) == 2:
+        parts = {"low": value[0], "high": value[1]}
+    else:
+        raise ValueError(f"{where} = {short_repr(value)} is not a spread: give (low, high), a dict or a Spread")
+    spread = Spread(**parts)
+    _check_spread(where, FIELDS[path], spread)
+    return Spread(float(spread.low), float(spread.high), spread.distribution, float(spread.confidence))
+
+
+def _check_spread(where, info, spread):
+    if spread.distribution not in DISTRIBUTIONS:
+        raise ValueError(f"{where}.distribution = {short_repr(spread.distribution)} is not valid: must be one of "
+                         + ", ".join(repr(d) for d in DISTRIBUTIONS))
+    c = spread.confidence
+    if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) or not 0 < c < 1:
+        raise ValueError(f"{where}.confidence = {short_repr(c)} is out of range: must be in (0, 1)")
+    for end in ("low", "high"):
+        x = getattr(spread, end)
+        if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) or not math.isfinite(x):
+            raise ValueError(f"{where}.{end} = {short_repr(x)} is not a finite number: must be in "
+                             f"[{info.low:g}, {info.high:g}]")
+    low, high = float(spread.low), float(spread.high)
+    log = spread.distribution in ("lognormal", "loguniform")
+    below = (low <= info.low if info.low_open else low < info.low) or (log and low <= 0.0)
+    if below or high > info.high or not low < high:
+        lo = "(" if info.low_open else "["
+        raise ValueError(f"{where} = ({low!r}, {high!r}) is out of range: low < high, both in "
+                         f"{lo}{info.low:g}, {info.high:g}]"
+                         + (" and low > 0 for a log distribution" if log else ""))
+
+
+class Uncertainty(Mapping):
+    """A scenario's spreads, read-only and hashable: ``{input path: Spread}`` in field order."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items=()):
+        items = dict(items)
+        self._items = {path: items[path] for path in FIELDS if path in items}
+
+    def __getitem__(self, path):
+        return self._items[path]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __hash__(self):
+        return hash(tuple(self._items.items()))
+
+    def __repr__(self):
+        return f"Uncertainty({self._items!r})"
+
+
 @dataclass(frozen=True)
 class Scenario:
     """Every input of the model, grouped by section, validated on construction.
@@ -403,11 +517,19 @@ class Scenario:
     failover: Failover = field(default_factory=Failover)
     cost: Cost = field(default_factory=Cost)
     requirements: Requirements = field(default_factory=Requirements)
+    uncertainty: Uncertainty = field(default_factory=Uncertainty)
+    """``{input path: Spread}``: the inputs drawn by :func:`drmath.uncertainty`; empty by default."""
 
     def __post_init__(self):
         for name, cls in _SECTION_TYPES.items():
             if not isinstance(getattr(self, name), cls):
                 raise TypeError(f"{name} must be a {cls.__name__} section, got {type(getattr(self, name)).__name__}")
+        spreads = self.uncertainty
+        if not isinstance(spreads, Mapping):
+            raise TypeError(f"uncertainty must be a mapping of input paths to spreads, got {type(spreads).__name__}")
+        if not isinstance(spreads, Uncertainty) or any(not isinstance(x, Spread) for x in spreads.values()):
+            spreads = Uncertainty({path: spread_for(path, x) for path, x in spreads.items()})
+        object.__setattr__(self, "uncertainty", spreads)
 
     def get(self, path):
         """The value of ``section.field``."""
@@ -445,11 +567,25 @@ class Scenario:
             The changed copy, validated as a whole. [1]
         """
         updates = {s: {} for s in SECTIONS}
+        spreads = dict(self.uncertainty)
         for key, value in _flatten(changes).items():
+            if isinstance(key, str) and key.startswith(PREFIX):
+                path = key[len(PREFIX):]
+                spreads.pop(path, None) if value is None else spreads.update({path: spread_for(path, value)})
+                continue
             section, name = _split(key)
             updates[section][name] = value
         return Scenario(**{s: dataclasses.replace(getattr(self, s), **updates[s]) if updates[s]
-                           else getattr(self, s) for s in SECTIONS})
+                           else getattr(self, s) for s in SECTIONS}, uncertainty=Uncertainty(spreads))
+
+    def replace(self, **changes):
+        """A new Scenario with some fields (``section.field``) or spreads (``uncertainty.section.field``) changed.
+
+        >>> s = Scenario().replace(**{"uncertainty.failures.gpu_failure_rate": (2e-7 / 3600, 4e-7 / 3600)})
+        >>> s.uncertainty["failures.gpu_failure_rate"].distribution, Scenario().uncertainty == {}
+        ('lognormal', True)
+        """
+        return self.with_changes(changes)
 
 
 def _flatten(changes):
@@ -459,7 +595,9 @@ def _flatten(changes):
     for key, value in changes.items():
         if not isinstance(key, str):
             raise TypeError(f"scenario keys must be strings, got {short_repr(key)}")
-        if "." not in key and isinstance(value, dict):
+        if key == "uncertainty" and isinstance(value, Mapping):
+            flat.update({PREFIX + str(path): inner for path, inner in value.items()})
+        elif "." not in key and isinstance(value, dict):
             if key not in _SECTION_TYPES:
                 raise ValueError(f"unknown section {short_repr(key)}: must be one of {', '.join(SECTIONS)}")
             for name, inner in value.items():

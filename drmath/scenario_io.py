@@ -43,10 +43,10 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
-from . import _files, _resources
+from . import _files, _resources, _spread_text
 from . import units as _u
 from ._validate import clip, short_repr
-from .scenario import FIELDS, SECTIONS, Scenario
+from .scenario import FIELDS, PREFIX, SECTIONS, Scenario
 from .units import parse_quantity
 
 __all__ = ["seed",
@@ -228,8 +228,12 @@ def _scenario(data, text, source):
     try:
         _check_meta(data.pop(META, {}))
         for key, value in data.items():
+            if key == _spread_text.TABLE:
+                changes.update(_spread_text.changes_of_table(value, parse_value))
+                continue
             if key not in SECTIONS:
-                raise ValueError(f"unknown section {key!r}: must be one of {', '.join(SECTIONS)}, or [{META}]")
+                raise ValueError(f"unknown section {key!r}: must be one of {', '.join(SECTIONS)}, "
+                                 f"[{_spread_text.TABLE}] or [{META}]")
             if not isinstance(value, dict):
                 raise ValueError(f"{key} must be a table ([{key}]), got {type(value).__name__}")
             for name, inner in value.items():
@@ -526,6 +530,8 @@ def dumps(scenario, meta=None):
                 named[section, name] = value
                 value = preset
             data[section][name] = value
+    if scenario.uncertainty:
+        data[_spread_text.TABLE] = _spread_text.table_of(scenario.uncertainty)
     head = ("# drmath scenario. Units are SI: s, B, B/s, FLOP/s, 1/s for rates, USD (USD/B, USD/s).\n"
             "# Fields left out take drmath's defaults; see drmath.scenario.FIELDS for each one's basis.\n\n")
     lines, section = [], None
@@ -895,7 +901,9 @@ def to_query(scenario, base=None):
         raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     base = Scenario() if base is None else base
     pairs = [(path, readable(path, scenario.get(path))) for path in FIELDS if scenario.get(path) != base.get(path)]
-    return urllib.parse.urlencode(pairs, safe=".-:/")
+    pairs += [(PREFIX + path, "unset" if spread is None else _spread_text.query_text(spread))
+              for path in FIELDS if (spread := scenario.uncertainty.get(path)) != base.uncertainty.get(path)]
+    return urllib.parse.urlencode(pairs, safe=".-:/,")
 
 
 def _printable(text, limit=40):
@@ -992,7 +1000,8 @@ def _decode(query, base, ignore):
         key, text = (urllib.parse.unquote_plus(x, errors="strict") for x in part.split("=", 1))
         if key in ignore:
             continue
-        if key not in FIELDS:
+        spread = key.startswith(PREFIX) and key[len(PREFIX):] in FIELDS
+        if key not in FIELDS and not spread:
             raise _Refused(f"unknown setting {_printable(key)}")
         if key in changes:
             raise _Refused(f"{key} is given twice")
@@ -1000,6 +1009,9 @@ def _decode(query, base, ignore):
             raise _Refused(f"the value of {key} is {len(text)} characters long; at most {MAX_VALUE_LENGTH}")
         if not text.isprintable():
             raise _Refused(f"the value of {key} holds control characters")
+        if spread:
+            changes[key] = _spread_text.from_query_text(key[len(PREFIX):], text, parse_value)
+            continue
         value = parse_value(key, text)
         if isinstance(value, float) and not math.isfinite(value):
             raise _Refused(f"{key} = {_printable(text)} is not finite")

@@ -158,3 +158,48 @@ def test_a_path_is_never_taken_for_a_name(arg, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # neither exists here: read as a path, and the read fails
     assert main(["plan", arg]) == 2
     assert f"{arg}: cannot read" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- issue 23: the bands
+
+
+SPREAD = "--set", "uncertainty.failures.gpu_failure_rate=4e-09,7e-09"
+
+
+def test_plan_json_adds_each_headline_band_when_the_scenario_is_uncertain(capsys):
+    assert main(["plan", "--json", *SPREAD, "--draws", "300", "--seed", "4"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    import drmath
+
+    s = Scenario().replace(**{"uncertainty.failures.gpu_failure_rate": (4e-9, 7e-9)})
+    bands = drmath.uncertainty(s, draws=300, seed=4)
+    for name in quantities.CARDS:
+        assert [data[f"{name}_p{q}"] for q in ("05", "50", "95")] == pytest.approx(bands.percentiles[name])
+    assert data["rpo_local_p05"] < data["rpo_local_p50"] < data["rpo_local_p95"]
+    assert data["rpo_local"] == pytest.approx(plan(s).rpo_local)  # the point plan is still there
+
+
+def test_plan_json_has_no_bands_without_uncertainty(capsys):
+    assert main(["plan", "--json"]) == 0
+    assert not [key for key in json.loads(capsys.readouterr().out) if key.endswith("_p05")]
+
+
+def test_plan_text_shows_the_90_percent_range_under_each_headline(capsys):
+    assert main(["plan", *SPREAD]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    title = quantities.QUANTITIES["rpo_local"].title
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith(title))
+    assert re.fullmatch(r" +90% range [\d.]+ min – [\d.]+ min", lines[at + 1])
+    assert sum("90% range" in line for line in lines) == len(quantities.CARDS) - 1  # a flag reads "yes in …%"
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["plan", "--draws", "5"], "--draws 5 is out of range"),
+    (["plan", "--seed", "-2"], "--seed -2 must be >= 0"),
+    (["plan", "--set", "uncertainty.failures.gpu_failure_rate=7e-09,4e-09"],
+     r"uncertainty\.failures\.gpu_failure_rate = .* out of range"),
+])
+def test_bad_draws_seed_or_spread_exit_2(argv, match, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert re.search(match, err) and len(err.strip().splitlines()) == 1
