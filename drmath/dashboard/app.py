@@ -34,6 +34,7 @@ from .. import _resources, scenario_io, viz
 from ..formatting import every
 from ..report import markdown_html
 from ..scenario import Scenario
+from .bands import bands_for, shade_all, whole_changes
 from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
 from .fleet import FleetPanel
 from .page import FIGURES, STORY
@@ -256,7 +257,7 @@ class Dashboard:
         >>> app.load(Scenario().with_changes({"failover.tier": "cold"})), app.plan.format("rto_site")
         (True, '21.0 days')
         """
-        return self.apply(scenario.flat())
+        return self.apply(whole_changes(self.scenario, scenario))  # its spreads too, not only its fields
 
     def _pick(self, name):
         if not name:
@@ -420,15 +421,16 @@ class Dashboard:
     # ---- views: numbers from plan() and sweep() only
 
     def _specs(self, p):
-        """Every figure of the plan, through the one registry (:func:`drmath.viz.figure_specs`)."""
-        return viz.figure_specs(p, FIGURES)
+        """Every figure of the plan, through the one registry (:func:`drmath.viz.figure_specs`), its bands shaded."""
+        return shade_all(viz.figure_specs(p, FIGURES), bands_for(p.scenario), p)  # no uncertainty: no cost
 
     def _render_cards(self, p):
         for name in CARDS:
-            self.cards[name].value = _card_html(p, name, self.baseline)
+            self.cards[name].value = _card_html(p, name, self.baseline, self.bands)
 
     def _render(self, p, specs):
         self.error.value = ""
+        self.bands = bands_for(p.scenario)  # the plan's 90% ranges: drawn once, with its figures (or None)
         self._render_cards(p)
         for name in CARDS:
             if self.math_toggles[name].value:
