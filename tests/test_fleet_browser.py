@@ -6,6 +6,7 @@ see each card's 90% range; run the 95% solve and see its answer.
 """
 
 import html
+import inspect
 import json
 import re
 import sys
@@ -16,6 +17,8 @@ import pytest
 
 import drmath
 from drmath import calibrate
+from drmath.dashboard import CARDS
+from drmath.dashboard.bands import DRAWS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import READY_JS, watch
@@ -96,24 +99,30 @@ def test_a_bad_mapping_is_one_line_and_applies_nothing(page):
     select(page, "duration", "(none)")
 
 
-@pytest.mark.skipif(not hasattr(calibrate.Calibration, "apply"), reason="needs Calibration.apply (issue 23 part 3)")
-def test_apply_the_fit_and_see_the_ranges_on_the_cards(page):
+def test_apply_the_fit_and_see_the_ranges_on_the_cards_and_figures(page):
     before = page.evaluate(SCENARIO_JS)
     page.locator(".drmath-fleet-apply").first.click()
     page.wait_for_function(f"(b) => ({SCENARIO_JS})() !== b", arg=before, timeout=60_000)
     flat = json.loads(page.evaluate(SCENARIO_JS))
     fit = example_fit()
     assert flat["failures.gpu_failure_rate"] == pytest.approx(fit.gpu_failure_rate)
+    assert flat["failures.weibull_shape"] == pytest.approx(fit.weibull_shape)
     page.wait_for_selector(".drmath-band", timeout=60_000)
     scenario = fit.apply(drmath.Scenario().with_changes(json.loads(before)))
-    bands = drmath.uncertainty(scenario, draws=drmath.dashboard.bands.DRAWS)
-    for name in drmath.dashboard.CARDS:
-        if name in bands.percentiles:
-            shown = page.locator(f".drmath-band-{name}").first.inner_text()
-            assert shown == bands.format_range(name), name
+    bands = drmath.uncertainty(scenario, draws=DRAWS)
+    for name in CARDS:
+        assert page.locator(f".drmath-band-{name}").first.inner_text() == bands.format_range(name), name
+    assert "applied:" in page.locator(".drmath-fleet-applied").first.inner_text()
+    for name in ("rpo", "rto", "cost_tier", "cost_link"):
+        names = page.evaluate("(n) => document.querySelector('.drmath-figure-' + n + ' .js-plotly-plot')"
+                              ".data.map(t => t.name)", name)
+        assert "90% range" in names, name
+    log = page.log
+    assert log["failed"] == [] and log["bad_status"] == [] and log["errors"] == []
 
 
-@pytest.mark.skipif(not hasattr(calibrate.Calibration, "apply"), reason="needs the confidence solve (issue 23 part 4)")
+@pytest.mark.skipif("confidence" not in inspect.signature(drmath.solve).parameters,
+                    reason="needs the confidence solve (issue 23 part 4)")
 def test_solve_at_95_percent_and_see_its_answer(page):
     page.locator(".drmath-confidence select").first.select_option(label="95%")
     page.locator(".drmath-solve").first.click()
