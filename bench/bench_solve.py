@@ -20,9 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _figures import record  # noqa: E402
 
-from drmath import Scenario, solve  # noqa: E402
+from drmath import Scenario, scenario_io, solve  # noqa: E402
 
 TARGETS = {"requirements.rpo_site": 15 * 60.0, "requirements.rto_site": 4 * 3600.0}
+RATE_SPREAD = {"uncertainty.failures.gpu_failure_rate": (3e-9, 1e-8)}
+"""The per-GPU failure rate between 3e-9 and 1e-8 per second (lognormal, 95%): Llama 3's 5.5e-9 inside it."""
 
 
 def main(argv=None):
@@ -51,8 +53,28 @@ def main(argv=None):
     print(f"  Pareto front: {len(solution.front)} designs")
     record("solve: seed, site RPO <= 15 min and RTO <= 4 h (first call)", f"{first:.3f} s", "<= 1 s", first <= 1,
            note=f"{solution.searched:,} designs; warm {best:.3f} s")
+    confident(args.repeat)
     record("solve: the design it finds", f"{p.scenario.failover.tier}, {p.format('total_cost_of_resilience')}",
            note=", ".join(solution.set_flags()))
+
+
+def confident(repeat):
+    """solve(seed with an interval on the failure rate, confidence=0.95): 2,000 draws, common to every design."""
+    scenario = scenario_io.seed().replace(**RATE_SPREAD)
+    start = time.perf_counter()
+    solution = solve(scenario, confidence=0.95)
+    first = time.perf_counter() - start
+    warm = []
+    for _ in range(max(1, repeat // 2)):
+        start = time.perf_counter()
+        solve(scenario, confidence=0.95)
+        warm.append(time.perf_counter() - start)
+    print(f"solve(seed, failure rate in [3e-9, 1e-8] /s, confidence=0.95, 2,000 draws): first {first:.3f} s, "
+          f"best warm {min(warm):.3f} s")
+    print("  " + solution.message)
+    record("solve: seed at 95% confidence, failure rate uncertain (2,000 draws)", f"{min(warm):.3f} s", "<= 3 s",
+           min(warm) <= 3, note=f"first call {first:.3f} s; meets every target in {solution.probability_met:.1%}; "
+           f"the point design misses in {solution.point_design_miss_probability:.1%}")
 
 
 if __name__ == "__main__":

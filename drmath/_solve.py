@@ -57,6 +57,9 @@ class Solution:
     message: str  #: one paragraph: the answer, or the closest design and what it would take
     searched: int  #: designs evaluated
     _table: dict = dataclasses.field(default=None, repr=False, compare=False)  # every design evaluated (SI)
+    confidence: float | None = None  #: the probability asked for (``solve(confidence=p)``), else None
+    probability_met: float | None = None  #: share of the draws where the design meets every target (with confidence)
+    point_design_miss_probability: float | None = None  #: share of the draws where the point design misses one
 
     @functools.cached_property
     def front_size(self):
@@ -172,7 +175,7 @@ def _grid_points(base, grid):
 _TARGET_LABELS = {path: label for path, _, _, label, *_ in _TARGETS}
 
 
-def solve(scenario=None, tiers=None, grid=None):
+def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, seed=0):
     r"""The cheapest design that meets every requirement, and the Pareto front of cost against site RPO and RTO.
 
     Searches the DR tier, the replication link's bandwidth, the replication interval, the checkpoint interval
@@ -248,6 +251,8 @@ def solve(scenario=None, tiers=None, grid=None):
     scenario = Scenario() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
         raise TypeError(f"solve() needs a Scenario, got {type(scenario).__name__}")
+    if confidence is not None:
+        return _at_confidence(scenario, tiers, grid, _check_confidence(confidence), draws, seed)
     tiers = list(presets.DR_TIERS) if tiers is None else list(tiers)
     if not tiers:
         raise ValueError("solve() needs at least one DR tier")
@@ -286,6 +291,55 @@ def solve(scenario=None, tiers=None, grid=None):
     message = (_answer(result, design) if feasible else _shortfall(scenario, table, result))
     return Solution(scenario=design, plan=result, feasible=feasible, meets=meets, changes=changes,
                     reasons=reasons, message=message, searched=len(table["tier"]), _table=table)
+
+
+def _check_confidence(confidence):
+    """``confidence`` as a float in (0, 1), or a ValueError naming it."""
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.integer, np.floating)) \
+            or not 0.0 < float(confidence) < 1.0:  # NaN fails the comparison too
+        raise ValueError(f"confidence = {short_repr(confidence)} is out of range: must be in (0, 1), e.g. 0.95")
+    return float(confidence)
+
+
+def _at_confidence(scenario, tiers, grid, confidence, draws, seed):
+    """solve() for a confidence level (:mod:`drmath._confidence`): the point answer first, then the cheapest
+    design that meets every target in at least ``confidence`` of the draws, judged on the same draws."""
+    from ._confidence import over_draws, robust_choice
+    from ._uncertainty import check_draws, draw_inputs
+
+    draws, seed = check_draws(draws, seed)
+    point = solve(scenario, tiers=tiers, grid=grid)
+    inputs = draw_inputs(scenario, draws, seed)
+    base = scenario.with_changes({"cost.link_hour_price": None})
+    searched = {path: point.changes[path] for path in SEARCHED}
+    if not inputs:  # nothing uncertain: every draw is the point scenario
+        met = 1.0 if point.feasible else 0.0
+        return dataclasses.replace(point, confidence=confidence, probability_met=met,
+                                   point_design_miss_probability=1.0 - met,
+                                   message=point.message + _confidence_text(confidence, met, 1.0 - met, draws, True))
+    (point_met,), _ = over_draws(base.flat(), inputs, [searched])
+    tiers = list(presets.DR_TIERS) if tiers is None else list(tiers)
+    changes, met, _, feasible = robust_choice(scenario, base, tiers, point._table, inputs, confidence, _changes,
+                                              refine=grid is None)
+    if scenario.cost.link_hour_price is not None:
+        changes = {**changes, "cost.link_hour_price": None}
+    design = scenario.with_changes(changes)
+    result = plan(design)
+    meets = {path: bool(getattr(result, name) >= 0) for path, _, name, *_ in _TARGETS
+             if scenario.get(path) is not None}
+    head = _answer(result, design) if feasible else (
+        f"No searched design meets every target in {confidence:.0%} of the draws; the most reliable is below.")
+    message = head + _confidence_text(confidence, met, 1.0 - point_met, draws, feasible)
+    return dataclasses.replace(point, scenario=design, plan=result, feasible=feasible, meets=meets, changes=changes,
+                               message=message, confidence=confidence, probability_met=met,
+                               point_design_miss_probability=1.0 - float(point_met))
+
+
+def _confidence_text(confidence, met, point_miss, draws, feasible):
+    """What the confidence answer adds: how often the design meets every target, how often the point one misses."""
+    chosen = "this design" if feasible else "the closest design"
+    return (f" At {confidence:.0%} confidence over {draws:,} draws of the uncertain inputs, {chosen} meets every "
+            f"target in {met:.1%} of them; the point-estimate design would miss in {point_miss:.1%}.")
 
 
 def _margins(table, targets):

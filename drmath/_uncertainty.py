@@ -29,7 +29,7 @@ from .formatting import format_quantity
 from .quantities import CARDS, QUANTITIES
 from .scenario import FIELDS, Scenario
 
-__all__ = ["uncertainty", "Bands", "draw", "draw_inputs", "PERCENTILES", "MAX_DRAWS"]
+__all__ = ["uncertainty", "Bands", "draw", "draw_inputs", "check_draws", "PERCENTILES", "MAX_DRAWS"]
 
 PERCENTILES = (5.0, 50.0, 95.0)
 """The percentiles every band gives: its 90% range and its median."""
@@ -189,6 +189,15 @@ def _check(name):
         raise ValueError(f"unknown headline quantity {name!r}: choose from {', '.join(CARDS)}")
 
 
+def check_draws(draws, seed):
+    """``(draws, seed)`` as ints, or a ValueError naming the one that is not a whole number in its range."""
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or not 10 <= draws <= MAX_DRAWS:
+        raise ValueError(f"draws = {draws!r} is out of range: must be a whole number in [10, {MAX_DRAWS:,}]")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed = {seed!r} is not valid: must be a whole number >= 0")
+    return int(draws), int(seed)
+
+
 def uncertainty(scenario=None, draws=2000, seed=0):
     """Each headline quantity's 5th, 50th and 95th percentiles over the scenario's uncertain inputs.
 
@@ -221,11 +230,8 @@ def uncertainty(scenario=None, draws=2000, seed=0):
     scenario = Scenario() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
         raise TypeError(f"uncertainty() needs a Scenario, got {type(scenario).__name__}")
-    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or not 10 <= draws <= MAX_DRAWS:
-        raise ValueError(f"draws = {draws!r} is out of range: must be a whole number in [10, {MAX_DRAWS:,}]")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed = {seed!r} is not valid: must be a whole number >= 0")
-    inputs = draw_inputs(scenario, int(draws), int(seed))
+    draws, seed = check_draws(draws, seed)
+    inputs = draw_inputs(scenario, draws, seed)
     samples = {}
     if inputs:
         out = _derive({**scenario.flat(), **inputs})

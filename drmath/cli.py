@@ -1,7 +1,8 @@
 """The command line.
 
 - ``drmath plan [SCENARIO ...] [--set section.field=value ...] [--json | --explain FIELD] [--draws N --seed S]``
-- ``drmath solve [SCENARIO] --set requirements.rpo_site="15 min" --set requirements.rto_site="4 h" [--json]``
+- ``drmath solve [SCENARIO] --set requirements.rpo_site="15 min" --set requirements.rto_site="4 h" [--json]
+  [--confidence P [--draws N --seed S]]``
 - ``drmath compare A B [C [D]] [--json]``
 - ``drmath report [SCENARIO] -o plan.html [--png DIR] [--quiet]``
 - ``drmath calibrate LOG.csv --start-column NAME [--end-column NAME | --duration-column NAME --duration-unit s|min|h]
@@ -288,6 +289,8 @@ def render_solution(solution, seconds):
     p = solution.plan
     head = ("drmath solve: the cheapest design that meets every target" if solution.feasible
             else "drmath solve: no searched design meets every target; the closest")
+    if solution.confidence is not None:
+        head += f" in at least {solution.confidence:.0%} of the draws" if solution.feasible else " at that confidence"
     lines = [f"{head} ({solution.searched:,} designs searched in {seconds:.2f} s)", ""]
     lines += ["  " + _flag(item) for item in solution.set_flags()]
     lines += ["", f"Total cost of resilience {p.format('total_cost_of_resilience')} = total DR cost "
@@ -317,7 +320,7 @@ def _solve(args):
     scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else scenario_io.seed()
     scenario = apply_sets(scenario, args.set)
     start = time.perf_counter()
-    solution = solve(scenario)
+    solution = solve(scenario, confidence=args.confidence, draws=args.draws, seed=args.seed)
     seconds = time.perf_counter() - start
     if not args.json:
         return render_solution(solution, seconds), 0 if solution.feasible else 1
@@ -329,6 +332,9 @@ def _solve(args):
                "plan": solution.plan.to_json_dict(), "meets": solution.meets, "feasible": solution.feasible,
                "set": solution.set_flags(), "reasons": solution.reasons, "message": solution.message,
                "front": front}
+    if solution.confidence is not None:
+        payload.update(confidence=solution.confidence, probability_met=solution.probability_met,
+                       point_design_miss_probability=solution.point_design_miss_probability)
     return json.dumps(payload, indent=2, allow_nan=False), 0 if solution.feasible else 1
 
 
@@ -368,6 +374,23 @@ def _seed(text):
     return n
 
 
+def _confidence(text):
+    try:
+        p = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--confidence {text!r} is not a number: must be in (0, 1)") from None
+    if not 0 < p < 1:  # NaN too
+        raise argparse.ArgumentTypeError(f"--confidence {text} is out of range: must be in (0, 1)")
+    return p
+
+
+def _confidence_options(parser):
+    parser.add_argument("--confidence", type=_confidence, metavar="P",
+                        help="the cheapest design whose targets hold in at least this share of the draws of the "
+                        "scenario's [uncertainty], e.g. 0.95; says how often the point-estimate design would miss")
+    _draw_options(parser, "--confidence")
+
+
 def _draw_options(parser, what):
     parser.add_argument("--draws", type=_draws, default=2000, metavar="N",
                         help=f"draws of the uncertain inputs for {what} (default 2000)")
@@ -395,6 +418,7 @@ def main(argv=None):
                          help='change one input, e.g. requirements.rpo_site="15 min"')
     p_solve.add_argument("--json", action="store_true",
                          help="print design, plan, meets and front as JSON in SI")
+    _confidence_options(p_solve)
     p_cmp = sub.add_parser("compare", help="two to four scenarios side by side")
     p_cmp.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                        help=f"2 to 4 scenario files, - (standard input) or shipped names ({shipped}); the first is "

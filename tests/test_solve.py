@@ -245,3 +245,95 @@ def test_a_truly_infeasible_target_is_called_infeasible():
     # design gets closer
     relaxed = Scenario().with_changes({"requirements.rpo_site": s.plan.rpo_site * (1 - 1e-3)})
     assert math.isinf(_brute_force(relaxed)[0])
+
+
+# --------------------------------------------------------------------------- issue 23: a confidence level
+
+from drmath import scenario_io  # noqa: E402
+from drmath._confidence import TOLERANCE  # noqa: E402
+from drmath._plan import _derive  # noqa: E402
+from drmath._uncertainty import draw_inputs  # noqa: E402
+
+UNCERTAIN = {"uncertainty.failures.gpu_failure_rate": (3e-9, 1e-8),
+             "uncertainty.failover.decision_time": {"low": 600.0, "high": 4 * hour},
+             "uncertainty.replication.efficiency": (0.5, 0.95)}
+BRUTE = {"failover.tier": tuple(presets.DR_TIERS),
+         "replication.link_bandwidth": tuple(g * Gbit_per_s for g in (100, 200, 400, 800, 1600)),
+         "replication.interval": (5 * minute, 10 * minute, 15 * minute),
+         "checkpoint.interval": (None, 2 * minute, 5 * minute),
+         "failover.standby_fraction": (None, 0.5, 1.0)}
+DRAWS = 400
+
+
+def _over_the_draws(scenario, designs, inputs):
+    """Each design over the draws, one design at a time: the share of draws meeting every target, mean cost."""
+    v = scenario.with_changes({"cost.link_hour_price": None}).flat()
+    v.update(inputs)
+    result = []
+    for d in designs:
+        tier = presets.DR_TIERS[d["failover.tier"]]
+        out = _derive({**v, **d, "failover.standby_fraction": (tier.standby_fraction if d["failover.standby_fraction"]
+                                                              is None else d["failover.standby_fraction"])})
+        total = np.broadcast_to(out["total_cost_of_resilience"], (DRAWS,))
+        met = np.broadcast_to(out["meets_requirements"], (DRAWS,)) & np.isfinite(total)
+        result.append((float(met.mean()), float(total.mean())))
+    return result
+
+
+@pytest.fixture(scope="module")
+def uncertain_seed():
+    return scenario_io.seed().replace(**UNCERTAIN)
+
+
+@pytest.fixture(scope="module")
+def at_95(uncertain_seed):
+    return solve(uncertain_seed, confidence=0.95, draws=DRAWS, seed=11)
+
+
+def test_confidence_beats_every_design_of_a_brute_force_grid_on_the_same_draws(uncertain_seed, at_95):
+    inputs = draw_inputs(uncertain_seed, DRAWS, 11)
+    grid = [dict(zip(BRUTE, values)) for values in itertools.product(*BRUTE.values())]
+    judged = _over_the_draws(uncertain_seed, grid, inputs)
+    robust = [cost_ for met, cost_ in judged if met >= 0.95]
+    assert robust, "the grid should hold a design that meets the confidence"
+    chosen = {path: at_95.changes[path] for path in SEARCHED}
+    [(met, cost_)] = _over_the_draws(uncertain_seed, [chosen], inputs)
+    assert at_95.feasible and met >= 0.95 and met == at_95.probability_met
+    assert cost_ <= min(robust) * (1 + TOLERANCE)
+
+
+def test_confidence_says_how_often_the_point_design_would_miss(uncertain_seed, at_95):
+    point = solve(uncertain_seed)
+    inputs = draw_inputs(uncertain_seed, DRAWS, 11)
+    [(met, _)] = _over_the_draws(uncertain_seed, [{path: point.changes[path] for path in SEARCHED}], inputs)
+    assert at_95.point_design_miss_probability == pytest.approx(1 - met)
+    assert at_95.point_design_miss_probability > 0.05  # the point design is not good enough at 95%
+    assert at_95.confidence == 0.95
+    assert f"meets every target in {at_95.probability_met:.1%}" in at_95.message
+    assert f"the point-estimate design would miss in {1 - met:.1%}" in at_95.message
+
+
+def test_without_uncertainty_confidence_gives_the_point_answer():
+    s = Scenario().with_changes(TARGETS)
+    point, sure = solve(s), solve(s, confidence=0.9, draws=20)
+    assert sure.changes == point.changes and sure.probability_met == 1.0
+    assert sure.point_design_miss_probability == 0.0 and point.confidence is None
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, -0.5, 1.5, float("nan"), "high", True])
+def test_a_bad_confidence_names_it(confidence):
+    with pytest.raises(ValueError, match=r"^confidence = .* is out of range: must be in \(0, 1\)"):
+        solve(Scenario().with_changes(TARGETS), confidence=confidence)
+
+
+def test_cli_solve_at_a_confidence(capsys):
+    argv = ["solve", "--confidence", "0.95", "--draws", "100", "--json"]
+    for path, spread in UNCERTAIN.items():
+        lo, hi = spread.values() if isinstance(spread, dict) else spread
+        argv += ["--set", f"{path}={lo!r},{hi!r}"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["confidence"] == 0.95 and data["probability_met"] >= 0.95
+    assert 0 <= data["point_design_miss_probability"] <= 1
+    assert main(["solve", "--confidence", "1.2"]) == 2
+    assert "confidence" in capsys.readouterr().err
