@@ -115,3 +115,45 @@ def test_the_draws_match_the_clis_default():
 
     assert DRAWS == inspect.signature(drmath.uncertainty).parameters["draws"].default
     assert bands_module.SEED == 0
+
+
+def test_the_confidence_solve_shows_progress_and_how_often_the_point_design_misses(monkeypatch):
+    app = build_app()
+    app.fleet.use_example()
+    app.fleet.fit()
+    app.fleet.apply()
+    before = app.scenario
+    assert app.confidence.value is None and [label for label, _ in app.confidence.options][1:] == [
+        "90% confidence", "95% confidence"]
+    app.confidence.value = 0.95
+    seen = {}
+    real = drmath.solve
+
+    def watched(scenario, confidence=None, **kwargs):
+        seen["progress"], seen["confidence"] = app.solution.value, confidence
+        return real(scenario, confidence=confidence, **kwargs)
+
+    monkeypatch.setattr(drmath, "solve", watched)
+    solution = app.solve()
+    assert seen == {"progress": '<div class="drmath-solution-message">searching the designs at 95% confidence over '
+                                "2,000 draws…</div>", "confidence": 0.95}
+    want = real(before, confidence=0.95)
+    assert solution.confidence == 0.95 and solution.message == want.message
+    assert solution.point_design_miss_probability == want.point_design_miss_probability
+    shown = html.unescape(re.sub(r"<[^>]+>", "", app.solution.value))
+    assert "At 95% confidence over 2,000 draws" in shown
+    assert f"the point-estimate design would miss in {want.point_design_miss_probability:.1%}" in shown
+    assert app.solve_button.description == "apply the cheapest design" and not app.solve_button.disabled
+
+
+def test_the_point_estimate_is_the_default_solve(monkeypatch):
+    app = build_app()
+    seen = []
+
+    def recorded(scenario, confidence="not given", **kwargs):
+        seen.append(confidence)
+        raise ValueError("recorded")
+
+    monkeypatch.setattr(drmath, "solve", recorded)
+    assert app.solve() is None
+    assert seen == [None]

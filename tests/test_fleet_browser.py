@@ -6,9 +6,7 @@ see each card's 90% range; run the 95% solve and see its answer.
 """
 
 import html
-import inspect
 import json
-import re
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
@@ -121,13 +119,16 @@ def test_apply_the_fit_and_see_the_ranges_on_the_cards_and_figures(page):
     assert log["failed"] == [] and log["bad_status"] == [] and log["errors"] == []
 
 
-@pytest.mark.skipif("confidence" not in inspect.signature(drmath.solve).parameters,
-                    reason="needs the confidence solve (issue 23 part 4)")
 def test_solve_at_95_percent_and_see_its_answer(page):
-    page.locator(".drmath-confidence select").first.select_option(label="95%")
+    before = json.loads(page.evaluate(SCENARIO_JS))
+    page.locator(".drmath-confidence select").first.select_option(label="95% confidence")
     page.locator(".drmath-solve").first.click()
-    message = page.locator(".drmath-solution-message")
-    page.wait_for_function("() => /95%/.test(document.querySelector('.drmath-solution').textContent)",
-                           timeout=180_000)
-    text = html.unescape(message.first.inner_text())
-    assert re.search(r"95%", text) and re.search(r"point-estimate design would (have )?miss", text)
+    page.wait_for_function("() => /meets every target in/.test(document.querySelector('.drmath-solution')"
+                           ".textContent)", timeout=180_000)
+    text = html.unescape(page.locator(".drmath-solution-message").first.inner_text())
+    scenario = example_fit().apply(drmath.Scenario().with_changes(before))
+    want = drmath.solve(scenario, confidence=0.95)
+    assert "At 95% confidence over 2,000 draws" in text
+    assert f"the point-estimate design would miss in {want.point_design_miss_probability:.1%}" in text
+    assert text.startswith("applied:") == want.feasible
+    assert page.locator(".drmath-band-rpo_site").count() == 1  # the applied design keeps its ranges

@@ -36,7 +36,7 @@ from ..report import markdown_html
 from ..scenario import Scenario
 from .bands import bands_for, shade_all, whole_changes
 from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
-from .fleet import FleetPanel
+from .fleet import FleetPanel, confidence_choice, searching_html
 from .page import FIGURES, STORY
 from .widgets import PlotlyView, ShareLink, _controls
 
@@ -141,6 +141,7 @@ class Dashboard:
                                              "for the cheapest design that meets every target, and apply it")
         self.solve_button.add_class("drmath-solve")
         self.solve_button.on_click(lambda _: self.solve())
+        self.confidence = confidence_choice()  # point estimate, or 90% / 95% over the uncertain inputs
         self.solution = self._html("").add_class("drmath-solution")
         self.solution_view = None  # the last search: (Solution, the scenario it applied)
         # not a "drmath-figure": those five are drawn on every page; this one only after a search
@@ -177,7 +178,8 @@ class Dashboard:
             section("Failures and failover"), c["failures.gpu_failure_rate"], c["failover.tier"],
             c["failover.standby_fraction"], c["failover.detection_time"], c["failover.decision_time"],
             section("Meet these targets"), *(c[path] for path, *_ in TARGET_CONTROLS),
-            W.HBox([self.solve_button], layout=self._plain).add_class("drmath-solve-row"), self.solution,
+            W.HBox([self.solve_button, self.confidence], layout=self._plain).add_class("drmath-solve-row"),
+            self.solution,
         ], layout=self._plain).add_class("drmath-controls")
         # sizes and the grid's areas live in dashboard.css (a Layout would write them inline, out of reach of
         # its media queries): side by side on a wide screen, controls above one column of charts on a phone
@@ -363,9 +365,9 @@ class Dashboard:
         (True, True)
         """
         self.solve_button.disabled, self.solve_button.description = True, "searching…"
-        self.solution.value = '<div class="drmath-solution-message">searching the designs…</div>'
+        self.solution.value = searching_html(self.confidence.value)
         try:
-            solution = drmath.solve(self.scenario)
+            solution = drmath.solve(self.scenario, confidence=self.confidence.value)
         except (ValueError, TypeError) as exc:
             self.solution.value = ""
             self._show_error(exc)

@@ -38,8 +38,8 @@ from .. import calibrate, viz
 from ..formatting import short_duration
 from .widgets import PlotlyView
 
-__all__ = ["FleetPanel", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "MAX_COLUMNS", "EXAMPLE", "EXAMPLE_MAPPING",
-           "NONE"]
+__all__ = ["FleetPanel", "confidence_choice", "searching_html", "CONFIDENCES", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS",
+           "MAX_COLUMNS", "EXAMPLE", "EXAMPLE_MAPPING", "NONE"]
 
 MAX_UPLOAD_BYTES = 768 * 2**10
 """Largest incident log the page takes [B]: under the server's 1 MiB limit on one websocket message
@@ -394,3 +394,52 @@ class FleetPanel:
         self.applied.value = (f'<span class="drmath-fleet-note">applied: {html.escape(what)}, Weibull shape '
                               f"{fit.weibull_shape:.3g}, with their 95% intervals</span>")
         return True
+
+
+# --------------------------------------------------------------------------- the confidence solve
+
+CONFIDENCES = (("point estimate", None), ("90% confidence", 0.9), ("95% confidence", 0.95))
+"""The confidence levels "apply the cheapest design" offers: ``(label, p)``; None solves on the point estimate."""
+
+
+def confidence_choice():
+    """The dropdown beside "apply the cheapest design": solve on the point estimate, or at 90% or 95% confidence.
+
+    Returns
+    -------
+    choice : ipywidgets.Dropdown
+        Its value is the ``confidence`` of :func:`drmath.solve` (None, 0.9 or 0.95); CSS class
+        ``drmath-confidence``.
+
+    Examples
+    --------
+    >>> confidence_choice().value is None
+    True
+    """
+    choice = W.Dropdown(options=list(CONFIDENCES), value=None, layout=W.Layout(width="150px"),
+                        tooltip="the probability, over the uncertain inputs, that the design meets every target")
+    return choice.add_class("drmath-confidence")
+
+
+def searching_html(confidence, draws=2000):
+    """The progress line while the search runs, saying what it does at a confidence level.
+
+    Parameters
+    ----------
+    confidence : float or None
+        The level asked for (:func:`drmath.solve`'s ``confidence``). [1]
+    draws : int, default 2000
+        Draws of the uncertain inputs the search judges each design on. [1]
+
+    Returns
+    -------
+    html : str
+        A ``.drmath-solution-message``.
+
+    Examples
+    --------
+    >>> searching_html(0.95)
+    '<div class="drmath-solution-message">searching the designs at 95% confidence over 2,000 draws…</div>'
+    """
+    what = "" if confidence is None else f" at {confidence:.0%} confidence over {draws:,} draws"
+    return f'<div class="drmath-solution-message">searching the designs{what}…</div>'
