@@ -52,8 +52,9 @@
 # %%
 from IPython.display import HTML, Markdown, display
 
-from drmath import calibrate, viz
+from drmath import calibrate, plan, scenario_io, solve, uncertainty, units, viz
 from drmath.formatting import markdown_text, short_duration
+from drmath.quantities import CARDS, card_title
 
 # %% [markdown]
 # ## The log: generated, from stated parameters
@@ -90,6 +91,48 @@ print(fit.summary())
 display(viz.gaps_figure(fit), viz.trend_figure(fit), HTML(viz.cause_table_html(fit)))
 
 # %% [markdown]
+# ## Apply it to a design
+#
+# The fit becomes the failure model of the worked answer's scenario. It sets the per-GPU failure rate (scaled to
+# the scenario's own GPU count) and the Weibull shape. Each comes with its 95% interval as a spread: an uncertain
+# input, drawn from a lognormal distribution whose central 95% is that interval. Where the shape is not 1, the
+# plan's goodput comes from a renewal model of Weibull gaps, not from the exponential one.
+
+# %%
+design = fit.apply(scenario_io.seed())
+for path, spread in design.uncertainty.items():
+    print(f"{path:28s} {design.get(path):.4g}   95% interval {spread.low:.4g} to {spread.high:.4g} ({spread.distribution})")
+
+# %% [markdown]
+# ## How sure: each headline number's 90% range
+#
+# `drmath.uncertainty` draws the uncertain inputs 2,000 times and derives the plan for every draw at once. The
+# table gives each headline number's point value and the range that holds its middle 90% (the 5th to the 95th
+# percentile). The failure rate moves the goodput (ETTR) and the time lost to failures most; the site RPO and RTO
+# are set mostly by the checkpoint, replication and failover design, so the fit's spread moves them little.
+
+# %%
+bands = uncertainty(design, draws=2000)
+point = plan(design)
+rows = ["| headline | point estimate | where 90% of the draws fall |", "|---|---|---|"]
+rows += [f"| {card_title(name)} | {point.format(name)} | {bands.format_range(name)} |" for name in CARDS]
+display(Markdown(markdown_text("\n".join(rows))))
+
+# %% [markdown]
+# ## Design for a confidence level
+#
+# The log says nothing about how long the decision to fail over takes. A review rarely knows it better than
+# "ten minutes to two hours", so that spread is typed by hand on top of the fitted one. `solve(...,
+# confidence=0.95)` then returns the cheapest design whose targets (site RPO, site RTO and the schedule slip) all
+# hold in at least 95% of the draws, judged on the same draws for every candidate. It also says how often the
+# design chosen on the point estimates alone would miss.
+
+# %%
+reviewed = design.replace(**{"uncertainty.failover.decision_time": (10 * units.minute, 2 * units.hour)})
+at_95 = solve(reviewed, confidence=0.95)
+display(Markdown(markdown_text(at_95.message)))
+
+# %% [markdown]
 # ## Takeaway
 
 # %%
@@ -97,4 +140,8 @@ lo, hi = fit.mtbf_ci
 display(Markdown(markdown_text(
     f"Over {short_duration(fit.window)} this fleet had **{fit.events:,} interruptions**: one every "
     f"**{short_duration(fit.mtbf)}** on average (95% interval {short_duration(lo)} to {short_duration(hi)}). The "
-    f"fitted Weibull shape is {fit.weibull_shape:.2f}. The Laplace test says {fit.trend['sentence']}.")))
+    f"fitted Weibull shape is {fit.weibull_shape:.2f}. The Laplace test says {fit.trend['sentence']}. Applied "
+    f"to the worked answer, it puts ETTR in the {bands.format_range('ettr')}. With the decision time uncertain "
+    f"too, the design chosen on point estimates would miss a target in "
+    f"**{at_95.point_design_miss_probability:.0%}** of the draws; the 95% design meets every target in "
+    f"**{at_95.probability_met:.0%}**.")))
