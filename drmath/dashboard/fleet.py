@@ -16,7 +16,8 @@ in ``.drmath-fleet-error`` and changes nothing.
 The panel's widgets are made when it is first opened (:meth:`FleetPanel.open`): a page that never opens
 it pays for one toggle button.
 
-Test hooks: ``.drmath-fleet-toggle``, ``.drmath-fleet-upload`` (its ``input[type=file]``),
+Test hooks: ``.drmath-fleet-toggle``, ``.drmath-fleet-upload`` (a button: ipywidgets keeps its
+``input[type=file]`` out of the page, so a browser test takes the file chooser it opens),
 ``.drmath-fleet-example``, ``.drmath-fleet-<start|end|duration|unit|cause|scope|where|where-value|gpus>``,
 ``.drmath-fleet-fit``, ``.drmath-fleet-apply``, ``.drmath-fleet-summary``, ``.drmath-fleet-gaps`` and
 ``.drmath-fleet-trend`` (figures), ``.drmath-cause-table``, ``.drmath-fleet-error``, ``.drmath-fleet-applied``.
@@ -64,7 +65,8 @@ NONE = "(none)"
 
 _STYLE = """<style>
 .drmath-fleet { border-top: 1px solid var(--drmath-grid); padding-top: 6px; }
-.drmath-fleet-summary pre { font-size: 12px; line-height: 1.35; white-space: pre-wrap; margin: 4px 0; }
+.drmath-fleet-summary pre { font: 12px/1.35 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  white-space: pre-wrap; margin: 4px 0; }
 .drmath-fleet-error-message { color: var(--drmath-red-ink); background: var(--drmath-red-tint);
   border: 1px solid var(--drmath-red-line); padding: 4px 8px; border-radius: 4px; font-size: 13px; }
 .drmath-fleet-note { font-size: 12.5px; color: var(--drmath-muted); margin: 2px 4px; }
