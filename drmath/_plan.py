@@ -83,6 +83,10 @@ def cadence_step(v, out):
     tau = np.maximum(chosen, floor)
     share = checkpoint.checkpoint_bandwidth_share(out["checkpoint_size"], tau, v["checkpoint.write_bandwidth"])
     ettr = reliability.ettr_exact(tau, stall, out["checkpoint_write_time"], u0, mtbf)
+    shape = np.asarray(v["failures.weibull_shape"], dtype=float)
+    if np.any(shape != 1.0):  # Weibull gaps: the renewal model; shape 1 stays exactly the exponential form
+        ettr = np.where(shape == 1.0, ettr, reliability.ettr_weibull(tau, stall, out["checkpoint_write_time"], u0,
+                                                                     mtbf, np.where(shape == 1.0, 2.0, shape)))
     return dict(mtbf=mtbf, rto_local_phases=phases, rto_local=u0, restart_overhead=u0,
                 young_interval=reliability.young_interval(stall, mtbf), daly_interval=daly, optimal_interval=optimal,
                 checkpoint_interval=tau, checkpoint_interval_floored=chosen < floor,

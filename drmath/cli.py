@@ -317,7 +317,7 @@ def _solve(args):
     from ._solve import solve
 
     # no scenario named: the seed, with the worked answer's requirements (notebook 00 and the dashboard start there)
-    scenario = load_scenario(scenario_path(args.scenario)) if args.scenario else scenario_io.seed()
+    scenario = load_merged([scenario_path(arg) for arg in args.scenario]) if args.scenario else scenario_io.seed()
     scenario = apply_sets(scenario, args.set)
     start = time.perf_counter()
     solution = solve(scenario, confidence=args.confidence, draws=args.draws, seed=args.seed)
@@ -412,8 +412,8 @@ def main(argv=None):
     p_plan.add_argument("--explain", metavar="FIELD", help="print the worked derivation of one plan field")
     _draw_options(p_plan, "the headline quantities' 90%% ranges, when the scenario has [uncertainty]")
     p_solve = sub.add_parser("solve", help="the cheapest design that meets the requirements.* targets")
-    p_solve.add_argument("scenario", nargs="?", help=f"scenario TOML file, - (standard input) or shipped name "
-                         f"({shipped}; default: the seed case)")
+    p_solve.add_argument("scenario", nargs="*", help=f"scenario TOML file, - (standard input) or shipped name "
+                         f"({shipped}; default: the seed case); several merge, as for plan")
     p_solve.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
                          help='change one input, e.g. requirements.rpo_site="15 min"')
     p_solve.add_argument("--json", action="store_true",

@@ -261,6 +261,11 @@ def _site_rto_note(p):
             + ("; failover is automatic" if tier.automatic else "") + f". {tier.assumptions}")
 
 
+def _exponential(p):
+    """Whether the plan's failures are exponential (``failures.weibull_shape`` 1), so ETTR is the exact form."""
+    return p.scenario.failures.weibull_shape == 1.0
+
+
 _TARGETS = (  # (target input, the plan output it bounds, its margin, label, symbol, what moves it)
     ("requirements.rpo_site", "rpo_site", "rpo_site_margin", "Site RPO", r"\mathrm{RPO}_{site}",
      "ship more often (replication.interval), a faster link (replication.link_bandwidth) or checkpoint more often"),
@@ -420,12 +425,20 @@ _ALL = (
     Quantity("restart_overhead", "duration", "Restart overhead u0", "cadence", r"u_0 = \mathrm{RTO}_{local}",
              None, "The restart overhead of ETTR is the local recovery time, checkpoint load included."),
     Quantity("ettr", "fraction", "ETTR", "cadence",
-             reliability.ettr_exact,
-             r"\frac{<checkpoint_interval>\, e^{-(<restart_overhead> + <checkpoint_write_time> - <checkpoint_stall>)"
-             r"/<mtbf>}}{<mtbf> \left(e^{(<checkpoint_interval> + <checkpoint_stall>)/<mtbf>} - 1\right)}",
-             lambda p: "Exact in expectation for exponential failures (renewal-reward; Daly 2006's complete model "
-             "with the persist time W in the rework and failed restarts begun again), as drmath's simulator runs "
-             "the run. The first-order form (Kokolis et al. 2024) gives <ettr_first_order> here."
+             lambda p: reliability.ettr_exact if _exponential(p) else reliability.ettr_weibull,
+             lambda p: (r"\frac{<checkpoint_interval>\, e^{-(<restart_overhead> + <checkpoint_write_time> - "
+                        r"<checkpoint_stall>)/<mtbf>}}{<mtbf> \left(e^{(<checkpoint_interval> + <checkpoint_stall>)"
+                        r"/<mtbf>} - 1\right)}") if _exponential(p) else (
+                 r"\frac{<checkpoint_interval>}{<mtbf>} \sum_{j \ge 1} S\big(<restart_overhead> + "
+                 r"<checkpoint_write_time> - <checkpoint_stall> + j\,(<checkpoint_interval> + <checkpoint_stall>)"
+                 r"\big),\ k = <failures.weibull_shape>"),
+             lambda p: ("Exact in expectation for exponential failures (renewal-reward; Daly 2006's complete model "
+                        "with the persist time W in the rework and failed restarts begun again), as drmath's "
+                        "simulator runs the run." if _exponential(p) else
+                        "Expected for Weibull gaps between interruptions of shape k and mean M (renewal-reward "
+                        "over the gaps, failed restarts begun again), as drmath's simulator runs the run with "
+                        "that shape.")
+             + " The first-order form (Kokolis et al. 2024) gives <ettr_first_order> here."
              + (" " + _collapsed_note(p) if p.goodput_collapsed else ""),
              short="ETTR", card=5, compare=True,
              detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}"),

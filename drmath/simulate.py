@@ -507,7 +507,7 @@ class SimulationResult:
         return out
 
 
-def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, restart_cv=0.5,
+def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=None, restart_cv=0.5,
                  site_rto_cv=0.5, record_events=False, progress=None, replication_policy=None):
     r"""Monte Carlo of the whole run: many draws of its failures, checkpoints and restarts.
 
@@ -522,10 +522,12 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
     seed : int, default 0
         Seed of :func:`numpy.random.default_rng`; the same seed gives the
         same result.
-    failure_shape : float, default 1.0
+    failure_shape : float, optional
         Weibull shape :math:`k` of the gaps between interruptions, in
-        (0, 10]; 1 is the Poisson process of the closed form, :math:`k < 1`
-        clusters failures. The mean gap stays :math:`M`. [1]
+        (0, 10]; 1 is the Poisson process of :func:`drmath.reliability.ettr_exact`,
+        :math:`k < 1` clusters failures (the plan's ETTR is then
+        :func:`drmath.reliability.ettr_weibull`). The mean gap stays :math:`M`.
+        Default: the scenario's ``failures.weibull_shape`` (1 unless set). [1]
     restart_cv : float, default 0.5
         Coefficient of variation of each restart's duration (gamma, mean
         :math:`u_0`), in [0, 10]; 0 makes every restart :math:`u_0`. [1]
@@ -593,6 +595,8 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=1.0, res
         raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     trials = _require_number("trials", trials, 1, 10_000_000, integer=True)
     seed = _require_number("seed", seed, 0, 2**63 - 1, integer=True)
+    if failure_shape is None:
+        failure_shape = scenario.failures.weibull_shape
     failure_shape = _require_number("failure_shape", failure_shape, 0, 10, low_open=True)
     restart_cv = _require_number("restart_cv", restart_cv, 0, 10)
     site_rto_cv = _require_number("site_rto_cv", site_rto_cv, 0, 10)

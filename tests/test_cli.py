@@ -203,3 +203,15 @@ def test_bad_draws_seed_or_spread_exit_2(argv, match, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert re.search(match, err) and len(err.strip().splitlines()) == 1
+
+
+def test_solve_merges_a_calibrated_fragment_and_answers_at_a_confidence(tmp_path, capsys):
+    from drmath.calibrate import fit_events
+
+    fit = fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0, 21000.0, 30000.0], 0.0, 36000.0, gpus=4096)
+    (tmp_path / "fleet.toml").write_text(fit.fragment())
+    assert main(["solve", "seed", str(tmp_path / "fleet.toml"), "--confidence", "0.9", "--draws", "50",
+                 "--json"]) in (0, 1)
+    data = json.loads(capsys.readouterr().out)
+    assert data["design"]["failures.gpu_failure_rate"] == pytest.approx(fit.gpu_failure_rate)
+    assert data["confidence"] == 0.9 and "point_design_miss_probability" in data

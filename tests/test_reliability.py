@@ -166,3 +166,48 @@ def test_availability_and_downtime_round_trip():
 def test_bad_input_of_the_new_formulas(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --------------------------------------------------------------------------- issue 23: Weibull gaps
+
+
+@pytest.mark.parametrize("mtbf", [100.0, 1063.4, 2e4, 1e7])
+@pytest.mark.parametrize("tau", [1.0, 13.29, 600.0, 1e4])
+def test_weibull_renewal_at_shape_1_is_the_exponential_form(tau, mtbf):
+    args = (tau, 0.5, 2.0, 600.0, mtbf)
+    assert reliability.ettr_weibull(*args, 1.0) == pytest.approx(reliability.ettr_exact(*args), rel=1e-8, abs=1e-300)
+
+
+def test_weibull_renewal_broadcasts_like_the_other_formulas():
+    taus, shapes = np.array([100.0, 200.0])[:, None], np.array([0.5, 1.0, 2.0])
+    grid = reliability.ettr_weibull(taus, 1.0, 2.0, 600.0, 2e4, shapes)
+    assert grid.shape == (2, 3)
+    assert grid[1, 2] == reliability.ettr_weibull(200.0, 1.0, 2.0, 600.0, 2e4, 2.0)
+    with pytest.raises(ValueError, match="must broadcast together"):
+        reliability.ettr_weibull(np.ones(2), 1.0, 2.0, 600.0, 2e4, np.ones(3))
+
+
+def test_weibull_renewal_keeps_more_when_failures_cluster():
+    # the same mean gap: a shape below 1 gives long quiet stretches between clusters, which keep more work
+    values = reliability.ettr_weibull(60.0, 1.0, 2.0, 600.0, 3600.0, [0.5, 0.8, 1.0, 1.5, 3.0])
+    assert np.all(np.diff(values) < 0)
+
+
+@pytest.mark.parametrize("shape", [0.0, -1.0, float("nan")])
+def test_weibull_renewal_refuses_a_bad_shape(shape):
+    with pytest.raises(ValueError, match="shape"):
+        reliability.ettr_weibull(60.0, 1.0, 2.0, 600.0, 3600.0, shape)
+
+
+def test_the_plan_uses_the_renewal_model_only_where_the_shape_is_not_1():
+    from drmath import Scenario, plan, sweep
+
+    p = plan()
+    assert p.ettr == reliability.ettr_exact(p.checkpoint_interval, p.checkpoint_stall, p.checkpoint_write_time,
+                                            p.restart_overhead, p.mtbf)  # exactly today's
+    clustered = plan(Scenario().with_changes({"failures.weibull_shape": 0.7}))
+    assert clustered.ettr == pytest.approx(reliability.ettr_weibull(
+        p.checkpoint_interval, p.checkpoint_stall, p.checkpoint_write_time, p.restart_overhead, p.mtbf, 0.7))
+    assert clustered.ettr != p.ettr
+    curve = sweep(Scenario(), "failures.weibull_shape", [0.7, 1.0, 1.3], ["ettr"])["ettr"]
+    assert curve[1] == p.ettr and curve[0] == pytest.approx(clustered.ettr)

@@ -346,3 +346,22 @@ def test_a_measured_mtbf_drives_plan_and_simulator_alike():
     r = simulate_run(s, trials=300, seed=3, restart_cv=0.0)
     assert r.ettr.mean() == pytest.approx(p.ettr, abs=0.01)
     assert r.interruptions.mean() == pytest.approx(r.completion_time.mean() / p.mtbf, rel=0.05)
+
+
+# --- issue 23: the plan's Weibull renewal goodput against the simulator with the same shape -------------------
+
+WEIBULL_RUN = {"training.gpus": 16_384, "failures.gpu_failure_rate": "rsc-1", "training.window": 30 * day,
+               **NO_SITE}
+
+
+@pytest.mark.parametrize("shape", [0.5, 0.75, 1.0, 1.25, 1.5])
+def test_the_plans_weibull_goodput_matches_the_simulator_within_1_percent(shape):
+    s = Scenario().with_changes({**WEIBULL_RUN, "failures.weibull_shape": shape})
+    simulated = float(simulate_run(s, trials=200, seed=5).ettr.mean())  # the scenario's shape
+    assert plan(s).ettr == pytest.approx(simulated, rel=0.01)
+
+
+def test_the_simulator_takes_the_scenarios_weibull_shape():
+    s = Scenario().with_changes({**WEIBULL_RUN, "failures.weibull_shape": 0.6})
+    assert simulate_run(s, trials=20, seed=1).failure_shape == 0.6
+    assert simulate_run(s, trials=20, seed=1, failure_shape=1.0).failure_shape == 1.0
