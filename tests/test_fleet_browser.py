@@ -17,6 +17,7 @@ import drmath
 from drmath import calibrate
 from drmath.dashboard import CARDS
 from drmath.dashboard.bands import DRAWS
+from drmath.dashboard.fleet import MAX_UPLOAD_BYTES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import READY_JS, watch
@@ -95,6 +96,21 @@ def test_a_bad_mapping_is_one_line_and_applies_nothing(page):
     assert error.inner_text() == "map an end column or a duration column, not both"
     assert page.evaluate(SCENARIO_JS) == before
     select(page, "duration", "(none)")
+
+
+def test_an_oversized_upload_is_refused_in_one_line_and_the_fit_stays(page, tmp_path):
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"start\n" + b"2024-05-01T00:00:00Z\n" * (MAX_UPLOAD_BYTES // 21 + 100))  # 770 KiB < 1 MiB
+    before = page.evaluate(SCENARIO_JS)
+    with page.expect_file_chooser(timeout=30_000) as chooser:
+        page.locator(".drmath-fleet-upload").first.click()
+    chooser.value.set_files(str(big))
+    page.wait_for_function("() => /big.csv/.test(document.querySelector('.drmath-fleet-error').textContent)",
+                           timeout=60_000)
+    assert page.locator(".drmath-fleet-error-message").first.inner_text() == (
+        "big.csv is 770 KiB: this page takes logs of at most 768 KiB; fit a bigger one with drmath calibrate")
+    assert "incidents_example.csv: 8 columns" in page.locator(".drmath-fleet-source").first.inner_text()
+    assert page.locator(".drmath-fleet-summary pre").count() == 1 and page.evaluate(SCENARIO_JS) == before
 
 
 def test_apply_the_fit_and_see_the_ranges_on_the_cards_and_figures(page):
