@@ -101,7 +101,8 @@ display(viz.gaps_figure(fit), viz.trend_figure(fit), HTML(viz.cause_table_html(f
 # %%
 design = fit.apply(scenario_io.seed())
 for path, spread in design.uncertainty.items():
-    print(f"{path:28s} {design.get(path):.4g}   95% interval {spread.low:.4g} to {spread.high:.4g} ({spread.distribution})")
+    print(f"{path:28s} {design.get(path):.4g}   95% interval {spread.low:.4g} to {spread.high:.4g} "
+          f"({spread.distribution})")
 
 # %% [markdown]
 # ## How sure: each headline number's 90% range
