@@ -68,16 +68,17 @@ def _tightened(scenario, level):
     return {path: None if scenario.get(path) is None else scenario.get(path) * (1.0 - level) for path, *_ in _TARGETS}
 
 
-def _cheapest(table, targets, tiers):
-    """Row indices of the cheapest designs of each tier that meet ``targets`` (point values of the table)."""
+def _cheapest(table, targets, masks):
+    """Row indices of the cheapest designs of each tier (``masks``: its rows) that meet ``targets`` (point values
+    of the table)."""
     cost_ = table["total_cost_of_resilience"]
     ok = np.isfinite(cost_) & ~np.asarray(table["goodput_collapsed"], dtype=bool)
     for path, value, *_ in _TARGETS:
         if targets[path] is not None:
             ok &= table[value] <= targets[path]
     rows = []
-    for tier in tiers:
-        mine = np.flatnonzero(ok & (table["tier"] == tier))
+    for mask in masks:
+        mine = np.flatnonzero(ok & mask)
         rows += list(mine[np.argsort(cost_[mine], kind="stable")[:_PER_TIER]])
     return rows
 
@@ -91,19 +92,21 @@ def robust_choice(scenario, base, tiers, table, inputs, confidence, changes_of, 
     v = base.flat()
     index, designs = {}, []
 
-    def judge(tab, level):
-        """The candidates of one tightening, as indices into ``designs`` (each design judged once)."""
-        found = []
-        for i in _cheapest(tab, _tightened(scenario, level), tiers):
-            d = changes_of(tab, i)
-            key = tuple(sorted((k, repr(x)) for k, x in d.items()))
-            if key not in index:
-                index[key] = len(designs)
-                designs.append(d)
-            found.append(index[key])
-        return found
+    def judge(tab, levels):
+        """The candidates of each tightening, as indices into ``designs`` (each design judged once)."""
+        masks = [tab["tier"] == tier for tier in tiers]
+        return {level: [index_of(tab, i) for i in _cheapest(tab, _tightened(scenario, level), masks)]
+                for level in levels}
 
-    by_level = {level: judge(table, level) for level in LEVELS}
+    def index_of(tab, i):
+        d = changes_of(tab, i)
+        key = tuple(sorted((k, repr(x)) for k, x in d.items()))
+        if key not in index:
+            index[key] = len(designs)
+            designs.append(d)
+        return index[key]
+
+    by_level = judge(table, LEVELS)
     prob, cost = over_draws(v, inputs, designs)
     reached = [level for level, found in by_level.items() if any(prob[i] >= confidence for i in found)]
     first = reached[0] if reached else LEVELS[-1]
@@ -113,7 +116,7 @@ def robust_choice(scenario, base, tiers, table, inputs, confidence, changes_of, 
         search = Search(v, _tightened(scenario, level))
         for tier in tiers:
             search.tier(tier)
-        judge(search.table(), level)
+        judge(search.table(), [level])
     if len(designs) > before:
         more_prob, more_cost = over_draws(v, inputs, designs[before:])
         prob, cost = np.concatenate([prob, more_prob]), np.concatenate([cost, more_cost])

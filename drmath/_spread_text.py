@@ -45,8 +45,19 @@ def changes_of_table(table, parse):
         if not isinstance(spec, dict):
             raise ValueError(f"{where} = {short_repr(spec)} must be a table: {{low = ..., high = ..., "
                              "distribution = \"lognormal\"}")
-        changes[where] = {key: parse(path, x) if key in ("low", "high") else x for key, x in spec.items()}
+        changes[where] = {key: _bound(where, key, path, x, parse) if key in ("low", "high") else x
+                          for key, x in spec.items()}
     return changes
+
+
+def _bound(where, key, path, value, parse):
+    """One end of a spread read as the field's values are; a ValueError naming ``uncertainty.<path>.<key>``."""
+    try:
+        return parse(path, value)
+    except ValueError:
+        info = FIELDS[path]
+        raise ValueError(f"{where}.{key} = {short_repr(value)} is not a number: must be in "
+                         f"[{info.low:g}, {info.high:g}] {info.unit}") from None
 
 
 def table_of(uncertainty):
@@ -70,7 +81,7 @@ def from_query_text(path, text, parse):
     parts = [part.strip() for part in text.split(",")]
     if not 2 <= len(parts) <= 4:
         raise ValueError(f"{PREFIX}{path} = {short_repr(text)} must be LOW,HIGH[,DISTRIBUTION[,CONFIDENCE]]")
-    spec = {"low": parse(path, parts[0]), "high": parse(path, parts[1])}
+    spec = {key: _bound(f"{PREFIX}{path}", key, path, part, parse) for key, part in zip(("low", "high"), parts)}
     if len(parts) > 2:
         spec["distribution"] = parts[2]
     if len(parts) > 3:

@@ -473,7 +473,7 @@ def ettr_exact(checkpoint_interval, checkpoint_cost, write_time, restart_overhea
     return np.minimum(value, 1.0)
 
 
-WEIBULL_TERMS = 48
+WEIBULL_TERMS = 24
 """Checkpoints after each restart that :func:`ettr_weibull` sums one by one before its tail integral. [1]"""
 
 

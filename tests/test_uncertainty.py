@@ -195,3 +195,10 @@ def test_the_report_shows_each_headline_band_and_none_without_uncertainty():
     assert {name: html_lib.unescape(text) for name, text in rows.items()} == {
         name: bands.format_range(name) for name in CARDS}
     assert 'id="bands"' not in build_report(Scenario(), include_plotlyjs=False)
+
+
+def test_a_bound_that_is_not_a_number_names_the_spread_and_its_end():
+    text = '[uncertainty]\n"failures.launch_time" = {low = "soon", high = "10 min"}\n'
+    with pytest.raises(scenario_io.ScenarioFileError, match=r"uncertainty\.failures\.launch_time\.low = 'soon' is "
+                                                             r"not a number: must be in \[0, 86400\] \[s\]"):
+        scenario_io.loads(text, "x.toml")
