@@ -13,7 +13,8 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-SHIPPED = ("scenarios", "drills_example.csv")  # drmath._resources.SHIPPED (not imported: this runs before drmath)
+# drmath._resources.SHIPPED (not imported: this runs before drmath)
+SHIPPED = ("scenarios", "drills_example.csv", "incidents_example.csv")
 
 
 class build_py_with_shipped_data(build_py):

@@ -10,9 +10,10 @@ Two places hold them:
   puts first on ``JUPYTER_PATH``; Voilà serves the template's ``static/`` files at
   ``voila/templates/drlab/static/<file>``.
 - The repository's top-level ``data/`` (:func:`shipped_dir`): the data a reader should see, in git once, at
-  the root: ``scenarios/*.toml`` (:func:`scenario_files`) and ``drills_example.csv`` (an illustrative drill
-  log). ``setup.py`` copies them into ``drmath/data/`` when a wheel is built, so an installed drmath finds
-  them inside the package; a checkout (or an editable install) finds them at the root.
+  the root: ``scenarios/*.toml`` (:func:`scenario_files`), ``drills_example.csv`` (an illustrative drill
+  log) and ``incidents_example.csv`` (a generated incident log, the dashboard's "use the example log").
+  ``setup.py`` copies them into ``drmath/data/`` when a wheel is built, so an installed drmath finds them
+  inside the package; a checkout (or an editable install) finds them at the root.
 
 ``pyproject.toml`` declares ``drmath/data/`` as package data. The functions return
 :class:`pathlib.Path` objects, because Voilà and the report read real files: pip installs a wheel
@@ -32,7 +33,7 @@ from pathlib import Path
 __all__ = ["data_dir", "data_file", "shipped_dir", "shipped_file", "scenario_dir", "scenario_files", "template_dir",
            "plotly_bundle", "SHIPPED", "PLOTLY_JS_VERSION", "PLOTLY_STATIC"]
 
-SHIPPED = ("scenarios", "drills_example.csv")
+SHIPPED = ("scenarios", "drills_example.csv", "incidents_example.csv")
 """What the repository's top-level ``data/`` holds for the package (``setup.py`` copies these into the wheel)."""
 
 PLOTLY_JS_VERSION = "4.1.1"

@@ -75,7 +75,7 @@ from ._validate import short_repr
 
 __all__ = ["IncidentLogError", "Calibration", "read_incidents", "parse_incidents", "fit_events",
            "exponential_fit", "weibull_fit", "laplace_trend", "lognormal_fit", "cause_table", "DURATION_UNITS",
-           "MAX_LISTED", "MIN_EVENTS", "CONFIDENCE"]
+           "MAX_LISTED", "MIN_EVENTS", "CONFIDENCE", "example_log"]
 
 DURATION_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0}
 """The units a duration column may be in, and their length [s]."""
@@ -162,6 +162,10 @@ class Calibration:
     """95% interval of the per-GPU rate [1/s]."""
     provenance: dict = field(default_factory=dict)
     """Where the numbers come from: file, rows read and used, filter, window, the rows merged."""
+    failure_times: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """The failures counted, from the window's start [s]: what the trend test took (for the trend figure)."""
+    gaps: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """The observed gaps between consecutive events [s]: what the Weibull fit took (for the gaps' histogram)."""
 
     def to_dict(self):
         """The fit as a JSON-ready dict (``drmath calibrate --json``).
@@ -811,7 +815,8 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
     return Calibration(events=int(failures.size), window=exposure, mtbf=mtbf, mtbf_ci=mtbf_ci, weibull_shape=shape,
                        weibull_shape_ci=shape_ci, weibull_scale=scale, repair_median=repair_median,
                        repair_sigma=repair_sigma, trend=trend, causes=table, scopes=scope_rows, gpus=gpus,
-                       gpu_failure_rate=rate, gpu_failure_rate_ci=rate_ci, provenance=prov)
+                       gpu_failure_rate=rate, gpu_failure_rate_ci=rate_ci, provenance=prov,
+                       failure_times=failures - a, gaps=np.diff(t))
 
 
 def _rows(table):
@@ -1136,3 +1141,26 @@ def read_incidents(path, **columns):
         raise ValueError(f"{name}: not a UTF-8 text file (byte {exc.start})") from None
     return parse_incidents(text, name=name, **columns)
 
+
+
+def example_log():
+    """The incident log that ships with drmath: GENERATED, not a real fleet's, from stated parameters.
+
+    Returns
+    -------
+    path : pathlib.Path
+        ``incidents_example.csv`` in drmath's data files. Its comment lines state how it was made
+        (``data/make_incidents_example.py``, a fixed seed): 54 days of a 16,384-GPU cluster ``primary``
+        with a falling failure rate (a power-law process, shape 0.8, 419 expected interruptions),
+        lognormal repairs (median 40 min, sigma 0.9), causes weighted by Llama 3's Table 5, and a
+        cluster ``research`` to filter out.
+
+    Examples
+    --------
+    >>> fit = read_incidents(example_log(), start_column="start", end_column="end", where=["cluster=primary"])
+    >>> fit.events, fit.trend["direction"]
+    (404, 'falling')
+    """
+    from ._resources import shipped_file
+
+    return shipped_file("incidents_example.csv")

@@ -74,7 +74,8 @@ display(Markdown(answer.paragraph(solution, promise, log="drmath's example drill
 # 9. The follow-up questions an interviewer asks, answered with numbers.
 #
 # The topic notebooks `01_time_to_train.ipynb` to `07_compare.ipynb` take one step each and let you drag the
-# inputs.
+# inputs. `08_your_fleet.ipynb` fits the failure model to a fleet's own incident log and solves for a confidence
+# level.
 #
 # ---
 #

@@ -34,8 +34,10 @@ from .. import _resources, scenario_io, viz
 from ..formatting import every
 from ..report import markdown_html
 from ..scenario import Scenario
+from .bands import bands_for, shade_all, whole_changes
 from .baseline import BaselineView
 from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
+from .fleet import FleetPanel, confidence_choice, searching_html
 from .inert import mark_inert
 from .page import FIGURES, STORY
 from .widgets import PlotlyView, ShareLink, _controls
@@ -106,6 +108,7 @@ class Dashboard:
         self._make_solver()
         self.tiers = self._html("", layout=W.Layout(width="100%")).add_class("drmath-tiers")
         card_boxes = self._make_cards()
+        self.fleet = FleetPanel(self)  # "your own fleet": an incident log in, applied as the failure model
         self.figures = {name: PlotlyView().add_class("drmath-figure").add_class(f"drmath-figure-{name}")
                         for name in FIGURES}
         for path, control in self._controls.items():
@@ -144,6 +147,7 @@ class Dashboard:
                                              "for the cheapest design that meets every target, and apply it")
         self.solve_button.add_class("drmath-solve")
         self.solve_button.on_click(lambda _: self.solve())
+        self.confidence = confidence_choice()  # point estimate, or 90% / 95% over the uncertain inputs
         self.solution = self._html("").add_class("drmath-solution")
         self.solution_view = None  # the last search: (Solution, the scenario it applied)
         # not a "drmath-figure": those five are drawn on every page; this one only after a search
@@ -180,7 +184,8 @@ class Dashboard:
             section("Failures and failover"), c["failures.gpu_failure_rate"], c["failover.tier"],
             c["failover.standby_fraction"], c["failover.detection_time"], c["failover.decision_time"], self.inert_note,
             section("Meet these targets"), *(c[path] for path, *_ in TARGET_CONTROLS),
-            W.HBox([self.solve_button], layout=self._plain).add_class("drmath-solve-row"), self.solution,
+            W.HBox([self.solve_button, self.confidence], layout=self._plain).add_class("drmath-solve-row"),
+            self.solution,
         ], layout=self._plain).add_class("drmath-controls")
         # sizes and the grid's areas live in dashboard.css (a Layout would write them inline, out of reach of
         # its media queries): side by side on a wide screen, controls above one column of charts on a phone
@@ -197,7 +202,7 @@ class Dashboard:
                        layout=W.Layout(width="100%", align_items="center", grid_gap="10px")).add_class("drmath-files")
         return W.VBox([self._html(_STYLE), header, files, self.notice, cards, self.compare_view.root, self.warnings,
                        maths, self.error, body,
-                       self.tiers, self.pareto, self.scenario_view],
+                       self.tiers, self.pareto, self.fleet.root, self.scenario_view],
                       layout=W.Layout(width="100%", grid_gap="10px")).add_class("drmath-app")
 
     def _html(self, value, layout=None):
@@ -261,7 +266,7 @@ class Dashboard:
         >>> app.load(Scenario().with_changes({"failover.tier": "cold"})), app.plan.format("rto_site")
         (True, '21.0 days')
         """
-        return self.apply(scenario.flat())
+        return self.apply(whole_changes(self.scenario, scenario))  # its spreads too, not only its fields
 
     def _pick(self, name):
         if not name:
@@ -367,9 +372,9 @@ class Dashboard:
         (True, True)
         """
         self.solve_button.disabled, self.solve_button.description = True, "searching…"
-        self.solution.value = '<div class="drmath-solution-message">searching the designs…</div>'
+        self.solution.value = searching_html(self.confidence.value)
         try:
-            solution = drmath.solve(self.scenario)
+            solution = drmath.solve(self.scenario, confidence=self.confidence.value)
         except (ValueError, TypeError) as exc:
             self.solution.value = ""
             self._show_error(exc)
@@ -434,16 +439,17 @@ class Dashboard:
     # ---- views: numbers from plan() and sweep() only
 
     def _specs(self, p):
-        """Every figure of the plan, through the one registry (:func:`drmath.viz.figure_specs`)."""
-        return viz.figure_specs(p, FIGURES)
+        """Every figure of the plan, through the one registry (:func:`drmath.viz.figure_specs`), its bands shaded."""
+        return shade_all(viz.figure_specs(p, FIGURES), bands_for(p.scenario), p)  # no uncertainty: no cost
 
     def _render_cards(self, p):
         for name in CARDS:
-            self.cards[name].value = _card_html(p, name, self.baseline)
+            self.cards[name].value = _card_html(p, name, self.baseline, self.bands)
         self.compare_view.update(self.baseline, p)
 
     def _render(self, p, specs):
         self.error.value = ""
+        self.bands = bands_for(p.scenario)  # the plan's 90% ranges: drawn once, with its figures (or None)
         self._render_cards(p)
         for name in CARDS:
             if self.math_toggles[name].value:

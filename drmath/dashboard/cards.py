@@ -25,6 +25,7 @@ from .. import presets, quantities
 from ..formatting import change, format_quantity, short_duration
 from ..quantities import card_detail, card_title
 from ..units import day, hour, minute
+from .bands import band_html
 
 __all__ = ["CARDS", "DEFINITIONS", "TARGET_CONTROLS", "TARGET_OF_CARD", "TIER_COLUMNS", "TIER_COLUMN_DEFINITIONS",
            "data_value", "cards_html", "tier_table_html"]
@@ -141,9 +142,9 @@ def _delta_html(p, name, baseline):
             f'{html.escape(text)} vs baseline</div>')
 
 
-def _card_html(p, name, baseline=None):
-    """A KPI card: the registry's title, the plan's value, the registry's sub-line, its target's verdict and,
-    with a pinned ``baseline`` plan, its change against it."""
+def _card_html(p, name, baseline=None, bands=None):
+    """A KPI card: the registry's title, the plan's value (with its 90% range when ``bands`` has uncertainty), the
+    registry's sub-line, its target's verdict and, with a pinned ``baseline`` plan, its change against it."""
     value = getattr(p, name)
     bad = (name == "replication_keeps_up" and not value) or (
         isinstance(value, float) and math.isinf(value))
@@ -152,7 +153,8 @@ def _card_html(p, name, baseline=None):
             f'{html.escape(card_title(name))}</div>'
             f'<div class="drmath-kpi drmath-kpi-{name}{" drmath-bad" if bad else ""}" '
             f'data-value="{data_value(value)}">{html.escape(p.format(name))}</div>'
-            f'<div class="drmath-card-sub">{html.escape(card_detail(p, name))}</div>'
+            + band_html(bands, name)  # its 90% range under the value, when the scenario has uncertainty
+            + f'<div class="drmath-card-sub">{html.escape(card_detail(p, name))}</div>'
             + _target_html(p, name) + delta)
 
 

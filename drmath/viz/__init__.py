@@ -39,6 +39,7 @@ from ..formatting import duration_unit
 from ._common import jsonable
 from .compare import compare_figure, compare_spec
 from .cost import cost_link_figure, cost_link_spec, cost_tier_figure, cost_tier_spec
+from .fleet import FLEET_FIGURES, cause_table_html, fleet_specs, gaps_figure, gaps_spec, trend_figure, trend_spec
 from .palette import (
     BLUE,
     FONT,
@@ -85,5 +86,6 @@ __all__ = [
     "compare_spec", "compare_figure", "simulation_spec", "simulation_figure", "PALETTE", "SERIES", "PHASE_COLOURS",
     "FONT", "rgba", "css_variables", "duration_unit", "jsonable", "PLOTLY_JS_VERSION", "PLOTLY_BASIC_JS",
     "BASIC_TRACES", "INK", "MUTED", "GRID", "BLUE", "ORANGE", "GREEN", "GREY", "RED", "PURPLE", "PINK", "TEAL",
-    "TIER_COLOURS",
+    "TIER_COLOURS", "FLEET_FIGURES", "fleet_specs", "gaps_spec", "gaps_figure", "trend_spec", "trend_figure",
+    "cause_table_html",
 ]
