@@ -32,6 +32,7 @@ import numpy as np
 
 from ._formula import formula
 from ._validate import (
+    _checker,
     as_output,
     broadcasting,
     require_fraction,
@@ -476,6 +477,14 @@ def ettr_exact(checkpoint_interval, checkpoint_cost, write_time, restart_overhea
 WEIBULL_TERMS = 24
 """Checkpoints after each restart that :func:`ettr_weibull` sums one by one before its tail integral. [1]"""
 
+WEIBULL_SHAPES = (0.1, 10.0)
+"""The Weibull shapes :func:`ettr_weibull` takes [1]: HPC fleets fit 0.5-1 (Schroeder and Gibson), and outside
+this range the scale :math:`M / \\Gamma(1 + 1/k)` under- or overflows."""
+
+_require_shape = _checker("require_shape", "Every value must be a Weibull shape in WEIBULL_SHAPES.",
+                          lambda a: (a >= WEIBULL_SHAPES[0]) & (a <= WEIBULL_SHAPES[1]),
+                          f"in [{WEIBULL_SHAPES[0]}, {WEIBULL_SHAPES[1]:g}]")
+
 
 @formula(r"\mathrm{ETTR} = \frac{\tau}{M} \sum_{j \ge 1} S(u_0 + W - \delta + j c), \quad "
          r"S(t) = e^{-(t/\lambda)^k}, \quad \lambda = \frac{M}{\Gamma(1 + 1/k)}",
@@ -499,8 +508,8 @@ def ettr_weibull(checkpoint_interval, checkpoint_cost, write_time, restart_overh
     mtbf : float or array_like
         Mean time between interruptions :math:`M`, the Weibull's mean. [s]
     shape : float or array_like
-        Weibull shape :math:`k` of the times between interruptions, > 0; below 1 the hazard falls after
-        each failure, and failures cluster. [1]
+        Weibull shape :math:`k` of the times between interruptions, in :data:`WEIBULL_SHAPES` (0.1 to 10);
+        below 1 the hazard falls after each failure, and failures cluster. [1]
 
     Returns
     -------
@@ -551,7 +560,8 @@ def ettr_weibull(checkpoint_interval, checkpoint_cost, write_time, restart_overh
     """
     from scipy import special
 
-    require_positive(checkpoint_interval=checkpoint_interval, mtbf=mtbf, shape=shape)
+    require_positive(checkpoint_interval=checkpoint_interval, mtbf=mtbf)
+    _require_shape(shape=shape)
     require_nonnegative(checkpoint_cost=checkpoint_cost, write_time=write_time, restart_overhead=restart_overhead)
     tau, delta, m, k = (np.asarray(x, dtype=float) for x in (checkpoint_interval, checkpoint_cost, mtbf, shape))
     c = tau + delta
