@@ -1,0 +1,185 @@
+"""Issue 24: static first, live later. A browser's page opens at once on the static explainer of its own
+scenario, every figure drawn, under a notice that it is static until live; the live workbook takes over in
+the same page, without a reload, when a seat and its kernel are ready, even if every seat was taken when
+the page arrived.
+
+One server for the module: a pool of 1 and ``--max-kernels 2``, so one visitor seat; :func:`hold_seat`
+takes it with a plain GET (no browser headers: a script's page, live at once) and :func:`free_seat` gives it
+back (``DELETE /api/kernels/<id>`` with that page's seat and XSRF cookies).
+"""
+
+import http.client
+import re
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import CHROMIUM, READY_JS, kernel_ids, problems, start_voila, stop_voila, watch  # noqa: E402
+
+import drmath  # noqa: E402
+from drmath.report import FIGURES as REPORT_FIGURES  # noqa: E402
+from drmath.scenario_io import to_query  # noqa: E402
+from drmath.serve.static import STATIC_END  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+BROWSER = {"Accept": "text/html", "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate",
+           "Sec-Fetch-Site": "none"}  # what a browser sends for a link typed or followed
+SHARED = {"training.gpus": 4096, "failover.tier": "hot"}
+NUMBER = re.compile(r'<span class="num" data-field="(\w+)" data-si="[^"]*">([^<]*)</span>')
+STATIC_DRAWN_JS = """() => { const f = document.querySelectorAll('#drmath-preview .drmath-static-plot');
+  return f.length > 0 && [...f].every(g => g.data && g.querySelector('.main-svg')) ? f.length : 0; }"""
+# installed before any page script: whether the live page was ready when the static box went
+HANDOVER_JS = """window.__handover = null; window.__loaded = performance.now();
+new MutationObserver(() => {
+  if (window.__handover === null && document.body && !document.getElementById('drmath-preview')
+      && document.querySelector('#rendered_cells')) {
+    let ready = false; try { ready = (""" + READY_JS + """)(); } catch (e) {}
+    window.__handover = {ready: ready, at: performance.now()};
+  }
+}).observe(document, {subtree: true, childList: true});"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is absent")
+    log = tmp_path_factory.mktemp("voila") / "voila.log"
+    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120,
+                                 extra=["--max-kernels=2"])
+    yield {"proc": proc, "url": url, "log": Path(log)}
+    stop_voila(proc)
+
+
+def connection(url, timeout=120):
+    parts = urllib.parse.urlsplit(url)
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+
+
+def hold_seat(url):
+    """A plain GET takes the one visitor seat: ``(kernel id, its cookies)``."""
+    conn = connection(url)
+    try:
+        conn.request("GET", "/", headers={"Accept": "text/html"})
+        r = conn.getresponse()
+        body = r.read().decode()
+        assert r.status == 200, (r.status, body[:300])
+        cookies = {}
+        for header, value in r.getheaders():
+            if header.lower() == "set-cookie":
+                name, _, rest = value.partition("=")
+                cookies[name] = rest.split(";", 1)[0]
+        return re.search(r'"kernelId":\s*"([0-9a-f-]+)"', body).group(1), cookies
+    finally:
+        conn.close()
+
+
+def free_seat(url, kernel_id, cookies):
+    """Shut the holder's kernel down, as its page may (its seat and XSRF token): the seat is free."""
+    conn = connection(url)
+    try:
+        conn.request("DELETE", f"/api/kernels/{kernel_id}", headers={
+            "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items()), "X-XSRFToken": cookies["_xsrf"]})
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 204, r.status
+    finally:
+        conn.close()
+
+
+def static_part(url, target, headers=BROWSER, timeout=60):
+    """``(status, the response up to STATIC_END)`` of a GET; the connection is closed then (the visitor left)."""
+    conn = connection(url, timeout)
+    deadline = time.monotonic() + timeout
+    try:
+        conn.request("GET", target, headers=headers)
+        r = conn.getresponse()
+        body = b""
+        while STATIC_END.encode() not in body and (chunk := r.read1(65536)):
+            body += chunk
+            assert time.monotonic() < deadline, "no static part in time"
+        return r.status, body.decode(errors="replace")
+    finally:
+        conn.close()
+
+
+def expected(changes):
+    p = drmath.plan(drmath.Scenario().with_changes(changes))
+    return p, {name: p.format(name) for name in ("rpo_site", "rto_site", "ettr", "total_dr_cost", "tokens")}
+
+
+def test_a_share_links_static_page_shows_its_scenarios_numbers_before_any_seat(server):
+    held = hold_seat(server["url"])  # every seat taken: the static page does not wait for one
+    try:
+        before = kernel_ids(server["proc"])
+        status, body = static_part(server["url"], "/?" + to_query(drmath.Scenario().with_changes(SHARED)))
+        assert status == 200 and STATIC_END in body
+        shown = dict(NUMBER.findall(body))
+        p, want = expected(SHARED)
+        assert {k: shown[k] for k in want} == want  # the headline and the derivations: the link's scenario
+        assert want != expected({})[1]
+        assert "4,096 GPUs" in body and body.count('class="plot drmath-static-plot"') == len(REPORT_FIGURES)
+        assert "This page is static" in body and "live in a few seconds" in body
+        time.sleep(1)
+        assert kernel_ids(server["proc"]) <= before  # the visitor left in line: nothing started for it
+    finally:
+        free_seat(server["url"], *held)
+
+
+@pytest.mark.parametrize("headers", [
+    {"Sec-Fetch-Dest": "image", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Site": "cross-site"},
+    {"Sec-Fetch-Dest": "iframe", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Site": "cross-site"},
+])
+def test_a_request_that_is_not_a_page_navigation_takes_no_seat(server, headers):
+    before = kernel_ids(server["proc"])
+    conn = connection(server["url"])
+    try:
+        conn.request("GET", "/", headers={"Accept": "text/html", **headers})
+        r = conn.getresponse()
+        body = r.read().decode()
+    finally:
+        conn.close()
+    assert r.status == 200 and "static worked answer" in body and STATIC_END not in body
+    assert "drmath_seat" not in (r.getheader("Set-Cookie") or "")
+    time.sleep(1)
+    assert kernel_ids(server["proc"]) <= before
+
+
+@pytest.mark.browser
+def test_the_page_is_static_while_every_seat_is_taken_then_goes_live_without_a_reload(server, browser):
+    held = hold_seat(server["url"])
+    context = browser.new_context(viewport={"width": 1400, "height": 1500})
+    page = context.new_page()
+    log = watch(page)
+    page.add_init_script(HANDOVER_JS)
+    try:
+        page.goto(server["url"], wait_until="commit", timeout=120_000)
+        drawn = page.wait_for_function(STATIC_DRAWN_JS, timeout=60_000, polling=100).json_value()
+        assert drawn == len(REPORT_FIGURES)  # every figure of the explainer, drawn
+        status = page.locator("#drmath-preview [role=status]").inner_text()
+        assert "This page is static" in status and "live in a few seconds" in status
+        assert "waiting for a free seat" in status
+        page.wait_for_timeout(2000)  # every seat is still taken: nothing live, no control to touch
+        assert page.locator(".drmath-control").count() == 0 and page.locator(".drmath-figure").count() == 0
+        assert page.locator("#drmath-preview").is_visible()
+        page.evaluate("window.__same = true")  # gone if the page reloads
+        free_seat(server["url"], *held)
+        page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+        page.wait_for_selector("#drmath-preview", state="detached", timeout=30_000)
+        handover = page.evaluate("window.__handover")
+        assert handover and handover["ready"], handover  # the static page stayed until every live figure drew
+        assert page.evaluate("window.__same === true")  # no reload
+        assert page.locator(".drmath-static-plot").count() == 0  # the static figures went with their box
+        before = page.evaluate("document.querySelector('.drmath-scenario').dataset.scenario")
+        page.locator(".drmath-control-training-gpus .noUi-handle").first.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("(b) => document.querySelector('.drmath-scenario').dataset.scenario !== b",
+                               arg=before, timeout=60_000)  # the live controls work: the kernel answers
+        assert problems(log) == []
+    finally:
+        page.close(run_before_unload=True)
+        context.close()
