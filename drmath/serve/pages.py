@@ -335,6 +335,12 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
             self.log.warning("No static start for this page: %s", err)
             return False
         self._ticket = give_ticket(self)
+        km = self.kernel_manager
+        if self.seat_line or km.visitor_seats is not None and km.visitors >= km.visitor_seats:
+            # every seat taken: 503 (a balancer retries another replica; else this page waits in line here)
+            self.log.warning("Kernel cap reached (%s visitors): a page shown static waits for a seat", km.visitors)
+            self.set_status(503)
+            self.set_header("Retry-After", str(settings.RETRY_AFTER))
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
         self.write(prelude)
@@ -344,7 +350,7 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
     async def _go_live(self, path):
         """The page sent static first: wait in line for a seat, then stream the live page after it."""
         km = self.kernel_manager
-        if self.seat_line or km.visitor_seats is not None and km.visitors >= km.visitor_seats:
+        if self.get_status() == 503:
             self._say("waiting for a free seat: every seat of the live workbook is taken right now")
         self._waiting = asyncio.ensure_future(self.seat_line.take(km.admit, beat=self._beat))
         try:

@@ -5,7 +5,9 @@ kernel: the response starts with :func:`static_prelude`, the cached standalone e
 scenario (:class:`~drmath.serve.pages.Explainers`, the busy page's: every number with its derivation, every
 figure drawn by plotly.js) in the ``drlab`` template's preview box, under a notice that the page is static,
 live in a few seconds. Its seat is a ticket (:func:`~drmath.serve.sessions.give_ticket`), since the headers
-go before the kernel is known. The page then waits in line for a seat (:class:`SeatLine`), and the live
+go before the kernel is known. When every seat is taken its status is 503 with ``Retry-After`` (a balancer
+retries another replica, ``deploy/haproxy``; a browser shows the page all the same). The page then waits in
+line for a seat (:class:`SeatLine`), and the live
 workbook, the Voilà page, streams on in the same response: its widgets draw under the static explainer,
 which the template's script takes away once the live cards and every live figure are drawn (nothing is
 shown half-drawn). Until then the page has no live control: the static one offers none but its figures'
