@@ -462,15 +462,15 @@ def main(argv=None):
         if r["error"] or r["external"]:
             print(f"  visitor {r['i']}: status {r['status']} error {r['error']} external {r['external'][:2]}")
     if first:
-        print(f"time to first figure: p50 {percentile(first, .5) / 1000:.1f} s, "
+        print(f"time to first live figure: p50 {percentile(first, .5) / 1000:.1f} s, "
               f"p95 {percentile(first, .95) / 1000:.1f} s"
               f" (min {min(first) / 1000:.1f}, max {max(first) / 1000:.1f})")
         if args.clients == "browser":
             print(f"time to every figure: p50 {percentile(ready, .5) / 1000:.1f} s, "
                   f"p95 {percentile(ready, .95) / 1000:.1f} s")
         else:
-            html = [r["html_ms"] for r in ok]
-            print(f"time to page HTML: p50 {percentile(html, .5) / 1000:.1f} s, "
+            html = [r["html_ms"] for r in ok if r.get("html_ms") is not None]
+            print(f"time to page HTML (HTTP clients): p50 {percentile(html, .5) / 1000:.1f} s, "
                   f"p95 {percentile(html, .95) / 1000:.1f} s")
         print(f"all {n} visits done {out['spike_wall_s']:.0f} s after the first arrival (slider included)")
     static_first = static_figures(recs, n) if args.clients in ("mixed", "browser") else None
