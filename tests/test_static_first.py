@@ -25,14 +25,15 @@ from drmath.report import FIGURES as REPORT_FIGURES  # noqa: E402
 from drmath.scenario_io import to_query  # noqa: E402
 from drmath.serve.static import STATIC_END  # noqa: E402
 
-pytestmark = pytest.mark.slow
-
 BROWSER = {"Accept": "text/html", "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate",
            "Sec-Fetch-Site": "none"}  # what a browser sends for a link typed or followed
 SHARED = {"training.gpus": 4096, "failover.tier": "hot"}
 NUMBER = re.compile(r'<span class="num" data-field="(\w+)" data-si="[^"]*">([^<]*)</span>')
 STATIC_DRAWN_JS = """() => { const f = document.querySelectorAll('#drmath-preview .drmath-static-plot');
   return f.length > 0 && [...f].every(g => g.data && g.querySelector('.main-svg')) ? f.length : 0; }"""
+# the text of the element at the middle of the screen, and its top [px]
+SEEN_JS = """() => { const e = document.elementFromPoint(innerWidth / 2, innerHeight / 2);
+  return [e.textContent.slice(0, 80), Math.round(e.getBoundingClientRect().top)]; }"""
 # installed before any page script: whether the live page was ready when the static box went
 HANDOVER_JS = """window.__handover = null; window.__loaded = performance.now();
 new MutationObserver(() => {
@@ -42,6 +43,47 @@ new MutationObserver(() => {
     window.__handover = {ready: ready, at: performance.now()};
   }
 }).observe(document, {subtree: true, childList: true});"""
+
+
+# --------------------------------------------------------------------------- the line for seats (no server)
+
+
+def test_the_line_for_seats_is_first_come_first_served_bounded_and_left_by_who_goes():
+    import asyncio
+
+    from drmath.serve.static import SeatLine
+
+    async def scenario():
+        line, free, got = SeatLine(most=2, poll=0.01), [], []
+
+        def admit():
+            return free.pop(0) if free else None
+
+        async def wait(name, wait=5.0):
+            seat = await line.take(admit, wait=wait)
+            got.append((name, seat))
+
+        first = asyncio.ensure_future(wait("first"))
+        await asyncio.sleep(0.05)
+        second = asyncio.ensure_future(wait("second"))
+        await asyncio.sleep(0.05)
+        assert len(line) == 2
+        assert await line.take(admit) is None  # the line is full: no third place
+        free.append("seat-1")
+        await first
+        assert got == [("first", "seat-1")] and len(line) == 1  # the first in line got the first seat
+        second.cancel()  # the second visitor left
+        await asyncio.sleep(0.05)
+        assert len(line) == 0
+        await wait("late", wait=0.1)  # nobody frees a seat: it stops waiting
+        assert got[-1] == ("late", None) and len(line) == 0
+        free.append("seat-2")
+        assert await line.take(admit) == "seat-2"  # nobody in line, a seat free: at once
+
+    asyncio.run(scenario())
+
+
+# --------------------------------------------------------------------------- the served page
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +155,7 @@ def expected(changes):
     return p, {name: p.format(name) for name in ("rpo_site", "rto_site", "ettr", "total_dr_cost", "tokens")}
 
 
+@pytest.mark.slow
 def test_a_share_links_static_page_shows_its_scenarios_numbers_before_any_seat(server):
     held = hold_seat(server["url"])  # every seat taken: the static page does not wait for one
     try:
@@ -131,6 +174,7 @@ def test_a_share_links_static_page_shows_its_scenarios_numbers_before_any_seat(s
         free_seat(server["url"], *held)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("headers", [
     {"Sec-Fetch-Dest": "image", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Site": "cross-site"},
     {"Sec-Fetch-Dest": "iframe", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Site": "cross-site"},
@@ -150,6 +194,7 @@ def test_a_request_that_is_not_a_page_navigation_takes_no_seat(server, headers):
     assert kernel_ids(server["proc"]) <= before
 
 
+@pytest.mark.slow
 def test_a_pages_ticket_opens_its_own_kernel_and_nothing_else(server):
     """The seat of a page sent static first is a ticket cookie bound to its kernel when it comes."""
     from hostile import connect, open_page
@@ -177,8 +222,12 @@ def test_a_pages_ticket_opens_its_own_kernel_and_nothing_else(server):
         free_seat(url, kernel_id, cookies)
 
 
+@pytest.mark.slow
 @pytest.mark.browser
-def test_the_page_is_static_while_every_seat_is_taken_then_goes_live_without_a_reload(server, browser):
+@pytest.mark.parametrize("scrolled", [False, True], ids=["at-the-top", "scrolled-down"])
+def test_the_page_is_static_while_every_seat_is_taken_then_goes_live_without_a_reload(server, browser, scrolled):
+    """At its top, the live page takes over by itself; scrolled down the static page, the visitor is not moved
+    and the notice offers the live page, which takes over at the press of its button."""
     held = hold_seat(server["url"])
     context = browser.new_context(viewport={"width": 1400, "height": 1500})
     page = context.new_page()
@@ -196,8 +245,18 @@ def test_the_page_is_static_while_every_seat_is_taken_then_goes_live_without_a_r
         assert page.locator(".drmath-control").count() == 0 and page.locator(".drmath-figure").count() == 0
         assert page.locator("#drmath-preview").is_visible()
         page.evaluate("window.__same = true")  # gone if the page reloads
+        if scrolled:
+            page.evaluate("document.getElementById('drmath-preview').scrollTop = 2500")
+            where = page.evaluate(SEEN_JS)  # what the visitor reads mid-screen, and where
         free_seat(server["url"], *held)
         page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+        if scrolled:
+            go = page.locator("#drmath-preview .drmath-go-live")
+            go.wait_for(state="visible", timeout=30_000)
+            page.wait_for_timeout(500)
+            assert page.evaluate(SEEN_JS) == where  # the same thing at the same place: nothing moved
+            assert page.locator(".drmath-static-plot").count() == len(REPORT_FIGURES)  # still static, all drawn
+            go.click()
         page.wait_for_selector("#drmath-preview", state="detached", timeout=30_000)
         handover = page.evaluate("window.__handover")
         assert handover and handover["ready"], handover  # the static page stayed until every live figure drew

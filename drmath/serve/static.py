@@ -10,7 +10,8 @@ retries another replica, ``deploy/haproxy``; a browser shows the page all the sa
 line for a seat (:class:`SeatLine`), and the live
 workbook, the Voilà page, streams on in the same response: its widgets draw under the static explainer,
 which the template's script takes away once the live cards and every live figure are drawn (nothing is
-shown half-drawn). Until then the page has no live control: the static one offers none but its figures'
+shown half-drawn); a visitor who has scrolled down the static page is not moved: its notice then offers the
+live page, which takes over when they press its button. Until then the page has no live control: the static one offers none but its figures'
 own precomputed sliders, which need no kernel.
 
 Clients that are not browsers (no ``Sec-Fetch-*`` headers: scripts, the load bench's websocket clients,
@@ -133,6 +134,8 @@ _BOX_CSS = (f"""{_BOX} {{ position: fixed; inset: 0; z-index: 1000; overflow: au
 {_BOX} .drmath-preview-progress > span {{ display: block; height: 100%; width: 5%; border-radius: 3px;
   background: #2563eb; animation: none; transition: width 0.4s ease; }}
 @media (prefers-reduced-motion: reduce) {{ {_BOX} .drmath-preview-progress > span {{ transition: none; }} }}
+{_BOX} .drmath-go-live {{ margin: 8px 0 2px; padding: 6px 14px; font: inherit; font-weight: 600; color: white;
+  background: #2563eb; border: 0; border-radius: 6px; cursor: pointer; }}
 body.drmath-previewing {{ overflow: hidden; }}""")
 
 
