@@ -7,12 +7,13 @@ figure drawn by plotly.js) in the ``drlab`` template's preview box, under a noti
 live in a few seconds. Its seat is a ticket (:func:`~drmath.serve.sessions.give_ticket`), since the headers
 go before the kernel is known. When every seat is taken its status is 503 with ``Retry-After`` (a balancer
 retries another replica, ``deploy/haproxy``; a browser shows the page all the same). The page then waits in
-line for a seat (:class:`SeatLine`), and the live
-workbook, the Voilà page, streams on in the same response: its widgets draw under the static explainer,
-which the template's script takes away once the live cards and every live figure are drawn (nothing is
-shown half-drawn); a visitor who has scrolled down the static page is not moved: its notice then offers the
-live page, which takes over when they press its button. Until then the page has no live control: the static one offers none but its figures'
-own precomputed sliders, which need no kernel.
+line for a seat (:class:`SeatLine`), and the live workbook, the Voilà page, streams on in the same
+response: its widgets draw under the static explainer, which the template's script takes away once the live
+cards and every live figure are drawn (nothing is shown half-drawn). A visitor who has scrolled down the
+static page is not moved: its notice then offers the live page, which takes over when they press its
+button. Until the live page takes over there is no live control to touch: the static page shows none (its
+notice says the controls come with the live page); its figures' own sliders are precomputed steps that need
+no kernel.
 
 Clients that are not browsers (no ``Sec-Fetch-*`` headers: scripts, the load bench's websocket clients,
 health checks) get the live page as before, or the busy page over the cap.
