@@ -9,10 +9,11 @@
 - a request that is not a page navigation (``Sec-Fetch-Dest`` other than ``document``: another site's
   ``<img>``, ``<iframe>`` or ``fetch``) gets the static explainer of its scenario and takes no seat
   (issue 19);
-- over the kernel cap, HTTP 503 with ``Retry-After`` and no kernel: a browser gets the static explainer
-  of its scenario under a "busy" notice, any other client :data:`BUSY_TEXT`;
 - a browser's page navigation opens on the static explainer of its scenario at once, then waits in line for
-  a seat and goes live in the same response (issue 24, :mod:`drmath.serve.static`);
+  a seat and goes live in the same response (issue 24, :mod:`drmath.serve.static`; HTTP 503 with
+  ``Retry-After`` when every seat is taken as it arrives);
+- any other request over the kernel cap gets HTTP 503 with ``Retry-After`` and no kernel: a client that
+  accepts HTML the static explainer of its scenario under a "busy" notice, any other :data:`BUSY_TEXT`;
 - any other page that takes a kernel gets its seat (:func:`~drmath.serve.sessions.give_seat`) and its
   scenario's preview (:func:`preview_html`, from its Plan) at the template's :data:`PREVIEW_MARKER`, shown
   until the live workbook has drawn itself.
