@@ -201,12 +201,13 @@ def test_a_pages_ticket_opens_its_own_kernel_and_nothing_else(server):
     from tornado.httpclient import HTTPClientError
 
     from drmath.serve.sessions import SEAT_COOKIE
+    from drmath.serve.settings import TICKET_MAX_AGE
 
     url = server["url"]
     kernel_id, cookie, headers = open_page(url, headers=BROWSER)  # a seat is free: static, then live at once
     tickets = [c for c in headers.get_all("Set-Cookie") if c.startswith(f"{SEAT_COOKIE}_")]
     assert sorted(c.split("Path=")[1].split(";")[0] for c in tickets) == ["/api/kernels", "/voila/api/shutdown"]
-    assert all("HttpOnly" in c and "SameSite=Strict" in c for c in tickets)
+    assert all("HttpOnly" in c and "SameSite=Strict" in c and f"Max-Age={TICKET_MAX_AGE}" in c for c in tickets)
     name, value = tickets[0].split(";")[0].split("=", 1)
     cookies = dict(part.split("=", 1) for part in cookie.split("; "))
     try:

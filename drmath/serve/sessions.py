@@ -27,6 +27,7 @@ import hmac
 import secrets
 
 from .._query import kernel_token
+from .settings import TICKET_MAX_AGE
 
 __all__ = ["SESSION_END", "CONNECTIONS", "SEAT_COOKIE", "seat_token", "seat_paths", "kernel_key", "has_seat",
            "give_seat", "give_ticket", "bind_ticket"]
@@ -102,11 +103,11 @@ def _ticket_token(nonce):
     return hmac.new(_TICKET_KEY, b"drmath-ticket:" + nonce.encode(), hashlib.sha256).hexdigest()
 
 
-def _set_seat_cookie(handler, name, value, paths):
-    """One ``Set-Cookie`` per path: HttpOnly, SameSite=Strict, Secure over https."""
-    secure = "; Secure" if handler.request.protocol == "https" else ""
+def _set_seat_cookie(handler, name, value, paths, max_age=None):
+    """One ``Set-Cookie`` per path: HttpOnly, SameSite=Strict, Secure over https, ``Max-Age`` if given [s]."""
+    more = ("; Secure" if handler.request.protocol == "https" else "") + (f"; Max-Age={max_age}" if max_age else "")
     for path in paths:  # add_header, not set_cookie: set_cookie keeps one cookie per name
-        handler.add_header("Set-Cookie", f"{name}={value}; Path={path}; HttpOnly; SameSite=Strict{secure}")
+        handler.add_header("Set-Cookie", f"{name}={value}; Path={path}; HttpOnly; SameSite=Strict{more}")
 
 
 def give_ticket(handler):
@@ -118,7 +119,7 @@ def give_ticket(handler):
     nonce = secrets.token_hex(8)
     base = handler.base_url
     _set_seat_cookie(handler, f"{SEAT_COOKIE}_{nonce}", _ticket_token(nonce),
-                     (f"{base}api/kernels", f"{base}voila/api/shutdown"))
+                     (f"{base}api/kernels", f"{base}voila/api/shutdown"), TICKET_MAX_AGE)
     return nonce
 
 

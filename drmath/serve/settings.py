@@ -20,7 +20,8 @@ __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "KERNEL_RSS", "SE
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "REQUEST_TIMEOUT", "IOPUB_TIMEOUT",
            "KERNEL_CPU_BUDGET", "CPU_WINDOW", "MAX_QUEUED", "MAX_QUEUED_BYTES", "CONNECT_TIMEOUT",
            "DISCONNECT_GRACE", "MAX_DROPPED", "MAX_RENDERS", "MAX_LOG_LINE", "EXPLAINER_CACHE_COUNT",
-           "EXPLAINER_CACHE_BYTES", "SEAT_WAIT", "MAX_SEAT_WAITERS", "SEAT_POLL", "HEARTBEAT", "parse_size",
+           "EXPLAINER_CACHE_BYTES", "SEAT_WAIT", "MAX_SEAT_WAITERS", "SEAT_POLL", "HEARTBEAT", "TICKET_MAX_AGE",
+           "parse_size",
            "machine_defaults"]
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -132,6 +133,10 @@ SEAT_POLL = 0.25
 HEARTBEAT = 15.0
 """How often a page waiting for a seat gets a few bytes, so that no proxy closes it as idle (HAProxy's
 ``timeout server`` is 300 s). [s]"""
+
+TICKET_MAX_AGE = 86400
+"""Lifetime of a page's seat ticket cookie (one per page sent static first, :mod:`drmath.serve.sessions`): a
+browser drops the tickets of the day's old pages instead of sending them all with every kernel request. [s]"""
 
 MAX_LOG_LINE = 2000
 """Longest log message the server writes; a longer one (a 255 KiB link in an access line) is cut. [B]"""
