@@ -192,8 +192,8 @@ async def ws_visitor(url, i, timeout, static_first=False):
         r = await AsyncHTTPClient().fetch(url, request_timeout=timeout, raise_error=False, streaming_callback=received,
                                           headers=BROWSER_HEADERS if static_first else None)
         rec["status"] = r.code
-        if r.code != 200:
-            raise RuntimeError(f"HTTP {r.code}")
+        if r.code != 200 and not (static_first and r.code == 503 and rec["static_ms"] is not None):
+            raise RuntimeError(f"HTTP {r.code}")  # a page sent static first is 503 while it waits for a seat
         rec["html_ms"] = ms()
         html = body.decode()
         kernel_id = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
