@@ -1,8 +1,14 @@
 """Load test: N concurrent visitors on the Voilà dashboard, the kernel cap, and memory after they leave.
 
-    .venv/bin/python bench/bench_load.py [--visitors 20] [--clients ws|browser] [--stagger 0]
-                                         [--pool-size 2] [--max-kernels N+pool] [--over-cap 5]
+    .venv/bin/python bench/bench_load.py [--visitors 20] [--clients ws|browser|mixed] [--browsers 6]
+                                         [--stagger 0] [--pool-size 2] [--max-kernels N+pool] [--over-cap 5]
                                          [--cull-interval 10] [--cull-idle-timeout 60]
+
+Issue 24 (static first): ``--clients mixed --visitors 50`` sends ``--browsers`` headless Chromium pages and
+plain HTTP clients for the rest, all arriving at once, and reports for each kind the p50/p95 time to every
+static figure (a browser: every figure of the static explainer drawn; an HTTP client that sends a browser's
+``Sec-Fetch-*`` headers: the static part of the page received) and the time to live controls (a browser:
+the live page drawn and the static box gone; an HTTP client: its widget states received, as ``ws``).
 
 Not run in CI (``tests/test_capacity.py`` is the small in-CI check of the cap). Everything runs on this
 machine: ``python -m drmath.serve`` on a free 127.0.0.1 port (tests/conftest.py ``start_voila``) and
@@ -14,6 +20,7 @@ visitors that talk only to it. Steps:
    websocket, opens the ``jupyter.widget.control`` comm and requests the widget states; "first figure"
    is when those states (figure data included) arrive. ``--clients browser``: headless Chromium pages
    (one context each); "first figure" is ``performance.now()`` when the first plotly figure is drawn;
+   ``--clients mixed``: both, as issue 24 asks (above);
 3. each visitor moves the GPU slider one step and waits for the kernel's figure update;
 4. while every seat is taken, ``--over-cap`` more plain GETs and ``--over-cap-browsers`` browser pages
    arrive: each must get a 503 with ``Retry-After`` and start no kernel; a GET gets the one-line busy
@@ -68,6 +75,27 @@ INIT_JS = """window.__first = null; window.__ready = null;
   (function poll() { if (!check()) requestAnimationFrame(poll); })();
 })();"""
 SCENARIO_JS = "() => document.querySelector('.drmath-scenario').dataset.scenario"
+# issue 24: every figure of the static explainer drawn (window.__static), the live page drawn and the static box
+# gone (window.__live), each the performance.now() it first held
+STATIC_INIT_JS = """window.__static = null; window.__live = null;
+(function () {
+  const ready = """ + READY_JS + """;
+  function check() {
+    try {
+      const f = document.querySelectorAll('.drmath-static-plot');
+      if (window.__static === null && f.length && [...f].every(g => g.data && g.querySelector('.main-svg')))
+        window.__static = performance.now();
+      if (window.__live === null && !document.getElementById('drmath-preview') && ready())
+        window.__live = performance.now();
+    } catch (e) {}
+    return window.__live !== null;
+  }
+  (function poll() { if (!check()) requestAnimationFrame(poll); })();
+})();"""
+BROWSER_HEADERS = {"Accept": "text/html", "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate",
+                   "Sec-Fetch-Site": "none"}
+"""What a browser sends with a page navigation: the server answers it static first (issue 24)."""
+STATIC_END = b"<!--drmath-static-end-->"  # drmath.serve.static.STATIC_END
 
 
 def percentile(values, q):
@@ -111,13 +139,16 @@ async def visitor(browser, url, i, timeout_ms):
     await page.route(lambda u: urlparse(u).hostname not in ("127.0.0.1", "localhost"),
                      lambda route: (external.append(route.request.url), asyncio.ensure_future(route.abort())))
     await page.add_init_script(INIT_JS)
-    rec = {"i": i, "status": None, "first_ms": None, "ready_ms": None, "slider_ms": None, "error": None,
-           "external": external}
+    await page.add_init_script(STATIC_INIT_JS)
+    rec = {"i": i, "kind": "browser", "status": None, "first_ms": None, "ready_ms": None, "slider_ms": None,
+           "error": None, "external": external, "static_ms": None, "live_ms": None}
     try:
         response = await page.goto(url, wait_until="commit", timeout=timeout_ms)
         rec["status"] = response.status if response else None
-        await page.wait_for_function("() => window.__ready !== null", timeout=timeout_ms, polling=250)
-        rec["first_ms"], rec["ready_ms"] = await page.evaluate("[window.__first, window.__ready]")
+        await page.wait_for_function("() => window.__ready !== null && (window.__live !== null || "
+                                     "window.__static === null)", timeout=timeout_ms, polling=250)
+        rec["first_ms"], rec["ready_ms"], rec["static_ms"], rec["live_ms"] = await page.evaluate(
+            "[window.__first, window.__ready, window.__static, window.__live]")
         before = await page.evaluate(SCENARIO_JS)
         t = time.monotonic()
         await page.locator(".drmath-control-training-gpus .noUi-handle").first.focus()
@@ -130,13 +161,15 @@ async def visitor(browser, url, i, timeout_ms):
     return rec, context, page
 
 
-async def ws_visitor(url, i, timeout):
+async def ws_visitor(url, i, timeout, static_first=False):
     """A websocket-client visitor: what the page's JavaScript does, minus drawing.
 
     GET the page (Voilà streams the pre-rendered HTML), open the kernel websocket (v1 protocol), open the
     ``jupyter.widget.control`` comm and ``request_states`` as ipywidgets' manager does: the reply carries
     every widget's state, figures included (= "first figure" for this client). Then move the GPU slider
     one step (a ``comm_msg`` update of its ``index``) and time until the kernel pushes the new figures.
+    With ``static_first`` it sends a browser's headers (:data:`BROWSER_HEADERS`) and also times the static
+    part of the page (``static_ms``); "live" (``live_ms``) is when its widget states arrive.
     """
     import re
     import uuid
@@ -145,17 +178,24 @@ async def ws_visitor(url, i, timeout):
     from tornado.httpclient import AsyncHTTPClient, HTTPRequest
     from tornado.websocket import websocket_connect
 
-    rec = {"i": i, "status": None, "first_ms": None, "ready_ms": None, "slider_ms": None, "error": None,
-           "external": [], "ws": None}
+    rec = {"i": i, "kind": "http" if static_first else "ws", "status": None, "first_ms": None, "ready_ms": None,
+           "slider_ms": None, "error": None, "external": [], "ws": None, "static_ms": None, "live_ms": None}
     t0 = time.monotonic()
     ms = lambda: (time.monotonic() - t0) * 1000  # noqa: E731
+    body = bytearray()
+
+    def received(chunk):
+        body.extend(chunk)
+        if rec["static_ms"] is None and STATIC_END in body[-len(chunk) - len(STATIC_END):]:
+            rec["static_ms"] = ms()
     try:
-        r = await AsyncHTTPClient().fetch(url, request_timeout=timeout, raise_error=False)
+        r = await AsyncHTTPClient().fetch(url, request_timeout=timeout, raise_error=False, streaming_callback=received,
+                                          headers=BROWSER_HEADERS if static_first else None)
         rec["status"] = r.code
-        if r.code != 200:
-            raise RuntimeError(f"HTTP {r.code}")
+        if r.code != 200 and not (static_first and r.code == 503 and rec["static_ms"] is not None):
+            raise RuntimeError(f"HTTP {r.code}")  # a page sent static first is 503 while it waits for a seat
         rec["html_ms"] = ms()
-        html = r.body.decode()
+        html = body.decode()
         kernel_id = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
                                          html, re.S).group(1))["kernelId"]
         session = uuid.uuid4().hex
@@ -194,7 +234,7 @@ async def ws_visitor(url, i, timeout):
         figures = [k for k, v in states.items() if "figure" in v.get("state", {})]
         if not figures or not any(states[k]["state"]["figure"].get("data") for k in figures):
             raise RuntimeError("no figure data in the widget states")
-        rec["first_ms"] = rec["ready_ms"] = ms()
+        rec["first_ms"] = rec["ready_ms"] = rec["live_ms"] = ms()
         slider = next(k for k, v in states.items()
                       if "drmath-control-training-gpus" in v.get("state", {}).get("_dom_classes", []))
         index = states[slider]["state"]["index"]
@@ -208,26 +248,29 @@ async def ws_visitor(url, i, timeout):
     return rec
 
 
-# the standalone explainer a browser gets over the cap: every figure it has, drawn
-EXPLAINER_READY_JS = """() => { const figs = document.querySelectorAll('.drmath-figure');
+# issue 24: a browser over the cap gets its static page at once (every explainer figure drawn) and waits in line
+STATIC_DRAWN_JS = """() => { const figs = document.querySelectorAll('.drmath-static-plot');
   return figs.length > 0 && [...figs].every(g => g.data && g.querySelector('.main-svg')); }"""
 
 
 async def busy_page(browser, url):
-    """One more browser visitor while every seat is taken: status, Retry-After, its notice, figures drawn."""
+    """One more browser visitor while every seat is taken: status, Retry-After (503: it waits in line), its
+    first notice line, static figures drawn, whether the notice says it is static and waiting, figures."""
     context = await browser.new_context(viewport={"width": 1200, "height": 1400})
     page = await context.new_page()
     try:
-        response = await page.goto(url, wait_until="load", timeout=60_000)
+        response = await page.goto(url, wait_until="commit", timeout=60_000)
         try:
-            await page.wait_for_function(EXPLAINER_READY_JS, timeout=60_000)
+            await page.wait_for_function(STATIC_DRAWN_JS, timeout=60_000)
         except Exception:  # noqa: BLE001 - counted as a page without figures
             pass
-        drawn, figures = await page.evaluate("""() => { const figs = [...document.querySelectorAll('.drmath-figure')];
+        drawn, figures = await page.evaluate("""() => {
+            const figs = [...document.querySelectorAll('.drmath-static-plot')];
             return [figs.filter(g => g.data && g.querySelector('.main-svg')).length, figs.length]; }""")
-        notice = await page.locator(".drmath-busy").count()
-        text = (await page.locator("body").inner_text()).strip().splitlines()
-        return response.status, response.headers.get("retry-after"), text[0] if text else "", drawn, notice, figures
+        status = page.locator("#drmath-preview [role=status]")
+        text = (await status.inner_text()).strip() if await status.count() else ""
+        notice = "This page is static" in text and "waiting for a free seat" in text
+        return response.status, response.headers.get("retry-after"), text[:90], drawn, notice, figures
     finally:
         await context.close()
 
@@ -247,6 +290,8 @@ async def run(args, url, proc):
             await asyncio.sleep(i * args.stagger)
             if args.clients == "ws":
                 return await ws_visitor(url, i, args.page_timeout), None, None
+            if args.clients == "mixed" and i >= args.browsers:  # issue 24: plain HTTP clients, browser headers
+                return await ws_visitor(url, i, args.page_timeout, static_first=True), None, None
             return await visitor(browser, url, i, args.page_timeout * 1000)
 
         results = await asyncio.gather(*[arrive(i) for i in range(args.visitors)])
@@ -283,6 +328,35 @@ async def run(args, url, proc):
     return out
 
 
+def static_figures(recs, n):
+    """Issue 24: print p50/p95 of the time to every static figure and to live controls, per kind of client and
+    for all; returns ``(static [ms], live [ms])`` of every visitor that got them."""
+    every_static, every_live = [], []
+    for kind, what in (("browser", "browsers (static: every explainer figure drawn; live: the live page drawn, "
+                                   "the static box gone)"),
+                       ("http", "HTTP clients (static: the static part received; live: widget states received)")):
+        mine = [r for r in recs if r.get("kind") == kind]
+        if not mine:
+            continue
+        static = [r["static_ms"] for r in mine if r.get("static_ms") is not None]
+        live = [r["live_ms"] for r in mine if r.get("live_ms") is not None]
+        every_static += static
+        every_live += live
+        line = f"{len(mine)} {what}: static {len(static)}/{len(mine)}"
+        if static:
+            line += f", p50 {percentile(static, .5) / 1000:.1f} s, p95 {percentile(static, .95) / 1000:.1f} s"
+        line += f"; live {len(live)}/{len(mine)}"
+        if live:
+            line += f", p50 {percentile(live, .5) / 1000:.1f} s, p95 {percentile(live, .95) / 1000:.1f} s"
+        print(line)
+    if every_static:
+        print(f"all {n} arrivals: time to every static figure p50 {percentile(every_static, .5) / 1000:.1f} s, "
+              f"p95 {percentile(every_static, .95) / 1000:.1f} s ({len(every_static)}/{n}); time to live controls "
+              + (f"p50 {percentile(every_live, .5) / 1000:.1f} s, p95 {percentile(every_live, .95) / 1000:.1f} s "
+                 f"({len(every_live)}/{n})" if every_live else "none"))
+    return every_static, every_live
+
+
 def fmt_mb(x):
     return f"{x / MB:.0f} MB"
 
@@ -301,8 +375,11 @@ def main(argv=None):
     parser.add_argument("--cull-interval", type=float, default=10)
     parser.add_argument("--cull-idle-timeout", type=float, default=60,
                         help="long enough that a page still loading under the spike keeps its kernel")
-    parser.add_argument("--clients", choices=["ws", "browser"], default="ws",
-                        help="visitors as websocket clients (default) or as headless Chromium pages")
+    parser.add_argument("--clients", choices=["ws", "browser", "mixed"], default="ws",
+                        help="visitors as websocket clients (default), as headless Chromium pages, or mixed: "
+                             "--browsers Chromium pages and HTTP clients with a browser's headers for the rest")
+    parser.add_argument("--browsers", type=int, default=6,
+                        help="with --clients mixed: how many of the visitors are headless Chromium pages")
     parser.add_argument("--stagger", type=float, default=0.0,
                         help="seconds between visitor arrivals (0: all at once)")
     parser.add_argument("--recover-timeout", type=float, default=120, help="seconds to wait for memory to return")
@@ -365,9 +442,11 @@ def main(argv=None):
     # every seat taken -> every over-cap request is refused; seats freed by a culled visitor may admit some
     seats_full = out["kernels_with_visitors"] >= max_kernels
     busy_pages = out["busy_pages"]
-    shown = [b for b in busy_pages if b[0] == 503 and b[1] and b[5] and b[3] == b[5] and b[4] == 1]
+    # issue 24: a browser over the cap gets its static page at once (503 + Retry-After: a balancer tries another
+    # replica), every figure drawn, and waits in line
+    shown = [b for b in busy_pages if b[0] == 503 and b[1] and b[5] and b[3] == b[5] and b[4]]
     cap_held = (most_kernels <= max_kernels and out["kernels_after_over_cap"] <= max_kernels
-                and (busy_ok and all(b[0] == 503 for b in busy_pages) if seats_full else True))
+                and (busy_ok if seats_full else True))
 
     print(f"== drmath load test: {n} concurrent {args.clients} visitors (arriving {args.stagger:g} s apart), "
           f"pool {args.pool_size}, "
@@ -383,17 +462,18 @@ def main(argv=None):
         if r["error"] or r["external"]:
             print(f"  visitor {r['i']}: status {r['status']} error {r['error']} external {r['external'][:2]}")
     if first:
-        print(f"time to first figure: p50 {percentile(first, .5) / 1000:.1f} s, "
+        print(f"time to first live figure: p50 {percentile(first, .5) / 1000:.1f} s, "
               f"p95 {percentile(first, .95) / 1000:.1f} s"
               f" (min {min(first) / 1000:.1f}, max {max(first) / 1000:.1f})")
         if args.clients == "browser":
             print(f"time to every figure: p50 {percentile(ready, .5) / 1000:.1f} s, "
                   f"p95 {percentile(ready, .95) / 1000:.1f} s")
         else:
-            html = [r["html_ms"] for r in ok]
-            print(f"time to page HTML: p50 {percentile(html, .5) / 1000:.1f} s, "
+            html = [r["html_ms"] for r in ok if r.get("html_ms") is not None]
+            print(f"time to page HTML (HTTP clients): p50 {percentile(html, .5) / 1000:.1f} s, "
                   f"p95 {percentile(html, .95) / 1000:.1f} s")
         print(f"all {n} visits done {out['spike_wall_s']:.0f} s after the first arrival (slider included)")
+    static_first = static_figures(recs, n) if args.clients in ("mixed", "browser") else None
     if slider:
         print(f"slider move -> figures updated: p50 {percentile(slider, .5):.0f} ms, "
               f"p95 {percentile(slider, .95):.0f} ms")
@@ -409,8 +489,8 @@ def main(argv=None):
     print(f"cap: {len(over)} GETs over the cap -> statuses {sorted(s for s, _, _ in over)}, Retry-After "
           f"{sorted({ra for _, ra, _ in over if ra})}")
     for status, retry, first_line, drawn, notice, figures in busy_pages:
-        print(f"  a browser over the cap: {status}, Retry-After {retry}, {drawn}/{figures} figures drawn, "
-              f"busy notice {'shown' if notice else 'MISSING'}: '{first_line}'")
+        print(f"  a browser over the cap: {status}, Retry-After {retry}, {drawn}/{figures} static figures drawn, "
+              f"static notice (waiting for a seat) {'shown' if notice else 'MISSING'}: '{first_line}'")
     print(f"  kernels: {out['kernels_with_visitors']} with every seat taken, {out['kernels_after_over_cap']} after the "
           f"over-cap requests, at most {most_kernels} at any 0.2 s sample (cap {max_kernels}) -> "
           f"cap {'HELD' if cap_held else 'NOT HELD'}")
@@ -435,10 +515,22 @@ def main(argv=None):
         p50, p95 = percentile(first, .5) / 1000, percentile(first, .95) / 1000
         record(f"{n} concurrent visitors: time to first figure", f"p50 {p50:.1f} s, p95 {p95:.1f} s",
                "p50 <= 25 s, p95 <= 40 s", p50 <= 25 and p95 <= 40, f"all arriving at once on {os.cpu_count()} cores")
+    if static_first and static_first[0]:
+        st, lv = static_first
+        p50, p95 = percentile(st, .5) / 1000, percentile(st, .95) / 1000
+        record(f"{n} simultaneous arrivals: time to every static figure", f"p50 {p50:.1f} s, p95 {p95:.1f} s",
+               "p50 <= 2 s, p95 <= 4 s", len(st) == n and p50 <= 2 and p95 <= 4,
+               f"{args.clients} clients ({min(args.browsers, n) if args.clients == 'mixed' else n} browsers); "
+               f"{len(st)}/{n} got it")
+        if lv:
+            record(f"{n} simultaneous arrivals: time to live controls",
+                   f"p50 {percentile(lv, .5) / 1000:.1f} s, p95 {percentile(lv, .95) / 1000:.1f} s", "", None,
+                   f"{len(lv)}/{n} went live")
     if seats_full and busy_pages:
         record("arrivals over capacity shown a page with figures", f"{len(shown)}/{len(busy_pages)}",
                f"{len(busy_pages)}/{len(busy_pages)}", len(shown) == len(busy_pages),
-               "503 + Retry-After, the busy notice and every figure of the visitor's own scenario")
+               "503 + Retry-After with its static page at once: the static notice and every figure of the "
+               "visitor's own scenario")
     record("kernel RSS per visitor", fmt_mb(statistics.median(kr)), "", None,
            f"{MB * 1024 / (added_rss / n):.1f} visitors per GB of RSS; server {fmt_mb(loaded['server_rss'])}")
     record("kernel cap holds (busy page over the cap)", "held" if cap_held else "NOT held", "held", cap_held,

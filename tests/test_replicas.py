@@ -7,8 +7,8 @@ cluster:
 
 1. four fresh visitors (no cookies) are spread over both replicas, and each page's kernel lives on
    the replica its ``SERVERID`` cookie names;
-2. a real Chromium page through the balancer draws, and a slider move reaches its kernel (the
-   websocket stuck to the page's replica) and changes the cards;
+2. a real Chromium page through the balancer opens on its static explainer (issue 24) and draws, and a
+   slider move reaches its kernel (the websocket stuck to the page's replica) and changes the cards;
 3. that page's replica is killed (SIGKILL, server and kernels): visitors who arrive before the health
    check notices still get a page (the balancer retries on the other replica), the replica is marked
    down, four new visitors all get a page, and the orphaned page recovers by reloading.
@@ -244,10 +244,19 @@ def test_fresh_visitors_are_spread_and_each_page_lives_on_its_cookies_replica(cl
         assert r["kernel"] in kernel_ids(cluster.replica(r["replica"])), r
 
 
+# issue 24: when every figure of the page's static explainer was first drawn (before the live page took over)
+STATIC_SEEN_JS = """window.__static = null; (function poll() {
+  const f = document.querySelectorAll('#drmath-preview .drmath-static-plot');
+  if (f.length && [...f].every(g => g.querySelector('.main-svg'))) { window.__static = performance.now(); return; }
+  requestAnimationFrame(poll); })();"""
+
+
 def test_a_slider_move_reaches_the_pages_kernel_through_the_balancer(cluster, page):
     p, context, log = page["page"], page["context"], page["log"]
+    p.add_init_script(STATIC_SEEN_JS)
     p.goto(cluster.url, wait_until="commit", timeout=120_000)
     p.wait_for_function(READY_JS, timeout=120_000, polling=100)
+    assert p.evaluate("window.__static") is not None  # its static page first, from the replica that answered
     replica = page_replica(context)
     assert replica in ("r1", "r2")
     assert p.evaluate(KERNEL_JS) in kernel_ids(cluster.replica(replica))

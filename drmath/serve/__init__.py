@@ -17,6 +17,8 @@ and everything a visitor can make the server spend is bounded. One module a job:
 - :mod:`~drmath.serve.websocket`: the kernel websocket (seat, frames, queues, no tracebacks);
 - :mod:`~drmath.serve.pages`: the page (cap, seat, preview), the busy and static explainers, the 414
   page;
+- :mod:`~drmath.serve.static`: static first, live later: a browser's page opens on its static explainer
+  at once and waits in line for a seat (issue 24);
 - :mod:`~drmath.serve.query`: each preheated kernel's own request channel;
 - :mod:`~drmath.serve.handlers`: plain error pages, the kernel API behind the seat, security headers
   and bounded log lines.

@@ -9,21 +9,26 @@
 - a request that is not a page navigation (``Sec-Fetch-Dest`` other than ``document``: another site's
   ``<img>``, ``<iframe>`` or ``fetch``) gets the static explainer of its scenario and takes no seat
   (issue 19);
-- over the kernel cap, HTTP 503 with ``Retry-After`` and no kernel: a browser gets the static explainer
-  of its scenario under a "busy" notice, any other client :data:`BUSY_TEXT`;
-- a page that takes a kernel gets its seat (:func:`~drmath.serve.sessions.give_seat`) and its scenario's
-  preview (:func:`preview_html`, from its Plan) at the template's :data:`PREVIEW_MARKER`, shown until the
-  live workbook has drawn itself.
+- a browser's page navigation opens on the static explainer of its scenario at once, then waits in line for
+  a seat and goes live in the same response (issue 24, :mod:`drmath.serve.static`; HTTP 503 with
+  ``Retry-After`` when every seat is taken as it arrives);
+- any other request over the kernel cap gets HTTP 503 with ``Retry-After`` and no kernel: a client that
+  accepts HTML the static explainer of its scenario under a "busy" notice, any other :data:`BUSY_TEXT`;
+- any other page that takes a kernel gets its seat (:func:`~drmath.serve.sessions.give_seat`) and its
+  scenario's preview (:func:`preview_html`, from its Plan) at the template's :data:`PREVIEW_MARKER`, shown
+  until the live workbook has drawn itself.
 
-The explainers (busy page, static page) come from :class:`Explainers`: rendered once per
-scenario off the event loop, at most :data:`~drmath.serve.settings.MAX_RENDERS` queued, and a queued render
-whose visitors have all left is dropped.
+The explainers (busy page, static pages) come from :class:`Explainers`: rendered once per
+scenario off the event loop, at most :data:`~drmath.serve.settings.MAX_RENDERS` queued, a queued render
+whose visitors have all left dropped, and at most :data:`~drmath.serve.settings.EXPLAINER_CACHE_COUNT`
+(:data:`~drmath.serve.settings.EXPLAINER_CACHE_BYTES`) kept.
 """
 
 import asyncio
 import collections
 import functools
 import html
+import json
 import re
 import urllib.parse
 
@@ -33,7 +38,8 @@ from voila.tornado.handler import TornadoVoilaHandler
 from . import settings
 from .handlers import PlainErrors
 from .kernels import SLOT
-from .sessions import give_seat
+from .sessions import bind_ticket, give_seat, give_ticket
+from .static import SeatLine, cut_template_box, static_prelude, wants_static_first
 
 __all__ = ["BUSY_HTML", "BUSY_TEXT", "TOO_LONG_HTML", "PREVIEW_MARKER", "Overloaded", "Explainers",
            "link_query", "preview_html", "CappedVoilaHandler"]
@@ -112,11 +118,13 @@ class Explainers:
     ``await get(query)`` returns ``render(query)``: from the cache, or from the render already under way
     for that query (a burst of visitors renders it once), or from a new render in a worker thread. At
     most ``most`` renders wait at once (:class:`Overloaded` past it); a render that has not started when
-    its last waiting visitor leaves (their ``get`` is cancelled) is dropped.
+    its last waiting visitor leaves (their ``get`` is cancelled) is dropped. The cache keeps at most
+    ``size`` documents and ``most_bytes`` characters of them.
     """
 
-    def __init__(self, render, size=8, most=settings.MAX_RENDERS):
-        self._render, self._size, self._most = render, size, most
+    def __init__(self, render, size=settings.EXPLAINER_CACHE_COUNT, most=settings.MAX_RENDERS,
+                 most_bytes=settings.EXPLAINER_CACHE_BYTES):
+        self._render, self._size, self._most, self._most_bytes = render, size, most, most_bytes
         self._done, self._pending, self._waiting = collections.OrderedDict(), {}, collections.Counter()
         self._executor = None
 
@@ -150,7 +158,8 @@ class Explainers:
         self._pending.pop(query, None)
         if not job.cancelled() and job.exception() is None:
             self._done[query] = job.result()
-            while len(self._done) > self._size:
+            while len(self._done) > self._size or (
+                    len(self._done) > 1 and sum(map(len, self._done.values())) > self._most_bytes):
                 self._done.popitem(last=False)
 
 
@@ -231,6 +240,8 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
     """Voilà's page handler with drmath's limits on a page request (see the module docstring)."""
 
     explainers = Explainers(_render_explainer)
+    seat_line = SeatLine()  # browsers' pages, shown static, waiting for a seat (issue 24)
+    _ticket = None  # the nonce of this page's seat ticket, when it was sent static first
     _preview = None  # this request's preview, until the page's first chunk takes it (see write)
     _seated = False  # whether this response carries its kernel's seat
     _waiting = None  # the explainer this request waits for, cancelled if its visitor leaves
@@ -251,6 +262,12 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
             return self.redirect(self.base_url + ("?" + kept if kept else ""))
         if self.request.headers.get("Sec-Fetch-Dest", "document") != "document":
             return await self._static()  # issue 19: another site's <img>, <iframe> or fetch takes no seat
+        if hasattr(km, "admit") and wants_static_first(self.request.headers):
+            sent = await self._static_first()
+            if sent is None:
+                return None  # its visitor left
+            if sent:
+                return await self._go_live(path)
         if not hasattr(km, "admit"):
             self._preview = self._page_preview()
             return await super().get(path)
@@ -290,12 +307,87 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
         if not self._seated:  # the first chunk: the kernel is taken, the headers not yet sent
             slot = SLOT.get()
             if slot is not None and slot.kernel_id:
-                give_seat(self, slot.kernel_id)
+                if self._ticket is None:
+                    give_seat(self, slot.kernel_id)
+                else:  # sent static first: its headers, and its ticket, went out before it had a kernel
+                    bind_ticket(slot.kernel_id, self._ticket)
                 self._seated = True
+        if self._ticket is not None and isinstance(chunk, str):
+            chunk = cut_template_box(chunk)  # the static explainer is this page's preview box
         # the template renders before the request (preheated kernels): its marker takes this request's preview
         if self._preview is not None and isinstance(chunk, str) and PREVIEW_MARKER in chunk:
             chunk, self._preview = chunk.replace(PREVIEW_MARKER, self._preview, 1), None
         return super().write(chunk)
+
+    # ----------------------------------------------------------------------- static first (issue 24)
+
+    async def _static_first(self):
+        """Send the static explainer of this request's scenario at once, with a seat ticket; False (nothing
+        sent) if no explainer can be had now: the page then goes as any other; None if its visitor left."""
+        try:
+            query, notice = link_query(self.request.query)
+            document = await self._explainer(query)
+            plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
+            prelude = static_prelude(document, plotly and self.base_url + plotly, notice)
+        except asyncio.CancelledError:
+            self.log.info("A visitor left before their explainer was rendered")
+            return None
+        except Exception as err:  # noqa: BLE001 - logged; the page goes live without a static start
+            self.log.warning("No static start for this page: %s", err)
+            return False
+        self._ticket = give_ticket(self)
+        km = self.kernel_manager
+        if self.seat_line or km.visitor_seats is not None and km.visitors >= km.visitor_seats:
+            # every seat taken: 503 (a balancer retries another replica; else this page waits in line here)
+            self.log.warning("Kernel cap reached (%s visitors): a page shown static waits for a seat", km.visitors)
+            self.set_status(503)
+            self.set_header("Retry-After", str(settings.RETRY_AFTER))
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.write(prelude)
+        await self.flush()
+        return True
+
+    async def _go_live(self, path):
+        """The page sent static first: wait in line for a seat, then stream the live page after it."""
+        km = self.kernel_manager
+        if self.get_status() == 503:
+            self._say("waiting for a free seat: every seat of the live workbook is taken right now")
+        self._waiting = asyncio.ensure_future(self.seat_line.take(km.admit, beat=self._beat))
+        try:
+            slot = await self._waiting
+        except asyncio.CancelledError:
+            self.log.info("A visitor left while waiting for a seat")
+            return None
+        finally:
+            self._waiting = None
+        if slot is None:
+            self.log.warning("No seat for a page shown static (%s visitors, %d waiting)", km.visitors,
+                             len(self.seat_line))
+            self._say("the live workbook is busy: this page stays static. Reload later for its controls", True)
+            return self.finish("</body></html>\n")
+        token = SLOT.set(slot)
+        try:
+            self._say("starting its kernel")
+            return await super().get(path)
+        finally:
+            SLOT.reset(token)
+            km.release(slot)
+
+    def _say(self, text, final=False):
+        """Tell the static page's notice what the live page is doing (``final``: it will not come)."""
+        script = (f"<script>(function(){{var s=document.querySelector('#drmath-preview .drmath-preview-step');"
+                  f"if(s)s.textContent={json.dumps(text)};")
+        if final:
+            script += ("var b=document.getElementById('drmath-preview');if(b){b.setAttribute('aria-busy','false');"
+                       "b.classList.add('drmath-static-final');}")
+        self.write(script + "})();</script>\n")
+        self.flush()
+
+    def _beat(self):
+        """A few bytes for a page waiting for its seat: no proxy closes it as idle."""
+        self.write("\n")
+        self.flush()
 
     def _too_long(self):
         self.log.warning("A %d-byte request target: answering 414", len(self.request.uri))

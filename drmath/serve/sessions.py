@@ -10,18 +10,27 @@ connection key, a secret only the server and that kernel hold), HttpOnly and Sam
 to that kernel's own paths (:func:`seat_paths`), so several tabs keep one each. The kernel websocket and
 the kernel API (:mod:`drmath.serve.websocket`, :mod:`drmath.serve.handlers`) refuse a request without it.
 
+A page sent static first (issue 24) has sent its headers before it has a kernel, so its seat cannot be the
+kernel's: it is given a *ticket* instead, a cookie named after a random nonce (:func:`give_ticket`, same flags
+and paths, one per page) holding an HMAC of the nonce under a key only this server process holds; when the
+page's kernel comes, :func:`bind_ticket` makes that ticket its seat.
+
     >>> seat_token(b"secret", "5d5a6a4e-0000-4000-8000-000000000000")[:16]
     'b4f4562df13ee5d5'
     >>> seat_paths("/", "abc")
     ('/api/kernels/abc', '/voila/api/shutdown/abc')
 """
 
+import collections
+import hashlib
 import hmac
+import secrets
 
 from .._query import kernel_token
+from .settings import TICKET_MAX_AGE
 
 __all__ = ["SESSION_END", "CONNECTIONS", "SEAT_COOKIE", "seat_token", "seat_paths", "kernel_key", "has_seat",
-           "give_seat"]
+           "give_seat", "give_ticket", "bind_ticket"]
 
 SESSION_END = {"idle": (4001, "idle"), "memory": (4002, "over the memory limit"),
                "too-large": (4003, "message too large"), "dead": (4004, "kernel died"),
@@ -69,18 +78,61 @@ def kernel_key(kernel_manager, kernel_id):
 
 
 def has_seat(handler, kernel_id):
-    """Whether the request of ``handler`` (a tornado handler) carries the seat of ``kernel_id``."""
+    """Whether the request of ``handler`` (a tornado handler) carries the seat of ``kernel_id``: its seat
+    cookie, or the ticket :func:`bind_ticket` bound to it."""
     key = kernel_key(handler.settings["kernel_manager"], kernel_id)
+    if not key:
+        return False
     given = handler.get_cookie(SEAT_COOKIE, "")
-    return bool(key) and hmac.compare_digest(given.encode("utf-8", "replace"), seat_token(key, kernel_id).encode())
+    if hmac.compare_digest(given.encode("utf-8", "replace"), seat_token(key, kernel_id).encode()):
+        return True
+    nonce = _TICKETS.get(kernel_id)
+    if nonce is None:
+        return False
+    given = handler.get_cookie(f"{SEAT_COOKIE}_{nonce}", "")
+    return hmac.compare_digest(given.encode("utf-8", "replace"), _ticket_token(nonce).encode())
+
+
+_TICKET_KEY = secrets.token_bytes(32)  # this server process's own: a restart voids every ticket (and kernel)
+_TICKETS = collections.OrderedDict()  # kernel id -> the nonce of the ticket that is its seat
+_MOST_TICKETS = 10_000  # bound on _TICKETS: far more than the kernels a server holds (the oldest go first)
+
+
+def _ticket_token(nonce):
+    """The cookie value of the ticket ``nonce``: HMAC-SHA256 of it under :data:`_TICKET_KEY`."""
+    return hmac.new(_TICKET_KEY, b"drmath-ticket:" + nonce.encode(), hashlib.sha256).hexdigest()
+
+
+def _set_seat_cookie(handler, name, value, paths, max_age=None):
+    """One ``Set-Cookie`` per path: HttpOnly, SameSite=Strict, Secure over https, ``Max-Age`` if given [s]."""
+    more = ("; Secure" if handler.request.protocol == "https" else "") + (f"; Max-Age={max_age}" if max_age else "")
+    for path in paths:  # add_header, not set_cookie: set_cookie keeps one cookie per name
+        handler.add_header("Set-Cookie", f"{name}={value}; Path={path}; HttpOnly; SameSite=Strict{more}")
+
+
+def give_ticket(handler):
+    """Give the response of ``handler`` (headers not yet sent) a seat ticket; returns its nonce.
+
+    The cookie ``drmath_seat_<nonce>`` goes to every kernel's API path and shutdown beacon (the kernel is not
+    known yet), so it opens nothing until :func:`bind_ticket` binds it to one kernel.
+    """
+    nonce = secrets.token_hex(8)
+    base = handler.base_url
+    _set_seat_cookie(handler, f"{SEAT_COOKIE}_{nonce}", _ticket_token(nonce),
+                     (f"{base}api/kernels", f"{base}voila/api/shutdown"), TICKET_MAX_AGE)
+    return nonce
+
+
+def bind_ticket(kernel_id, nonce):
+    """The ticket ``nonce`` (:func:`give_ticket`) is the seat of ``kernel_id`` from now on."""
+    _TICKETS[kernel_id] = nonce
+    _TICKETS.move_to_end(kernel_id)
+    while len(_TICKETS) > _MOST_TICKETS:
+        _TICKETS.popitem(last=False)
 
 
 def give_seat(handler, kernel_id):
     """Set the seat cookie of ``kernel_id`` on the response of ``handler`` (before its headers are sent)."""
     key = kernel_key(handler.settings["kernel_manager"], kernel_id)
-    if not key:
-        return
-    secure = "; Secure" if handler.request.protocol == "https" else ""
-    for path in seat_paths(handler.base_url, kernel_id):  # one cookie, two paths (set_cookie keeps one per name)
-        handler.add_header("Set-Cookie", f"{SEAT_COOKIE}={seat_token(key, kernel_id)}; Path={path}; HttpOnly; "
-                                         f"SameSite=Strict{secure}")
+    if key:
+        _set_seat_cookie(handler, SEAT_COOKIE, seat_token(key, kernel_id), seat_paths(handler.base_url, kernel_id))

@@ -19,7 +19,10 @@ __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "KERNEL_RSS", "SE
            "REFILL_NICENESS", "MAX_URL_LENGTH", "MAX_HEADER_SIZE", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "REQUEST_TIMEOUT", "IOPUB_TIMEOUT",
            "KERNEL_CPU_BUDGET", "CPU_WINDOW", "MAX_QUEUED", "MAX_QUEUED_BYTES", "CONNECT_TIMEOUT",
-           "DISCONNECT_GRACE", "MAX_DROPPED", "MAX_RENDERS", "MAX_LOG_LINE", "parse_size", "machine_defaults"]
+           "DISCONNECT_GRACE", "MAX_DROPPED", "MAX_RENDERS", "MAX_LOG_LINE", "EXPLAINER_CACHE_COUNT",
+           "EXPLAINER_CACHE_BYTES", "SEAT_WAIT", "MAX_SEAT_WAITERS", "SEAT_POLL", "HEARTBEAT", "TICKET_MAX_AGE",
+           "parse_size",
+           "machine_defaults"]
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 """The folder this drmath is imported from (a checkout, or site-packages): the server runs there and the
@@ -108,6 +111,32 @@ dropped, and past this many the socket is closed. [1]"""
 
 MAX_RENDERS = 4
 """Most explainer renders (busy page, preview) queued at once; a request past it gets the plain busy page. [1]"""
+
+EXPLAINER_CACHE_COUNT = 16
+"""Most scenarios whose rendered explainer the server keeps (least recently used dropped first): the default,
+rendered at start, and the share links visitors opened. [1]"""
+
+EXPLAINER_CACHE_BYTES = 16 * 2**20
+"""Most characters of rendered explainers the server keeps (one is about 0.3 M). [B]"""
+
+SEAT_WAIT = 600.0
+"""Longest a browser's page, already showing its static explainer, waits for a free seat before it stays
+static for good (its notice then says so, with a reload link). [s]"""
+
+MAX_SEAT_WAITERS = 200
+"""Most pages waiting for a free seat at once; a page past it stays static (with the busy notice). Each is an
+open connection and a few kB; a kernel takes ~120 MB, so the seats, not the waiters, bound memory. [1]"""
+
+SEAT_POLL = 0.25
+"""How often the first page in line for a seat looks whether one is free. [s]"""
+
+HEARTBEAT = 15.0
+"""How often a page waiting for a seat gets a few bytes, so that no proxy closes it as idle (HAProxy's
+``timeout server`` is 300 s). [s]"""
+
+TICKET_MAX_AGE = 86400
+"""Lifetime of a page's seat ticket cookie (one per page sent static first, :mod:`drmath.serve.sessions`): a
+browser drops the tickets of the day's old pages instead of sending them all with every kernel request. [s]"""
 
 MAX_LOG_LINE = 2000
 """Longest log message the server writes; a longer one (a 255 KiB link in an access line) is cut. [B]"""

@@ -1,0 +1,275 @@
+"""Issue 24: static first, live later. A browser's page opens at once on the static explainer of its own
+scenario, every figure drawn, under a notice that it is static until live; the live workbook takes over in
+the same page, without a reload, when a seat and its kernel are ready, even if every seat was taken when
+the page arrived.
+
+One server for the module: a pool of 1 and ``--max-kernels 2``, so one visitor seat; :func:`hold_seat`
+takes it with a plain GET (no browser headers: a script's page, live at once) and :func:`free_seat` gives it
+back (``DELETE /api/kernels/<id>`` with that page's seat and XSRF cookies).
+"""
+
+import http.client
+import re
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import CHROMIUM, READY_JS, kernel_ids, problems, run_async, start_voila, stop_voila, watch  # noqa: E402
+
+import drmath  # noqa: E402
+from drmath.report import FIGURES as REPORT_FIGURES  # noqa: E402
+from drmath.scenario_io import to_query  # noqa: E402
+from drmath.serve.static import STATIC_END  # noqa: E402
+
+BROWSER = {"Accept": "text/html", "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate",
+           "Sec-Fetch-Site": "none"}  # what a browser sends for a link typed or followed
+SHARED = {"training.gpus": 4096, "failover.tier": "hot"}
+NUMBER = re.compile(r'<span class="num" data-field="(\w+)" data-si="[^"]*">([^<]*)</span>')
+STATIC_DRAWN_JS = """() => { const f = document.querySelectorAll('#drmath-preview .drmath-static-plot');
+  return f.length > 0 && [...f].every(g => g.data && g.querySelector('.main-svg')) ? f.length : 0; }"""
+# the text of the element at the middle of the screen, and its top [px]
+SEEN_JS = """() => { const e = document.elementFromPoint(innerWidth / 2, innerHeight / 2);
+  return [e.textContent.slice(0, 80), Math.round(e.getBoundingClientRect().top)]; }"""
+# installed before any page script: whether the live page was ready when the static box went
+HANDOVER_JS = """window.__handover = null; window.__loaded = performance.now();
+new MutationObserver(() => {
+  if (window.__handover === null && document.body && !document.getElementById('drmath-preview')
+      && document.querySelector('#rendered_cells')) {
+    let ready = false; try { ready = (""" + READY_JS + """)(); } catch (e) {}
+    window.__handover = {ready: ready, at: performance.now()};
+  }
+}).observe(document, {subtree: true, childList: true});"""
+
+
+# --------------------------------------------------------------------------- the line for seats (no server)
+
+
+def test_the_line_for_seats_is_first_come_first_served_bounded_and_left_by_who_goes():
+    import asyncio
+
+    from drmath.serve.static import SeatLine
+
+    async def scenario():
+        line, free, got = SeatLine(most=2, poll=0.01), [], []
+
+        def admit():
+            return free.pop(0) if free else None
+
+        async def wait(name, wait=5.0):
+            seat = await line.take(admit, wait=wait)
+            got.append((name, seat))
+
+        first = asyncio.ensure_future(wait("first"))
+        await asyncio.sleep(0.05)
+        second = asyncio.ensure_future(wait("second"))
+        await asyncio.sleep(0.05)
+        assert len(line) == 2
+        assert await line.take(admit) is None  # the line is full: no third place
+        free.append("seat-1")
+        await first
+        assert got == [("first", "seat-1")] and len(line) == 1  # the first in line got the first seat
+        second.cancel()  # the second visitor left
+        await asyncio.sleep(0.05)
+        assert len(line) == 0
+        await wait("late", wait=0.1)  # nobody frees a seat: it stops waiting
+        assert got[-1] == ("late", None) and len(line) == 0
+        free.append("seat-2")
+        assert await line.take(admit) == "seat-2"  # nobody in line, a seat free: at once
+
+    asyncio.run(scenario())
+
+
+# --------------------------------------------------------------------------- the served page
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is absent")
+    log = tmp_path_factory.mktemp("voila") / "voila.log"
+    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120,
+                                 extra=["--max-kernels=2"])
+    yield {"proc": proc, "url": url, "log": Path(log)}
+    stop_voila(proc)
+
+
+def connection(url, timeout=120):
+    parts = urllib.parse.urlsplit(url)
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+
+
+def hold_seat(url):
+    """A plain GET takes the one visitor seat: ``(kernel id, its cookies)``."""
+    conn = connection(url)
+    try:
+        conn.request("GET", "/", headers={"Accept": "text/html"})
+        r = conn.getresponse()
+        body = r.read().decode()
+        assert r.status == 200, (r.status, body[:300])
+        cookies = {}
+        for header, value in r.getheaders():
+            if header.lower() == "set-cookie":
+                name, _, rest = value.partition("=")
+                cookies[name] = rest.split(";", 1)[0]
+        return re.search(r'"kernelId":\s*"([0-9a-f-]+)"', body).group(1), cookies
+    finally:
+        conn.close()
+
+
+def free_seat(url, kernel_id, cookies):
+    """Shut the holder's kernel down, as its page may (its seat and XSRF token): the seat is free."""
+    conn = connection(url)
+    try:
+        conn.request("DELETE", f"/api/kernels/{kernel_id}", headers={
+            "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items()), "X-XSRFToken": cookies["_xsrf"]})
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 204, r.status
+    finally:
+        conn.close()
+
+
+def static_part(url, target, headers=BROWSER, timeout=60):
+    """``(status, the response up to STATIC_END)`` of a GET; the connection is closed then (the visitor left).
+    Over the cap the status is 503 with ``Retry-After``, and the static page comes all the same."""
+    conn = connection(url, timeout)
+    deadline = time.monotonic() + timeout
+    try:
+        conn.request("GET", target, headers=headers)
+        r = conn.getresponse()
+        body = b""
+        while STATIC_END.encode() not in body and (chunk := r.read1(65536)):
+            body += chunk
+            assert time.monotonic() < deadline, "no static part in time"
+        return r.status, body.decode(errors="replace")
+    finally:
+        conn.close()
+
+
+def expected(changes):
+    p = drmath.plan(drmath.Scenario().with_changes(changes))
+    return p, {name: p.format(name) for name in ("rpo_site", "rto_site", "ettr", "total_dr_cost", "tokens")}
+
+
+@pytest.mark.slow
+def test_a_share_links_static_page_shows_its_scenarios_numbers_before_any_seat(server):
+    held = hold_seat(server["url"])  # every seat taken: the static page does not wait for one
+    try:
+        before = kernel_ids(server["proc"])
+        status, body = static_part(server["url"], "/?" + to_query(drmath.Scenario().with_changes(SHARED)))
+        assert status == 503 and STATIC_END in body  # busy (a balancer tries another replica), yet shown
+        shown = dict(NUMBER.findall(body))
+        p, want = expected(SHARED)
+        assert {k: shown[k] for k in want} == want  # the headline and the derivations: the link's scenario
+        assert want != expected({})[1]
+        assert "4,096 GPUs" in body and body.count('class="plot drmath-static-plot"') == len(REPORT_FIGURES)
+        assert "This page is static" in body and "live in a few seconds" in body
+        time.sleep(1)
+        assert kernel_ids(server["proc"]) <= before  # the visitor left in line: nothing started for it
+    finally:
+        free_seat(server["url"], *held)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("headers", [
+    {"Sec-Fetch-Dest": "image", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Site": "cross-site"},
+    {"Sec-Fetch-Dest": "iframe", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Site": "cross-site"},
+])
+def test_a_request_that_is_not_a_page_navigation_takes_no_seat(server, headers):
+    before = kernel_ids(server["proc"])
+    conn = connection(server["url"])
+    try:
+        conn.request("GET", "/", headers={"Accept": "text/html", **headers})
+        r = conn.getresponse()
+        body = r.read().decode()
+    finally:
+        conn.close()
+    assert r.status == 200 and "static worked answer" in body and STATIC_END not in body
+    assert "drmath_seat" not in (r.getheader("Set-Cookie") or "")
+    time.sleep(1)
+    assert kernel_ids(server["proc"]) <= before
+
+
+@pytest.mark.slow
+def test_a_pages_ticket_opens_its_own_kernel_and_nothing_else(server):
+    """The seat of a page sent static first is a ticket cookie bound to its kernel when it comes."""
+    from hostile import connect, open_page
+    from tornado.httpclient import HTTPClientError
+
+    from drmath.serve.sessions import SEAT_COOKIE
+    from drmath.serve.settings import TICKET_MAX_AGE
+
+    url = server["url"]
+    kernel_id, cookie, headers = open_page(url, headers=BROWSER)  # a seat is free: static, then live at once
+    tickets = [c for c in headers.get_all("Set-Cookie") if c.startswith(f"{SEAT_COOKIE}_")]
+    assert sorted(c.split("Path=")[1].split(";")[0] for c in tickets) == ["/api/kernels", "/voila/api/shutdown"]
+    assert all("HttpOnly" in c and "SameSite=Strict" in c and f"Max-Age={TICKET_MAX_AGE}" in c for c in tickets)
+    name, value = tickets[0].split(";")[0].split("=", 1)
+    cookies = dict(part.split("=", 1) for part in cookie.split("; "))
+    try:
+        async def opens(who):
+            (await connect(url, kernel_id, who)).close()
+            return True
+
+        assert run_async(opens(cookie))  # its own page may
+        for who in ("", f"{name}={'0' * len(value)}", f"{SEAT_COOKIE}_{'0' * 16}={value}"):  # none, forged, moved
+            with pytest.raises(HTTPClientError, match="403"):
+                run_async(opens(who))
+    finally:
+        free_seat(url, kernel_id, cookies)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("scrolled", [False, True], ids=["at-the-top", "scrolled-down"])
+def test_the_page_is_static_while_every_seat_is_taken_then_goes_live_without_a_reload(server, browser, scrolled):
+    """At its top, the live page takes over by itself; scrolled down the static page, the visitor is not moved
+    and the notice offers the live page, which takes over at the press of its button."""
+    held = hold_seat(server["url"])
+    context = browser.new_context(viewport={"width": 1400, "height": 1500})
+    page = context.new_page()
+    log = watch(page)
+    page.add_init_script(HANDOVER_JS)
+    try:
+        response = page.goto(server["url"], wait_until="commit", timeout=120_000)
+        assert response.status == 503 and response.headers["retry-after"]  # busy now: a balancer would retry
+        drawn = page.wait_for_function(STATIC_DRAWN_JS, timeout=60_000, polling=100).json_value()
+        assert drawn == len(REPORT_FIGURES)  # every figure of the explainer, drawn
+        status = page.locator("#drmath-preview [role=status]").inner_text()
+        assert "This page is static" in status and "live in a few seconds" in status
+        assert "waiting for a free seat" in status
+        page.wait_for_timeout(2000)  # every seat is still taken: nothing live, no control to touch
+        assert page.locator(".drmath-control").count() == 0 and page.locator(".drmath-figure").count() == 0
+        assert page.locator("#drmath-preview").is_visible()
+        page.evaluate("window.__same = true")  # gone if the page reloads
+        if scrolled:
+            page.evaluate("document.getElementById('drmath-preview').scrollTop = 2500")
+            where = page.evaluate(SEEN_JS)  # what the visitor reads mid-screen, and where
+        free_seat(server["url"], *held)
+        page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+        if scrolled:
+            go = page.locator("#drmath-preview .drmath-go-live")
+            go.wait_for(state="visible", timeout=30_000)
+            page.wait_for_timeout(500)
+            assert page.evaluate(SEEN_JS) == where  # the same thing at the same place: nothing moved
+            assert page.locator(".drmath-static-plot").count() == len(REPORT_FIGURES)  # still static, all drawn
+            go.click()
+        page.wait_for_selector("#drmath-preview", state="detached", timeout=30_000)
+        handover = page.evaluate("window.__handover")
+        assert handover and handover["ready"], handover  # the static page stayed until every live figure drew
+        assert page.evaluate("window.__same === true")  # no reload
+        assert page.locator(".drmath-static-plot").count() == 0  # the static figures went with their box
+        before = page.evaluate("document.querySelector('.drmath-scenario').dataset.scenario")
+        page.locator(".drmath-control-training-gpus .noUi-handle").first.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("(b) => document.querySelector('.drmath-scenario').dataset.scenario !== b",
+                               arg=before, timeout=60_000)  # the live controls work: the kernel answers
+        # the page's own 503 status (the console says it too), nothing else
+        assert [p for p in problems(log) if "503" not in p or server["url"] not in p] == []
+    finally:
+        page.close(run_before_unload=True)
+        context.close()
