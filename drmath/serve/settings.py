@@ -251,3 +251,12 @@ GZIP_CACHE_BYTES = 32 * 2**20
 
 MIN_GZIP_LENGTH = 1024
 """A response shorter than this is sent as is: the gzip header would eat the gain. [B]"""
+
+READY_TIMEOUT = 60.0
+"""Longest a kernel's start waits for its ``kernel_info`` reply before it stops counting against the
+kernels starting at once (``--max-starting``); a kernel that slow is reported by the page's executor. [s]"""
+
+STARTING_PER_CORE = 1
+"""Kernels that may start at once per core (``--max-starting`` unless told): a start is one busy Python
+process (~0.3 CPU-s to its ``kernel_info`` reply), so one per core keeps every core busy, and a burst's
+first visitors get their kernels first instead of all of them sharing the CPU until the last is ready. [1]"""
