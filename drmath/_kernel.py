@@ -6,10 +6,11 @@
 - no debugger: ipykernel imports debugpy at start (~50 ms of CPU per kernel), for ``debug_request``
   messages that a visitor's websocket never forwards (:mod:`drmath.serve.frames`);
 - no input history (``--HistoryManager.enabled=False`` in the spec): nobody types into these kernels;
-- no cyclic garbage collection until the page's first cell has run: the ~400,000 objects that
-  starting Python, ipykernel, numpy, ipywidgets and the dashboard make live as long as the kernel,
-  yet each collection during start-up walked them again. After the first cell they are frozen
-  (:func:`gc.freeze`: never walked again) and collection resumes for what the visit makes.
+- no cyclic garbage collection until the page's first cell has run: almost every object that starting
+  Python, ipykernel, numpy, ipywidgets and the dashboard makes lives as long as the kernel, yet each
+  collection during start-up walked the young ones again. Collection resumes after the first cell.
+  (Freezing them there too, :func:`gc.freeze`, made a kernel fed 1 MB widget messages slower to reach
+  its memory limit in ``tests/test_resilience.py``: not done.)
 
 Run as ``python -c "import gc; gc.disable(); from drmath._kernel import main; main()" -f <connection file>``,
 so that collection is off before ``import drmath`` loads numpy.
@@ -22,11 +23,10 @@ __all__ = ["main"]
 
 
 def _collect_after_first_cell(shell):
-    """Freeze what start-up made and turn cyclic collection back on once ``shell`` has run its first cell."""
+    """Turn cyclic collection back on once ``shell`` has run its first cell."""
 
     def resume(result):
         shell.events.unregister("post_run_cell", resume)
-        gc.freeze()
         gc.enable()
 
     shell.events.register("post_run_cell", resume)
