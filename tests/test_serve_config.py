@@ -1,5 +1,8 @@
 """The Voilà options drmath.serve passes reach the objects they configure."""
 
+import os
+from pathlib import Path
+
 import nbformat
 from voila.app import Voila
 from voila.execute import VoilaExecutor
@@ -16,3 +19,38 @@ def test_a_busy_server_waits_for_the_app_cells_output():
     executor = VoilaExecutor(nbformat.v4.new_notebook(), config=app.config)
     assert executor.iopub_timeout == serve.IOPUB_TIMEOUT >= 60
     assert VoilaExecutor(nbformat.v4.new_notebook()).iopub_timeout == 4  # nbclient's default, too short here
+
+
+def test_the_server_starts_its_kernels_from_drmaths_kernel_spec(monkeypatch):
+    """issue 24: the python3 kernel spec the server finds first is drmath's lighter one (drmath._kernel)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    from drmath import _resources
+
+    monkeypatch.setenv("JUPYTER_PATH", serve.voila_env({})["JUPYTER_PATH"])  # the server's environment
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert Path(spec.resource_dir) == _resources.data_dir() / "kernels" / "python3"
+    assert "drmath._kernel" in " ".join(spec.argv)
+
+
+def test_a_page_kernel_runs_without_debugger_or_history_and_collects_after_its_first_cell(tmp_path, monkeypatch):
+    """The kernel a page gets: no debugpy loaded, no input history, cyclic collection back on once its first
+    cell has run."""
+    from jupyter_client.manager import start_new_kernel
+
+    from drmath import _resources
+
+    monkeypatch.setenv("JUPYTER_PATH", serve.voila_env({})["JUPYTER_PATH"])
+    km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ), cwd=str(tmp_path))
+    try:
+        assert Path(km.kernel_spec.resource_dir) == _resources.data_dir() / "kernels" / "python3"
+        probe = ("import gc, sys; print(gc.isenabled(), "
+                 "sys.modules.get('debugpy'), '_pydevd_bundle' in sys.modules, "
+                 "get_ipython().history_manager.enabled)")
+        outputs = []
+        kc.execute_interactive("x = 1", timeout=60, output_hook=lambda m: None)  # the page's first cell
+        kc.execute_interactive(probe, timeout=60, output_hook=lambda m: outputs.append(m["content"].get("text", "")))
+        assert "".join(outputs).split() == ["True", "None", "False", "False"], outputs
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

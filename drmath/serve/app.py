@@ -14,7 +14,15 @@ from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
-from .handlers import BoundedLog, LogoutHandler, SeatKernelHandler, SeatShutdownHandler, SecurityHeaders, log_request
+from .handlers import (
+    BoundedLog,
+    LogoutHandler,
+    SeatKernelHandler,
+    SeatShutdownHandler,
+    SecurityHeaders,
+    Wire,
+    log_request,
+)
 from .kernels import capped
 from .pages import CappedVoilaHandler, link_query
 from .query import KernelQueryHandler
@@ -50,6 +58,7 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
         self.app.listen = functools.partial(self.app.listen, max_header_size=MAX_HEADER_SIZE)
         # issue 19: no Server header, nosniff everywhere, and no log line a visitor can make long
         self.app.transforms.append(SecurityHeaders)
+        self.app.transforms.append(Wire)  # issue 24: gzip on the wire, static assets cached by their URL
         self.app.settings["log_function"] = log_request
         BoundedLog.install(self.log)
         # the default scenario's explainer (busy and static pages) is rendered before a visitor asks

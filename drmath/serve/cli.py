@@ -21,6 +21,7 @@ from .settings import (
     MAX_MESSAGE_SIZE,
     NOTEBOOK,
     ROOT,
+    STARTING_PER_CORE,
     TEMPLATE_ROOT,
     machine,
     machine_defaults,
@@ -72,7 +73,7 @@ def voila_env(environ=None):
 def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_interval=60,
                cull_idle_timeout=300, extra=(), max_kernels=MAX_KERNELS,
                idle_connected_timeout=IDLE_CONNECTED_TIMEOUT, kernel_memory_limit=KERNEL_MEMORY_LIMIT,
-               max_message_size=MAX_MESSAGE_SIZE, kernel_cpu_budget=KERNEL_CPU_BUDGET):
+               max_message_size=MAX_MESSAGE_SIZE, kernel_cpu_budget=KERNEL_CPU_BUDGET, max_starting=0):
     """The ``voila`` command line, after ``python -m voila``.
 
     Parameters
@@ -101,6 +102,8 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
         Largest message a page may send over its kernel websocket; a larger one ends its session. [B]
     kernel_cpu_budget : float, default KERNEL_CPU_BUDGET
         Most CPU-seconds a visitor's kernel may use in any minute; over it, its session ends (0: none). [s]
+    max_starting : int, default 0
+        Most kernels starting at once; the others wait their turn (0: no bound). [1]
 
     Returns
     -------
@@ -129,6 +132,7 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
         f"--GraceKernelManager.idle_connected_timeout={idle_connected_timeout:g}",
         f"--GraceKernelManager.memory_limit={int(kernel_memory_limit)}",
         f"--GraceKernelManager.cpu_budget={kernel_cpu_budget:g}",
+        f"--GraceKernelManager.max_starting={int(max_starting)}",  # issue 24: a burst starts side by side
         "--KernelRestarter.restart_limit=0",  # a dead kernel's session ends: a restart would lose its widgets
         # refill the pool after a visit's page has loaded, not while it competes for the CPU
         "--VoilaKernelManager.fill_delay=8",
@@ -165,7 +169,7 @@ def command(argv=None):
     argv : list of str, optional
         ``--port``, ``--ip``, ``--pool-size``, ``--max-kernels``, ``--cull-interval``,
         ``--cull-idle-timeout``, ``--notebook``, ``--idle-connected-timeout``, ``--kernel-memory-limit``,
-        ``--max-message-size``, ``--kernel-cpu-budget``; anything else is passed to Voilà.
+        ``--max-message-size``, ``--kernel-cpu-budget``, ``--max-starting``; anything else is passed to Voilà.
 
     Returns
     -------
@@ -189,12 +193,15 @@ def command(argv=None):
     True
     >>> "--GraceKernelManager.memory_limit=250000000" in command(["--kernel-memory-limit", "250MB"])[0]
     True
+    >>> "--GraceKernelManager.max_starting=3" in command(["--max-starting", "3"])[0]
+    True
     """
     parser = argparse.ArgumentParser(prog="python -m drmath.serve", description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=8866, help="TCP port (default 8866)")
     parser.add_argument("--ip", default="127.0.0.1", help="interface to bind (default loopback)")
+    cores, memory = machine()
     try:  # issue 12: the defaults fit this machine (machine_defaults)
-        pool, cap = machine_defaults(*machine())
+        pool, cap = machine_defaults(cores, memory)
         small = None
     except ValueError as err:  # a machine too small for the rule: the options must say
         pool, cap, small = "?", "?", err
@@ -216,10 +223,17 @@ def command(argv=None):
     parser.add_argument("--max-message-size", type=_size_arg("--max-message-size"), default=MAX_MESSAGE_SIZE,
                         help="largest message a page may send its kernel, e.g. 1MiB; a larger one ends the session "
                              "(default 1MiB)")
+    parser.add_argument("--max-starting", type=int, default=None,
+                        help=f"most kernels starting at once, past the preheated pool; the others wait their turn "
+                             f"(default: {STARTING_PER_CORE} per core: {STARTING_PER_CORE * cores} here; 0: no bound)")
     parser.add_argument("--kernel-cpu-budget", type=float, default=KERNEL_CPU_BUDGET,
                         help=f"most CPU-seconds a visitor's kernel may use in any minute; over it the session ends "
                              f"(default {KERNEL_CPU_BUDGET:g}; 0: none)")
     args, extra = parser.parse_known_args(argv)
+    if args.max_starting is None:
+        args.max_starting = STARTING_PER_CORE * cores
+    if args.max_starting < 0:
+        parser.error(f"--max-starting = {args.max_starting}: must be >= 0 kernels (0: no bound)")
     if args.kernel_cpu_budget < 0:
         parser.error(f"--kernel-cpu-budget = {args.kernel_cpu_budget:g}: must be >= 0 CPU-s (0: none)")
     if args.idle_connected_timeout < 0:
@@ -242,7 +256,7 @@ def command(argv=None):
                        args.cull_idle_timeout, extra, max_kernels=args.max_kernels,
                        idle_connected_timeout=args.idle_connected_timeout,
                        kernel_memory_limit=args.kernel_memory_limit, max_message_size=args.max_message_size,
-                       kernel_cpu_budget=args.kernel_cpu_budget)]
+                       kernel_cpu_budget=args.kernel_cpu_budget, max_starting=args.max_starting)]
     return cmd, voila_env()
 
 

@@ -10,19 +10,26 @@
   every one (the static JavaScript had none).
 - :class:`BoundedLog` and :func:`log_request`: no log line longer than
   :data:`~drmath.serve.settings.MAX_LOG_LINE` (a 255 KiB link wrote 261 kB to the log).
+- :class:`Wire` (issue 24): text and JavaScript gzip-compressed on the wire (a cold page shipped 6.56 MB
+  as is), static assets cached by their URL (a year and ``immutable`` when the URL names the content),
+  everything else private to the browser.
 """
 
+import collections
 import logging
+import re
+import zlib
 
 import tornado.web
 from jupyter_server.services.kernels.handlers import KernelHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 
+from . import settings
 from .sessions import has_seat
 from .settings import MAX_LOG_LINE
 
 __all__ = ["PlainErrors", "SeatKernelHandler", "SeatShutdownHandler", "LogoutHandler", "SecurityHeaders",
-           "BoundedLog", "log_request", "cut"]
+           "BoundedLog", "log_request", "cut", "Wire", "cache_policy"]
 
 
 def cut(text, limit=MAX_LOG_LINE):
@@ -104,3 +111,144 @@ def log_request(handler):
     request = handler.request
     level("%d %s %s (%s) %.2fms", status, request.method, cut(request.uri, 200), request.remote_ip,
           1000.0 * request.request_time())
+
+
+# --------------------------------------------------------------------------- issue 24: fewer bytes
+
+_STATIC = re.compile(r"/voila/(?:static|templates/[^/]+/static|labextensions|api/themes)/")
+"""The paths of the static handlers: Voilà's bundle, the template's files, the widget extensions, themes."""
+
+_HASHED = re.compile(r"[.\-_][0-9a-f]{8,}\.[a-z0-9]+$")
+"""A file name that carries its content's hash (webpack's ``84.09c61a35dce1705f.js``, ``remoteEntry.698dcaf7.js``)."""
+
+_COMPRESSIBLE = {"application/javascript", "application/x-javascript", "application/json", "application/xml",
+                 "application/xhtml+xml", "image/svg+xml", "application/wasm"}
+
+
+def cache_policy(path, query, status, cache_control):
+    """The ``Cache-Control`` a response gets, from its request's path and query and what its handler set.
+
+    A static asset whose URL names its content (a ``v=`` query, or a content hash in its file name) is
+    kept a year, ``immutable``; another static asset :data:`~drmath.serve.settings.STATIC_MAX_AGE`, then
+    revalidated by its ``ETag``. Anything else (pages, API, websockets) is ``private``: the live page
+    carries a visitor's seat cookie, so no shared cache may keep it; a response whose handler said
+    nothing is revalidated (``no-cache``).
+
+    Parameters
+    ----------
+    path, query : str
+        The request's path and query string.
+    status : int
+        The response's status.
+    cache_control : str or None
+        What the handler set.
+
+    Returns
+    -------
+    cache_control : str or None
+        The header to send (None: none).
+
+    Examples
+    --------
+    >>> cache_policy("/voila/static/voila.js", "", 200, None)
+    'public, max-age=3600'
+    >>> cache_policy("/voila/templates/drlab/static/plotly-basic-4.1.1.min.js", "v=4.1.1", 200, "max-age=315360000")
+    'public, max-age=31536000, immutable'
+    >>> cache_policy("/", "", 200, "no-cache, no-store, must-revalidate")
+    'private, no-cache, no-store, must-revalidate'
+    >>> cache_policy("/api/kernels/1", "", 200, None)
+    'private, no-cache'
+    """
+    if status < 200:
+        return cache_control
+    if _STATIC.search(path) and status in (200, 304):
+        hashed = "v" in {part.split("=", 1)[0] for part in query.split("&")} or _HASHED.search(path)
+        return settings.IMMUTABLE if hashed else f"public, max-age={settings.STATIC_MAX_AGE}"
+    if not cache_control:
+        return "private, no-cache"
+    if "private" in cache_control:
+        return cache_control
+    return "private, " + cache_control.replace("public, ", "").replace("public", "").strip(", ")
+
+
+class _Compressed:
+    """The gzip bodies of static assets, by path and ETag: each is compressed once per server (LRU, bounded)."""
+
+    def __init__(self, limit):
+        self.limit, self.size, self._bodies = limit, 0, collections.OrderedDict()
+
+    def get(self, key):
+        body = self._bodies.get(key)
+        if body is not None:
+            self._bodies.move_to_end(key)
+        return body
+
+    def put(self, key, body):
+        if key in self._bodies or len(body) > self.limit:
+            return
+        self._bodies[key] = body
+        self.size += len(body)
+        while self.size > self.limit:
+            self.size -= len(self._bodies.popitem(last=False)[1])
+
+
+class Wire(tornado.web.OutputTransform):
+    """Every response: its ``Cache-Control`` (:func:`cache_policy`) and, for text and JavaScript a client
+    accepts gzip for, a gzip body.
+
+    A static asset (it has an ``ETag``) is compressed once at :data:`~drmath.serve.settings.GZIP_STATIC_LEVEL`
+    and the result kept (:data:`~drmath.serve.settings.GZIP_CACHE_BYTES`), so a burst of cold visitors costs
+    the server no compression; a page is compressed as it streams, each flush sent at once (``Z_SYNC_FLUSH``),
+    so the page still renders progressively.
+    """
+
+    compressed = _Compressed(settings.GZIP_CACHE_BYTES)
+
+    def __init__(self, request):
+        self._request = request
+        self._accepts = "gzip" in request.headers.get("Accept-Encoding", "") and request.method != "HEAD"
+        self._gzip = None  # the compressor while compressing
+        self._sent = False  # a cached body was sent whole with the first chunk
+        self._key = self._parts = None
+
+    def transform_first_chunk(self, status_code, headers, chunk, finishing):
+        request = self._request
+        policy = cache_policy(request.path, request.query, status_code, headers.get("Cache-Control"))
+        if policy:
+            headers["Cache-Control"] = policy
+        ctype = headers.get("Content-Type", "").split(";")[0].strip()
+        if status_code != 200 or not (ctype.startswith("text/") or ctype in _COMPRESSIBLE):
+            return status_code, headers, chunk
+        headers["Vary"] = ", ".join(filter(None, (headers.get("Vary"), "Accept-Encoding")))
+        if (not self._accepts or "Content-Encoding" in headers
+                or (finishing and len(chunk) < settings.MIN_GZIP_LENGTH)):
+            return status_code, headers, chunk
+        headers["Content-Encoding"] = "gzip"
+        if headers.get("ETag") and _STATIC.search(request.path):
+            self._key = (request.path, headers["ETag"])
+            body = self.compressed.get(self._key)
+            if body is not None:
+                headers["Content-Length"] = str(len(body))
+                self._sent = True
+                return status_code, headers, body
+            self._parts = []
+        level = settings.GZIP_STATIC_LEVEL if self._key else settings.GZIP_LEVEL
+        self._gzip = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        chunk = self.transform_chunk(chunk, finishing)
+        if finishing:
+            headers["Content-Length"] = str(len(chunk))
+        else:
+            headers.pop("Content-Length", None)
+        return status_code, headers, chunk
+
+    def transform_chunk(self, chunk, finishing):
+        if self._sent:
+            return b""
+        if self._gzip is None:
+            return chunk
+        out = self._gzip.compress(chunk) + self._gzip.flush(zlib.Z_FINISH if finishing else zlib.Z_SYNC_FLUSH)
+        if self._parts is not None:
+            self._parts.append(out)
+            if finishing:
+                self.compressed.put(self._key, b"".join(self._parts))
+        return out

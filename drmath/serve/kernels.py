@@ -7,14 +7,22 @@ visitors take are counted against the cap. The watchdog (:meth:`GraceKernelManag
 ``cpu_budget`` CPU-seconds in any ``cpu_window``, shuts down a kernel whose page never opened its
 websocket within ``connect_timeout`` (a bot, a cross-site ``<img>``: its seat comes back), and one whose
 page has gone while it is still busy, after ``disconnect_grace`` (issue 19).
+
+Past the preheated pool, a visitor's kernel starts at once, beside the others (issue 24): a page takes
+only a pooled kernel that has started (:meth:`CappedMixin.get_pool_size`), never a refill still waiting
+out Voilà's ``fill_delay``, so a burst no longer queues behind one refill at a time; at most
+``max_starting`` kernels start at once (:meth:`GraceKernelManager.start_kernel`), and the log says when
+each start begins and ends.
 """
 
 import asyncio
 import collections
+import contextlib
 import contextvars
 import functools
 import os
 import time
+import uuid
 
 from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
@@ -124,6 +132,11 @@ class GraceKernelManager(AsyncMappingKernelManager):
                              help="Seconds a busy visitor kernel may run on after its page's websocket closed "
                                   "(0: until culled).")
     watch_interval = Float(2, config=True, help="Seconds between the watchdog's looks at the visitor kernels.")
+    max_starting = Int(0, config=True,
+                       help="Most kernels starting at once (process start until it answers kernel_info); the "
+                            "others wait their turn (0: no bound).")
+    ready_timeout = Float(settings.READY_TIMEOUT, config=True,
+                          help="Longest a kernel's start waits for its kernel_info reply before it counts as done.")
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -133,6 +146,8 @@ class GraceKernelManager(AsyncMappingKernelManager):
         self._admitted = 0  # admitted requests that have no kernel yet
         self._ending = set()  # kernels whose session end_session is ending
         self._watchdog = None
+        self._starting = 0  # kernels between their start and their kernel_info reply
+        self._start_gate = None  # the asyncio.Semaphore of max_starting, made on first use
 
     def _pool_size(self):
         """The configured preheated pool size (0 without preheating)."""
@@ -174,6 +189,41 @@ class GraceKernelManager(AsyncMappingKernelManager):
         if slot is not None and slot.kernel_id is None:
             slot.kernel_id = ""
             self._admitted -= 1
+
+    async def start_kernel(self, *args, kernel_id=None, **kwargs):
+        """Start a kernel, at most ``max_starting`` at once; returns once it answers ``kernel_info``.
+
+        Every start, a visitor's or a pool refill's, logs when it begins (with how many are starting) and
+        when it ends, with its kernel id: a burst's starts overlap in the log, up to ``max_starting``.
+        """
+        if self.max_starting > 0 and self._start_gate is None:
+            self._start_gate = asyncio.Semaphore(self.max_starting)
+        kernel_id = kernel_id or str(uuid.uuid4())
+        asked = time.monotonic()
+        async with self._start_gate or contextlib.nullcontext():
+            self._starting += 1
+            began = time.monotonic()
+            self.log.info("Kernel %s start begins (%d starting, waited %.2f s)", kernel_id, self._starting,
+                          began - asked)
+            try:
+                kernel_id = await super().start_kernel(*args, kernel_id=kernel_id, **kwargs)
+                await self._until_ready(kernel_id)
+            finally:
+                self._starting -= 1
+            self.log.info("Kernel %s start ends after %.2f s (%d starting)", kernel_id, time.monotonic() - began,
+                          self._starting)
+        return kernel_id
+
+    async def _until_ready(self, kernel_id):
+        """Wait until ``kernel_id`` answers ``kernel_info`` (its Python and ipykernel are loaded)."""
+        client = self.get_kernel(kernel_id).client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=self.ready_timeout)
+        except Exception as err:  # noqa: BLE001 - the page's executor meets the same kernel and reports it
+            self.log.warning("Kernel %s did not answer kernel_info: %s", kernel_id, err)
+        finally:
+            client.stop_channels()
 
     async def cull_kernel_if_idle(self, kernel_id):
         """Cull ``kernel_id`` if idle, but never on the first sweep that sees it.
@@ -430,9 +480,18 @@ class CappedMixin:
         return super().fill_if_needed(*args, **kwargs)
 
     def get_pool_size(self, notebook_name):
-        # the page handler asks this just before taking a pooled kernel: drop the dead ones first
+        """The pooled kernels a page may take now: those started (issue 24), first in the pool.
+
+        The page handler asks this just before it takes ``pool[0]``. Voilà counted the refills still waiting
+        out ``fill_delay`` too, so a visitor past the pool waited for one (seconds, at a refill's low priority)
+        instead of starting a kernel of its own at once. The dead ones are dropped first.
+        """
         self._drop_dead_pooled(notebook_name)
-        return super().get_pool_size(notebook_name)
+        pool = getattr(self, "_pools", {}).get(notebook_name)
+        if not pool:
+            return super().get_pool_size(notebook_name)
+        pool.sort(key=lambda task: not task.done())  # stable: the started ones first, in their order
+        return sum(task.done() for task in pool)
 
     async def start_kernel(self, *args, **kwargs):
         kernel_id = await super().start_kernel(*args, **kwargs)

@@ -256,3 +256,36 @@ def machine():
     except ImportError:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     return cores, memory
+
+
+# --------------------------------------------------------------------------- issue 24: the wire, the starts
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+"""``Cache-Control`` of a static asset whose URL names its content (a ``?v=`` query or a content hash in
+its file name): a browser keeps it a year and never asks again; a new build has a new URL."""
+
+STATIC_MAX_AGE = 3600
+"""How long a browser may reuse a static asset whose URL does not name its content (Voilà's numbered
+``voila/static/<n>.voila.js`` chunks) before it revalidates it by ``ETag``. [s]"""
+
+GZIP_LEVEL = 6
+"""zlib level of the responses compressed as they stream (the page); the static assets are compressed
+once, at :data:`GZIP_STATIC_LEVEL`, and the result kept in memory. [1]"""
+
+GZIP_STATIC_LEVEL = 9
+"""zlib level of the static assets, compressed once per server and kept (:data:`GZIP_CACHE_BYTES`). [1]"""
+
+GZIP_CACHE_BYTES = 32 * 2**20
+"""Most bytes of compressed static assets the server keeps in memory (the whole page's are ~1.6 MB). [B]"""
+
+MIN_GZIP_LENGTH = 1024
+"""A response shorter than this is sent as is: the gzip header would eat the gain. [B]"""
+
+READY_TIMEOUT = 60.0
+"""Longest a kernel's start waits for its ``kernel_info`` reply before it stops counting against the
+kernels starting at once (``--max-starting``); a kernel that slow is reported by the page's executor. [s]"""
+
+STARTING_PER_CORE = 1
+"""Kernels that may start at once per core (``--max-starting`` unless told): a start is one busy Python
+process (~0.3 CPU-s to its ``kernel_info`` reply), so one per core keeps every core busy, and a burst's
+first visitors get their kernels first instead of all of them sharing the CPU until the last is ready. [1]"""

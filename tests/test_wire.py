@@ -1,0 +1,123 @@
+"""What a page costs on the wire (issue 24), against a real server on loopback (``python -m drmath.serve``).
+
+- the big static assets (plotly.js, Voilà's bundle, the widget extensions) come back gzip-encoded when
+  the browser asks, and as they are when it does not;
+- a URL that names its content (``?v=`` or a content hash in the file name) is cached a year, immutable;
+- the page is not: it carries the visitor's seat cookie, so it is ``private`` and ``no-store``, and the
+  kernel API is private too.
+"""
+
+import gzip
+import re
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import start_voila, stop_voila
+
+from drmath._resources import PLOTLY_STATIC
+
+pytestmark = pytest.mark.slow
+
+YEAR = 365 * 24 * 3600
+LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    log = tmp_path_factory.mktemp("voila") / "voila.log"
+    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120)
+    yield url
+    stop_voila(proc)
+
+
+def fetch(url, gzip_ok=True):
+    """``(status, headers with lower-case names, body as sent)``; the body is not decoded."""
+    headers = {"Accept-Encoding": "gzip, deflate, br"} if gzip_ok else {"Accept-Encoding": "identity"}
+    request = urllib.request.Request(url, headers={**headers, "Accept": "text/html"})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as r:
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
+
+
+def set_cookies(url):
+    """The ``Set-Cookie`` headers of a GET of ``url``, and its ``Cache-Control``."""
+    request = urllib.request.Request(url, headers={"Accept": "text/html", "Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=120) as r:
+        r.read()
+        return r.headers.get_all("Set-Cookie") or [], r.headers.get("Cache-Control", "")
+
+
+def big_assets():
+    """The largest file of each static handler a cold page loads from: plotly.js (the template's static
+    folder), Voilà's biggest bundle chunk (its base template's, served at ``voila/static/``), and the
+    ipywidgets extension's biggest chunk."""
+    base = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / "base" / "static"
+    voila_static = max(base.glob("*.voila.js"), key=lambda p: p.stat().st_size)
+    widgets = LABEXTENSIONS / "@jupyter-widgets" / "jupyterlab-manager" / "static"
+    widget = max(widgets.glob("*.js"), key=lambda p: p.stat().st_size)
+    return [PLOTLY_STATIC, f"voila/static/{voila_static.name}",
+            f"voila/labextensions/@jupyter-widgets/jupyterlab-manager/static/{widget.name}"]
+
+
+def max_age(cache_control):
+    match = re.search(r"max-age=(\d+)", cache_control or "")
+    return int(match.group(1)) if match else 0
+
+
+@pytest.mark.parametrize("path", big_assets())
+def test_big_assets_are_gzipped_when_asked(server, path):
+    status, plain_headers, plain = fetch(server + path, gzip_ok=False)
+    assert status == 200 and len(plain) > 100_000, (status, len(plain))
+    assert "content-encoding" not in plain_headers  # a client that does not ask gets the file as is
+    for _ in range(2):  # the first compresses it, the second is served from what the server kept
+        status, headers, body = fetch(server + path)
+        assert status == 200
+        assert headers.get("content-encoding") == "gzip", headers
+        assert "accept-encoding" in headers.get("vary", "").lower()
+        assert gzip.decompress(body) == plain
+        assert len(body) < 0.5 * len(plain), (len(body), len(plain))  # minified JS gzips to ~25-30 %
+        if "content-length" in headers:
+            assert int(headers["content-length"]) == len(body)
+
+
+@pytest.mark.parametrize("path", [PLOTLY_STATIC, "voila/labextensions/@jupyter-widgets/jupyterlab-manager/static/"
+                                  + max((LABEXTENSIONS / "@jupyter-widgets" / "jupyterlab-manager" / "static")
+                                        .glob("*.*.js"), key=lambda p: p.stat().st_size).name])
+def test_hashed_urls_are_cached_a_year_immutable(server, path):
+    status, headers, _ = fetch(server + path)
+    assert status == 200
+    cache_control = headers.get("cache-control", "")
+    assert "immutable" in cache_control and "public" in cache_control, cache_control
+    assert max_age(cache_control) >= YEAR
+    assert "no-cache" not in cache_control
+
+
+def test_an_unhashed_asset_is_revalidated_within_the_hour(server):
+    status, headers, _ = fetch(server + "voila/static/voila.js")
+    assert status == 200 and headers.get("etag")
+    cache_control = headers.get("cache-control", "")
+    assert "immutable" not in cache_control and 0 < max_age(cache_control) <= 3600, cache_control
+
+
+def test_the_page_is_private_compressed_and_not_cached(server):
+    cookies, cache_control = set_cookies(server)
+    assert cookies, "the page sets its seat cookie"
+    assert "private" in cache_control and "no-store" in cache_control, cache_control
+    assert "public" not in cache_control and "immutable" not in cache_control and max_age(cache_control) == 0
+    status, headers, body = fetch(server)
+    assert status == 200 and headers.get("content-encoding") == "gzip", headers
+    html = gzip.decompress(body).decode()
+    assert "</html>" in html and len(body) < 0.5 * len(html.encode())
+
+
+def test_the_kernel_api_is_private(server):
+    status, headers, _ = fetch(server + "api/kernels/00000000-0000-0000-0000-000000000000")
+    assert status in (403, 404)
+    assert "private" in headers.get("cache-control", ""), headers
