@@ -16,7 +16,7 @@ import pytest
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import start_voila, stop_voila
+from conftest import run_async, start_voila, stop_voila
 
 from drmath.serve.kernels import CappedMixin, GraceKernelManager
 
@@ -49,7 +49,7 @@ def test_starts_overlap_up_to_the_bound(monkeypatch):
     async def burst():
         return await asyncio.gather(*(manager.start_kernel() for _ in range(6)))
 
-    ids = asyncio.run(burst())
+    ids = run_async(burst())
     assert len(set(ids)) == 6
     assert most == 2, order  # they overlap, and the bound holds
     assert manager._starting == 0
