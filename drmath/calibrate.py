@@ -827,21 +827,72 @@ def _rows(table):
 
 
 def _read_table(text, name):
-    """CSV text -> (cells, problems): a frame of stripped str cells indexed by spreadsheet row, and bad rows.
+    """CSV text -> (cells, problems, columns, header row): str cells indexed by spreadsheet row, and bad rows.
 
     Comment lines (first non-blank character ``#``) and blank lines are skipped but counted, so row
-    numbers are those a spreadsheet shows. Each line goes to :func:`pandas.read_csv` tagged with its
-    row number, so a row with too many values (which pandas skips) is found missing and reported.
+    numbers are those a spreadsheet shows. A file whose rows all hold at most the header's count of values
+    is read in one :func:`pandas.read_csv` call (:func:`_read_rows`); otherwise each line goes to it
+    tagged with its row number, so a row with too many values (which pandas skips) is found missing and
+    reported (:func:`_read_tagged`).
     """
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # only a line that is empty or starts with # or a space can be skipped: the others are not stripped
+    skipped = [row for row, line in enumerate(lines, 1) if not line or line[0] == "#"
+               or (line[0].isspace() and (not (bare := line.strip()) or bare[0] == "#"))]
+    if len(skipped) == len(lines):
+        raise ValueError(f"{name}: no header: the file holds no row")
+    head_row = 1
+    for row in skipped:  # ascending: the header is the first row not skipped
+        if row > head_row:
+            break
+        head_row += 1
+    last = len(lines)
+    while skipped and skipped[-1] == last:  # blank lines at the end
+        skipped.pop()
+        last -= 1
+    head = lines[head_row - 1]
+    inner = {row for row in skipped if row > head_row}  # comments and blank lines among the rows
+    rows = range(head_row + 1, last + 1)
+    if inner:
+        rows = [row for row in rows if row not in inner]
+    body = [lines[row - 1] for row in rows] if inner else lines[head_row:last]
+    problems = {}
+    if '"' in text:
+        problems = {row: 'cannot read as CSV: a quote (") is not closed'
+                    for row, line in zip(rows, body) if line.count('"') % 2}
+    frame = None if problems else _read_rows(head, body, rows)
+    if frame is None:
+        return _read_tagged(head, head_row, [(row, line) for row, line in zip(rows, body) if row not in problems],
+                            problems, name)
+    return frame, problems, list(frame.columns), head_row
+
+
+def _read_rows(head, body, rows):
+    """Header and body lines -> the frame of str cells indexed by ``rows``, when pandas reads each line as one
+    row of at most the header's count of values; else None (:func:`_read_tagged` then finds the line)."""
     import pandas as pd
 
-    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    kept = [(row, line) for row, line in enumerate(lines, 1) if (bare := line.strip()) and bare[0] != "#"]
-    if not kept:
-        raise ValueError(f"{name}: no header: the file holds no row")
-    (head_row, head), body = kept[0], kept[1:]
-    problems = {row: 'cannot read as CSV: a quote (") is not closed' for row, line in body if line.count('"') % 2}
-    body = [(row, line) for row, line in body if row not in problems]
+    if head.startswith("\ufeff") or "__row__" in head:  # pandas drops a BOM that starts its text; the tag's name
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a malformed file is read again, line by line
+            frame = pd.read_csv(io.BytesIO("\n".join([head, *body]).encode("utf-8")), encoding="utf-8", dtype=str,
+                                keep_default_na=False, na_filter=False, on_bad_lines="error", engine="c")
+    except (pd.errors.ParserError, ValueError):  # too many values in a row (or a lone surrogate)
+        return None
+    if (len(frame) != len(rows) or not isinstance(frame.index, pd.RangeIndex)
+            or any(str(c).startswith("Unnamed: ") for c in frame.columns)):
+        return None  # lines merged by a quote, the first column taken as the index, or a column named by position
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame.index = pd.Index(np.asarray(rows, dtype=np.int64), name="row")
+    return frame
+
+
+def _read_tagged(head, head_row, body, problems, name):
+    """Each ``(row, line)`` tagged with its row number and read by pandas: rows with too many values are found."""
+    import pandas as pd
+
     tagged = "\n".join([f"__row__,{head}", *(f"{row},{line}" for row, line in body)])
     try:
         frame = pd.read_csv(io.StringIO(tagged), dtype=str, keep_default_na=False, na_filter=False,
@@ -863,10 +914,14 @@ def _parse_times(cells, time_format):
     """Cells -> UTC timestamps (NaT where a cell does not parse), with the format given or inferred."""
     import pandas as pd
 
-    codes, distinct = pd.factorize(cells)  # each distinct value once
-    values = pd.Series(distinct, dtype=object).str.strip()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pandas' "could not infer format" and dayfirst warnings: bad cells say more
+        if time_format is None:  # ISO 8601 first, on the cells as they are (it skips spaces around a time)
+            parsed = pd.to_datetime(cells, format="ISO8601", utc=True, errors="coerce")
+            if not parsed.isna().any():
+                return parsed.rename(None)
+        codes, distinct = pd.factorize(cells)  # each distinct value once
+        values = pd.Series(distinct, dtype=object).str.strip()
         if time_format is None:
             parsed = pd.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
             if parsed.isna().any():
@@ -909,7 +964,10 @@ def _where(frame, where, name, columns):
         wanted.setdefault(column, set()).add(value)
     keep = np.ones(len(frame), dtype=bool)
     for column, values in wanted.items():
-        keep &= frame[column].str.strip().isin(values).to_numpy()
+        cells = frame[column]
+        hit = cells.isin(values).to_numpy().copy()  # a cell equal to a (stripped) value is stripped already
+        hit[~hit] = cells[~hit].str.strip().isin(values).to_numpy()
+        keep &= hit
     return keep
 
 

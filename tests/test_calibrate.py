@@ -259,6 +259,29 @@ def test_rows_filtered_out_are_not_checked():
     assert fit.provenance["rows_read"] == 5 and fit.provenance["rows_used"] == 4
 
 
+def test_comments_blank_lines_quotes_and_spaces_read_as_the_plain_log():
+    # comments and blank lines among the rows, CRLF line ends, a quoted cause holding a comma, spaces around
+    # cells: the same events as the plain log, and a bad row still named by the row a spreadsheet shows
+    plain = ("start,end,cause,cluster\n2024-05-01 00:00,2024-05-01 00:10,GPU,a\n2024-05-01 03:00,2024-05-01 03:30,"
+             "\"NIC, cable\",a\n2024-05-01 07:00,2024-05-01 07:10,GPU,a\n2024-05-01 12:00,2024-05-01 12:20,GPU,a\n")
+    lines = plain.splitlines()
+    messy = "\r\n".join(["# exported by the scheduler", lines[0], lines[1], "", "  # a note", f" {lines[2]} ",
+                          lines[3].replace(",", " , "), "\t", lines[4], "", ""])
+    kwargs = dict(start_column="start", end_column="end", where=["cluster=a"])
+    a, b = parse_incidents(plain, **kwargs), parse_incidents(messy, **kwargs)
+    assert (b.events, b.mtbf, b.repair_median, b.causes) == (a.events, a.mtbf, a.repair_median, a.causes)
+    assert b.causes[1] == ("NIC, cable", 1, 0.25)
+    with pytest.raises(IncidentLogError, match=r"^incidents.csv row 7, column start: 'noon' is not a time"):
+        parse_incidents(messy.replace("2024-05-01 07:00", "noon"), **kwargs)
+
+
+def test_every_row_with_one_value_too_many_is_named():
+    # pandas would take such a file's first column as its index: each row is named instead
+    text = GOOD.replace(",10\n", ",10,x\n")
+    with pytest.raises(IncidentLogError, match=r"(?s)^incidents.csv row 2: has more than 3 values.*4 problems in 4"):
+        parse_incidents(text, start_column="start", end_column="end")
+
+
 def test_read_incidents_file_guards(tmp_path):
     with pytest.raises(ValueError, match=r"missing.csv: cannot read"):
         read_incidents(tmp_path / "missing.csv", start_column="start", end_column="end")
