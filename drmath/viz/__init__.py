@@ -36,7 +36,7 @@ lazily, only by the ``*_figure`` functions.
 
 from .. import _resources
 from ..formatting import duration_unit
-from ._common import jsonable
+from ._common import PLOTLY_CONFIG, jsonable
 from .compare import compare_figure, compare_spec
 from .cost import cost_link_figure, cost_link_spec, cost_tier_figure, cost_tier_spec
 from .palette import (
@@ -77,7 +77,7 @@ BASIC_TRACES = frozenset({"scatter", "bar", "pie"})
 """The trace types that bundle can draw: every builder here uses only these."""
 
 __all__ = [
-    "FigureInfo", "FIGURES", "KNOBS", "figure_spec", "figure_specs", "plan_figure", "in_section",
+    "FigureInfo", "FIGURES", "KNOBS", "PLOTLY_CONFIG", "figure_spec", "figure_specs", "plan_figure", "in_section",
     "slider_figures", "rpo_spec", "rpo_figure", "rpo_link_spec", "rpo_link_figure", "time_mfu_spec",
     "time_mfu_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure", "standby_spec", "standby_figure",
     "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure", "pareto_spec", "pareto_figure",
