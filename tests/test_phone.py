@@ -239,6 +239,10 @@ def test_on_a_laptop_the_chart_menu_leaves_every_title_clear(voila_server, brows
             found.append(f"{f['name']}: title {f['title']} and chart menu {f['modebar']} overlap")
         if _meet(f["title"], f["legend"]):
             found.append(f"{f['name']}: title {f['title']} and legend {f['legend']} overlap")
+    banners = pg.evaluate("() => [...document.querySelectorAll('.drmath-warning')]"
+                          ".map(e => e.getBoundingClientRect().right)")
+    width = pg.evaluate("() => document.documentElement.clientWidth")
     close(context, pg)
+    assert banners and max(banners) <= width, f"a banner's right edge is cut: {banners} > {width}"
     assert menus == 5, "hovering a chart shows its menu on a laptop"
     assert found == []
