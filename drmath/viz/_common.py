@@ -261,12 +261,8 @@ _TITLE_CHARS = 44
 7.2 px a character (plotly never wraps a title: one that is longer runs out of the figure and is cut)."""
 
 _LEGEND_BAND = 56
-"""Pixels below the x axis' title for a legend of up to three rows (two entries a row, :func:`_bottom_legend`)."""
-
-
-_LEGEND_ENTRY = 130
-"""Pixels a legend entry takes below a single plot: two a row on a phone's 340 px figure, each wide enough for a
-name of 20 characters (plotly cuts a name longer than its entry)."""
+"""Pixels below the x axis' title for a legend of up to three rows (two entries a row, :func:`_bottom_legend`; on a
+phone's 340 px figure an entry has room for a name of about 19 characters, and plotly cuts a longer one)."""
 
 
 def _wrap(text, width=_TITLE_CHARS):
