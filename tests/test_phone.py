@@ -164,9 +164,18 @@ LABELS_JS = """() => [...document.querySelectorAll('.drmath-controls .widget-lab
   .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
 
 
+READOUTS_JS = """() => [...document.querySelectorAll('.drmath-controls .widget-readout')]
+  .filter(e => e.offsetParent !== null).map(e => [e.textContent.trim(), e.scrollWidth, e.clientWidth,
+                                                   e.getBoundingClientRect().right])"""
+
+
 def test_slider_labels_and_banners_fit(phone, voila_server, browser):
     pg, width = phone["page"], phone["width"]
     assert pg.evaluate(LABELS_JS) == []
+    right = pg.locator(".drmath-controls").first.evaluate("e => e.getBoundingClientRect().right")
+    cut = [(text, scroll, client, edge) for text, scroll, client, edge in pg.evaluate(READOUTS_JS)
+           if scroll > client + 1 or edge > right]
+    assert cut == [], "a slider's readout runs out of its box"
     banners = pg.evaluate("() => [...document.querySelectorAll('.drmath-warning, .drmath-notice-message, "
                           ".drmath-error-message')].map(e => { const r = e.getBoundingClientRect();"
                           " return [r.left, r.right, e.scrollWidth, e.clientWidth]; })")
