@@ -36,7 +36,7 @@ lazily, only by the ``*_figure`` functions.
 
 from .. import _resources
 from ..formatting import duration_unit
-from ._common import jsonable
+from ._common import PLOTLY_CONFIG, jsonable
 from .compare import compare_figure, compare_spec
 from .cost import cost_link_figure, cost_link_spec, cost_tier_figure, cost_tier_spec
 from .fleet import FLEET_FIGURES, cause_table_html, fleet_specs, gaps_figure, gaps_spec, trend_figure, trend_spec
@@ -78,7 +78,7 @@ BASIC_TRACES = frozenset({"scatter", "bar", "pie"})
 """The trace types that bundle can draw: every builder here uses only these."""
 
 __all__ = [
-    "FigureInfo", "FIGURES", "KNOBS", "figure_spec", "figure_specs", "plan_figure", "in_section",
+    "FigureInfo", "FIGURES", "KNOBS", "PLOTLY_CONFIG", "figure_spec", "figure_specs", "plan_figure", "in_section",
     "slider_figures", "rpo_spec", "rpo_figure", "rpo_link_spec", "rpo_link_figure", "time_mfu_spec",
     "time_mfu_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure", "standby_spec", "standby_figure",
     "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure", "pareto_spec", "pareto_figure",

@@ -4,6 +4,7 @@ the keeps-up shading, axis ranges, and the ``*_figure`` wrapper of a ``*_spec`` 
 
 import functools
 import math
+import re
 
 import numpy as np
 
@@ -52,18 +53,24 @@ def _axis(title):
 
 
 def _layout(title, xtitle, ytitle, height=300, **extra):
+    """The house layout of a single plot: the title wrapped below the chart menu's band (:func:`_title`), the
+    legend (when shown) below the plot (:func:`_bottom_legend`), and the margins and height that make room for
+    both, so that on a phone's 340 px neither covers the other nor gets cut."""
+    title = _title(title)
+    legend = extra.get("showlegend", True) and "legend" not in extra
+    lines = title["text"].count("<br>") + 1 if title["text"] else 0
+    top = _TITLE_TOP + _TITLE_LINE * lines + 10 if lines else 64
+    bottom = 44 + (_LEGEND_BAND if legend else 0)
     layout = {
-        "title": {"text": title, "x": 0.01, "xanchor": "left", "y": 0.975, "yanchor": "top",
-                  "yref": "container", "font": {"size": 14, "color": INK}},
-        "height": height,
-        "margin": {"l": 60, "r": 16, "t": 64, "b": 44},
+        "title": title,
+        "height": height + max(0, top - 64) + (bottom - 44),
+        "margin": {"l": 60, "r": 16, "t": top, "b": bottom},
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         "font": {"family": FONT, "size": 12, "color": INK},
         "xaxis": _axis(xtitle),
         "yaxis": _axis(ytitle),
-        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
-                   "bgcolor": "rgba(0,0,0,0)", "font": {"size": 11}},
+        "legend": dict(_bottom_legend(), font={"size": 10}),
         "hovermode": "closest",
         "showlegend": True,
     }
@@ -75,6 +82,8 @@ def _panels(rows, cols, titles, height, gap=(0.16, 0.1)):
     """A layout of ``rows × cols`` panels, axes ``x, x2, …`` and ``y, y2, …`` row by row, each titled."""
     layout = _layout("", "", "", height=height, margin={"l": 60, "r": 16, "t": 50, "b": 44})
     del layout["title"], layout["xaxis"], layout["yaxis"]
+    layout.update(height=height, legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
+                                         "bgcolor": "rgba(0,0,0,0)", "font": {"size": 11}})
     vgap, hgap = gap
     h, w = (1 - vgap * (rows - 1)) / rows, (1 - hgap * (cols - 1)) / cols
     notes = []
@@ -199,8 +208,28 @@ def _log_x(xs, *marks):
     return [lo, hi]
 
 
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "showSendToCloud": False,
+                 "modeBarButtonsToRemove": ["sendChartToCloud", "lasso2d", "select2d"]}
+"""How every drmath chart is shown (plotly's ``config``): no "Share chart…" entry in its menu (plotly.js 4 offers
+it by default, and it uploads the chart to an outside service), no plotly logo, and a size that follows its box.
+The report passes it to plotly.js; the dashboard's view (``drmath/data/widgets/plotly_view.js``) sets the same."""
+
+
+@functools.cache
+def _use_house_config():
+    """Give plotly's notebook renderers :data:`PLOTLY_CONFIG`, once: a figure a notebook shows offers no
+    "Share chart…" either (every renderer that takes a config reads it at display time)."""
+    import plotly.io as pio
+
+    for name in pio.renderers:
+        config = getattr(pio.renderers[name], "config", None)
+        if isinstance(config, dict):
+            config.update(PLOTLY_CONFIG)
+
+
 def _figure(spec):
     import plotly.graph_objects as go
+    _use_house_config()
     return go.Figure(spec)
 
 
@@ -218,8 +247,63 @@ def _as_figure(builder, name=None):
 
 
 _TITLE_TOP = 28
-"""Pixels above a two-line title: the band plotly's modebar takes at the top right, so it never covers the title
-on a phone (a 300 px figure leaves the title no room beside it)."""
+"""Pixels above a title: the band plotly's chart menu (the modebar) takes at the top right, so it never covers the
+title on a phone (a 300 px figure leaves the title no room beside it)."""
+
+_TITLE_LINE = 19
+"""Pixels a line of a 14 px title takes."""
+
+_TITLE_LIFT = 11
+"""Pixels plotly lifts a top-anchored title by, for each line after its first."""
+
+_TITLE_CHARS = 44
+"""Characters a line of a title may hold: a phone's figure is about 340 px wide, and a 14 px title sets about
+7.2 px a character (plotly never wraps a title: one that is longer runs out of the figure and is cut)."""
+
+_LEGEND_BAND = 56
+"""Pixels below the x axis' title for a legend of up to three rows (two entries a row, :func:`_bottom_legend`; on a
+phone's 340 px figure an entry has room for a name of about 19 characters, and plotly cuts a longer one)."""
+
+
+def _wrap(text, width=_TITLE_CHARS):
+    """Break plotly's pseudo-HTML ``text`` into lines of at most ``width`` visible characters with ``<br>``.
+
+    Lines are broken at spaces only, never inside a tag or a ``<b>…</b>``/``<span>…</span>`` run (a number and
+    its unit stay together); the breaks already in the text are kept.
+
+    Examples
+    --------
+    >>> _wrap("Total expected DR cost vs link bandwidth: <b>$3.73M</b> now")
+    'Total expected DR cost vs link bandwidth:<br><b>$3.73M</b> now'
+    >>> _wrap("short<br>two lines")
+    'short<br>two lines'
+    """
+    glue = "\x00"
+    kept = re.sub(r"<(b|span)\b[^>]*>.*?</\1>|<[^>]+>", lambda m: m.group(0).replace(" ", glue), text)
+    lines = []
+    for line in kept.split("<br>"):
+        current = ""
+        for word in line.split(" "):
+            joined = f"{current} {word}" if current else word
+            if current and len(re.sub(r"<[^>]+>", "", joined).replace(glue, " ")) > width:
+                lines.append(current)
+                current = word
+            else:
+                current = joined
+        lines.append(current)
+    return "<br>".join(lines).replace(glue, " ")
+
+
+def _title(text):
+    """A figure's title, wrapped (:func:`_wrap`) and placed below the chart menu's band, left-aligned.
+
+    Its place is in pixels from the top, whatever the figure's height: a title of several lines grows downwards
+    into the top margin that :func:`_layout` sizes for it.
+    """
+    text = _wrap(text) if text else text
+    lift = _TITLE_LIFT * text.count("<br>")  # plotly lifts a title of several lines: pad that much more
+    return {"text": text, "x": 0.01, "xanchor": "left", "xref": "container", "y": 1.0, "yanchor": "top",
+            "yref": "container", "pad": {"t": _TITLE_TOP + 4 + lift}, "font": {"size": 14, "color": INK}}
 
 
 def _two_line_title(head, detail):

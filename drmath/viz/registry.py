@@ -272,7 +272,7 @@ def _slider_spec(specs, labels, active, knob):
     base = specs[active]
     layout = dict(base["layout"])
     layout["height"] = layout.get("height", 300) + 90
-    layout["margin"] = dict(layout.get("margin", {}), b=130)
+    layout["margin"] = dict(layout.get("margin", {}), b=layout.get("margin", {}).get("b", 44) + 86)  # below a legend
     layout["sliders"] = [{"active": active, "steps": steps, "x": 0.0, "len": 1.0, "y": 0, "yanchor": "top",
                           "pad": {"t": 58, "b": 0}, "currentvalue": {"prefix": f"{knob}: ", "font": {"size": 12}},
                           "font": {"size": 10}}]

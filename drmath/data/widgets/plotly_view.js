@@ -15,8 +15,9 @@ export default {
     let Plotly;
     try { Plotly = await loadPlotly(); }
     catch (e) { div.className = 'drmath-figure-error'; div.textContent = String(e.message || e); return; }
-    const config = { displaylogo: false, responsive: true,
-                     modeBarButtonsToRemove: ['lasso2d', 'select2d', 'autoScale2d'] };
+    // drmath.viz.PLOTLY_CONFIG's settings: no "Share chart…" (it uploads the chart to an outside service)
+    const config = { displaylogo: false, responsive: true, showSendToCloud: false,
+                     modeBarButtonsToRemove: ['lasso2d', 'select2d', 'autoScale2d', 'sendChartToCloud'] };
     let configured = false;
     const draw = () => {
       const f = model.get('figure') || {};
