@@ -54,3 +54,28 @@ def test_a_page_kernel_runs_without_debugger_or_history_and_collects_after_its_f
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_a_page_still_rendering_keeps_its_seat_past_the_connect_timeout():
+    """A notebook run at the page's request (not from the pool) outputs cell after cell; on a loaded machine its
+    page took longer than ``connect_timeout`` to stream, and the watchdog freed the kernel mid-page as if a bot
+    had taken it ("Kernel died", then "An exception occurred at the server" on the page). The wait for the
+    websocket counts from the kernel's last output; a page that never connects still loses its seat."""
+    import datetime
+    import time
+    import types
+
+    from jupyter_server._tz import utcnow
+
+    from drmath.serve.kernels import GraceKernelManager
+
+    manager = GraceKernelManager(connect_timeout=30)
+    now = time.monotonic()
+    claimed = now - 40  # the page request took the kernel 40 s ago and has not opened its websocket
+
+    def kernel(seconds_since_output):
+        return types.SimpleNamespace(last_activity=utcnow() - datetime.timedelta(seconds=seconds_since_output))
+
+    assert manager._verdict("rendering", kernel(2), claimed, now, None, None) is None
+    assert manager._verdict("bot", kernel(35), claimed, now, None, None) == "unclaimed"
+    assert manager._verdict("new", kernel(35), now - 5, now, None, None) is None  # a pooled kernel just taken

@@ -384,7 +384,11 @@ class GraceKernelManager(AsyncMappingKernelManager):
             return None
         connected = getattr(kernel, "drmath_connected", None)  # when its page's websocket last went [monotonic]
         if connected is None:
-            if self.connect_timeout > 0 and now - claimed > self.connect_timeout:
+            # a page still rendering (a notebook run at the request, output after output) is not a bot: the wait
+            # for its websocket counts from its last output, or from the claim if that came later [s]
+            activity = getattr(kernel, "last_activity", None)
+            waited = now - claimed if activity is None else min(now - claimed, (utcnow() - activity).total_seconds())
+            if self.connect_timeout > 0 and waited > self.connect_timeout:
                 self.log.warning("Kernel %s: its page never opened its websocket in %g s: freeing its seat",
                                  kernel_id, self.connect_timeout)
                 return "unclaimed"
