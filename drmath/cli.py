@@ -359,8 +359,10 @@ def _draws(text):
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--draws {text!r} is not a whole number") from None
-    if not 10 <= n <= 1_000_000:
-        raise argparse.ArgumentTypeError(f"--draws {n} is out of range: must be in [10, 1000000]")
+    from ._uncertainty import MAX_DRAWS
+
+    if not 10 <= n <= MAX_DRAWS:
+        raise argparse.ArgumentTypeError(f"--draws {n} is out of range: must be in [10, {MAX_DRAWS}]")
     return n
 
 

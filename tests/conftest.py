@@ -187,6 +187,24 @@ def http_get(url, accept=None):
         return e.code, dict(e.headers), e.read().decode()
 
 
+def open_dashboard(browser, url, width=1400, height=1500):
+    """A new context's page on the dashboard at ``url``, drawn (:data:`READY_JS`), with :func:`watch`'s log.
+
+    Every request to a host other than loopback is aborted and its URL kept in ``log["external"]``.
+    Returns ``(context, page, log)``.
+    """
+    from urllib.parse import urlparse
+
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    log = {**watch(page), "external": []}
+    page.route(lambda u: urlparse(u).hostname not in ("127.0.0.1", "localhost"),
+               lambda route: (log["external"].append(route.request.url), route.abort()))
+    page.goto(url, wait_until="commit", timeout=120_000)
+    page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+    return context, page, log
+
+
 def watch(page):
     """Record what went wrong on ``page`` (and every page of its context), each naming its URL.
 

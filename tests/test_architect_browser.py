@@ -7,14 +7,13 @@ would: read the cards and the tier table, open the math, switch to multi-site, p
 import re
 import sys
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
 import drmath
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import READY_JS, watch  # noqa: E402
+from conftest import open_dashboard  # noqa: E402
 from test_architect import _AMOUNT, _amount, _card_parts  # noqa: E402
 from test_browser import SCENARIO_JS, move_slider, scenario_from_page  # noqa: E402
 
@@ -23,13 +22,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def page(voila_server, browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    log = {**watch(page), "external": []}
-    page.route(lambda u: urlparse(u).hostname not in ("127.0.0.1", "localhost"),
-               lambda route: (log["external"].append(route.request.url), route.abort()))
-    page.goto(voila_server["url"], wait_until="commit", timeout=120_000)
-    page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+    context, page, log = open_dashboard(browser, voila_server["url"], 1400, 900)
     page.log = log
     yield page
     page.close(run_before_unload=True)

@@ -7,7 +7,6 @@ import json
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
@@ -16,7 +15,15 @@ import drmath.dashboard
 from drmath import scenario_io
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import CULL_IDLE_TIMEOUT, CULL_INTERVAL, READY_JS, assert_kpis_match_plan, kernel_ids, watch
+from conftest import (
+    CULL_IDLE_TIMEOUT,
+    CULL_INTERVAL,
+    READY_JS,
+    assert_kpis_match_plan,
+    kernel_ids,
+    open_dashboard,
+    watch,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -49,13 +56,7 @@ def assert_cards_equal_plan(page):
 @pytest.fixture(scope="module")
 def session(voila_server, browser):
     """One page of the dashboard, with its requests and console watched."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1500})
-    page = context.new_page()
-    log = {**watch(page), "external": []}
-    page.route(lambda u: urlparse(u).hostname not in ("127.0.0.1", "localhost"),
-               lambda route: (log["external"].append(route.request.url), route.abort()))
-    page.goto(voila_server["url"], wait_until="commit", timeout=120_000)
-    page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+    context, page, log = open_dashboard(browser, voila_server["url"], 1400, 1500)
     kernel_id = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
     yield {"page": page, "context": context, "log": log, "kernel_id": kernel_id, "server": voila_server}
     try:

@@ -9,7 +9,6 @@ import html
 import json
 import sys
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
@@ -20,7 +19,7 @@ from drmath.dashboard.bands import DRAWS
 from drmath.dashboard.fleet import MAX_UPLOAD_BYTES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import READY_JS, watch
+from conftest import open_dashboard
 
 pytestmark = pytest.mark.browser
 
@@ -37,13 +36,7 @@ def example_fit():
 @pytest.fixture(scope="module")
 def page(voila_server, browser):
     """One page of the dashboard with the fleet panel open; requests and console watched."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1500})
-    page = context.new_page()
-    log = {**watch(page), "external": []}
-    page.route(lambda u: urlparse(u).hostname not in ("127.0.0.1", "localhost"),
-               lambda route: (log["external"].append(route.request.url), route.abort()))
-    page.goto(voila_server["url"], wait_until="commit", timeout=120_000)
-    page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+    context, page, log = open_dashboard(browser, voila_server["url"], 1400, 1500)
     page.locator(".drmath-fleet-toggle").first.click()
     page.wait_for_selector(".drmath-fleet-upload", timeout=30_000)
     page.log = log
