@@ -108,6 +108,15 @@ def _render_explainer(query):
     return build_report(from_query(query)[0], include_plotlyjs=False)
 
 
+def _render_dashboard(query):
+    """The static dashboard of a share-link query (:func:`~drmath.serve.static_dashboard.dashboard_block`),
+    for the page sent static first (issue 24): the live dashboard's boxes, before its kernel."""
+    from .static import BOX
+    from .static_dashboard import dashboard_block
+
+    return dashboard_block(query, BOX)
+
+
 class Overloaded(Exception):
     """:data:`~drmath.serve.settings.MAX_RENDERS` renders are queued already: answer without an explainer."""
 
@@ -240,6 +249,7 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
     """Voilà's page handler with drmath's limits on a page request (see the module docstring)."""
 
     explainers = Explainers(_render_explainer)
+    dashboards = Explainers(_render_dashboard)  # the static dashboards, cached as the explainers (issue 24)
     seat_line = SeatLine()  # browsers' pages, shown static, waiting for a seat (issue 24)
     _ticket = None  # the nonce of this page's seat ticket, when it was sent static first
     _preview = None  # this request's preview, until the page's first chunk takes it (see write)
@@ -287,9 +297,9 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
             self._waiting.cancel()  # its visitor left: stop waiting, and the render if nobody else waits
         super().on_connection_close()
 
-    async def _explainer(self, query):
-        """The explainer of ``query``, cancelled if this request's visitor leaves."""
-        self._waiting = asyncio.ensure_future(self.explainers.get(query))
+    async def _explainer(self, query, cache=None):
+        """The explainer of ``query`` (or ``cache``'s render of it), cancelled if this request's visitor leaves."""
+        self._waiting = asyncio.ensure_future((cache or self.explainers).get(query))
         try:
             return await self._waiting
         finally:
@@ -327,8 +337,9 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
         try:
             query, notice = link_query(self.request.query)
             document = await self._explainer(query)
+            dashboard = await self._explainer(query, self.dashboards)
             plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
-            prelude = static_prelude(document, plotly and self.base_url + plotly, notice)
+            prelude = static_prelude(document, dashboard, plotly and self.base_url + plotly, notice)
         except asyncio.CancelledError:
             self.log.info("A visitor left before their explainer was rendered")
             return None

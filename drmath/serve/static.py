@@ -31,7 +31,7 @@ import re
 
 from . import settings
 
-__all__ = ["STATIC_END", "BOX_START", "BOX_END", "wants_static_first", "scope_css", "static_prelude",
+__all__ = ["STATIC_END", "BOX", "BOX_START", "BOX_END", "wants_static_first", "scope_css", "static_prelude",
            "cut_template_box", "SeatLine"]
 
 STATIC_END = "<!--drmath-static-end-->"
@@ -80,13 +80,15 @@ def _part(document, start, end, what):
     return document[i:j + len(end)]
 
 
-def static_prelude(document, plotly, notice=None):
-    """The static first part of a page: the explainer ``document`` in the preview box, under its notice.
+def static_prelude(document, dashboard, plotly, notice=None):
+    """The static first part of a page: the static dashboard, then the explainer, in the preview box.
 
     Parameters
     ----------
     document : str
         The standalone explainer (:func:`drmath.report.build_report`, plotly.js not inlined).
+    dashboard : str
+        The static dashboard (:func:`drmath.serve.static_dashboard.dashboard_block`, scoped to the box).
     plotly : str
         The URL of plotly.js ("" for none).
     notice : str, optional
@@ -95,9 +97,11 @@ def static_prelude(document, plotly, notice=None):
     Returns
     -------
     html : str
-        A document's start: its head (the explainer's style scoped to the box, plotly.js), the box
-        ``#drmath-preview`` with the notice and progress bar the ``drlab`` template's script drives, the
-        explainer's content, its figures drawn, then :data:`STATIC_END`. The Voilà page follows it.
+        A document's start: its head (the explainer's style scoped to its part of the box, plotly.js), the
+        box ``#drmath-preview`` where the live page will be (the same scrolling box, the same padding) with the
+        notice and progress bar the ``drlab`` template's script drives over its foot, the static dashboard
+        laid out as the live one, the explainer's content below it (``.drmath-static-explainer``), its figures
+        drawn, then :data:`STATIC_END`. The Voilà page follows it.
     """
     e = html.escape
     title = _part(document, "<title>", "</title>", "title")  # escaped already
@@ -110,7 +114,7 @@ def static_prelude(document, plotly, notice=None):
     head = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'{title}<link rel="icon" href="data:;base64,=">'
-            f"<style>{scope_css(style, _BOX)}\n{_BOX_CSS}</style>"
+            f"<style>{scope_css(style, _BOX + ' .drmath-static-explainer')}\n{_BOX_CSS}</style>"
             + (f'<script src="{e(plotly, quote=True)}"></script>' if plotly else "") + "</head><body>\n")
     box = ('<div id="drmath-preview" class="drmath-static" aria-busy="true">'
            '<div class="drmath-preview-status">'
@@ -119,15 +123,22 @@ def static_prelude(document, plotly, notice=None):
            '<p role="status"><strong>This page is static</strong> until its workbook is live: '
            '<strong>live in a few seconds</strong>, with its controls '
            '(<span class="drmath-preview-step">waiting for its kernel</span>). '
-           'Meanwhile every number and chart below is the worked answer for this scenario.</p>'
+           'Meanwhile every number and chart here is the worked answer for this scenario.</p>'
            f'{reason}<div id="loading" hidden><span id="loading_text"></span></div></div>')
-    return head + box + main + plots + "</div>\n" + STATIC_END + "\n"
+    explainer = ('<div class="drmath-static-explainer"><h2 class="drmath-static-more">The worked answer, '
+                 'step by step</h2>' + main + plots + "</div>")
+    return head + box + dashboard + explainer + "</div>\n" + STATIC_END + "\n"
 
 
-_BOX = "#drmath-preview.drmath-static"  # over the template's "#drmath-preview" rules, which come later
-_BOX_CSS = (f"""{_BOX} {{ position: fixed; inset: 0; z-index: 1000; overflow: auto; padding: 0; background: white; }}
-{_BOX} .drmath-preview-status {{ position: sticky; top: 0; z-index: 2; margin: 0; padding: 10px 16px 8px;
-  background: #eef4ff; border-bottom: 1px solid #c7d7fe; font: 14px/1.45 system-ui, sans-serif; }}
+BOX = _BOX = "#drmath-preview.drmath-static"  # over the template's "#drmath-preview" rules, which come later
+# the box is where the live page's scrolling panel will be (Voilà's lab shell: the whole window, 10 px of
+# padding), so that the static dashboard in it takes the live dashboard's boxes; the notice floats over its foot
+_BOX_CSS = (f"""{_BOX} {{ position: fixed; inset: 0; z-index: 1000; overflow: auto; padding: 10px;
+  box-sizing: border-box; background: white; color: #1f2933;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }}
+{_BOX} .drmath-preview-status {{ position: fixed; left: 0; right: 0; bottom: 0; top: auto; z-index: 2; margin: 0;
+  padding: 8px 16px 8px; background: #eef4ff; border-top: 1px solid #c7d7fe; border-bottom: 0;
+  box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.08); font: 14px/1.45 system-ui, sans-serif; }}
 {_BOX} .drmath-preview-status p {{ margin: 6px 0 0; font-size: 13.5px; max-width: 1180px; }}
 {_BOX} .drmath-preview-notice {{ margin: 6px 0; padding: 6px 10px; border-left: 4px solid #b35c00;
   background: #fff4e5; }}
@@ -137,8 +148,9 @@ _BOX_CSS = (f"""{_BOX} {{ position: fixed; inset: 0; z-index: 1000; overflow: au
 @media (prefers-reduced-motion: reduce) {{ {_BOX} .drmath-preview-progress > span {{ transition: none; }} }}
 {_BOX} .drmath-go-live {{ margin: 8px 0 2px; padding: 6px 14px; font: inherit; font-weight: 600; color: white;
   background: #2563eb; border: 0; border-radius: 6px; cursor: pointer; }}
+{_BOX} .drmath-static-explainer {{ margin-top: 32px; padding-bottom: 120px; border-top: 1px solid #e4e7eb; }}
+{_BOX} .drmath-static-more {{ font-size: 20px; margin: 16px 16px 0; }}
 body.drmath-previewing {{ overflow: hidden; }}""")
-
 
 
 def cut_template_box(chunk):
