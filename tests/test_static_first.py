@@ -317,10 +317,13 @@ SAMPLE_JS = """window.__samples = [];
 
 @pytest.mark.slow
 @pytest.mark.browser
-@pytest.mark.parametrize("width,height,scroll", [(1400, 900, 0), (360, 740, 0), (360, 740, 900)],
-                         ids=["wide", "phone", "phone-scrolled"])
+@pytest.mark.parametrize("width,height,scroll,query", [
+    (1400, 900, 0, ""), (360, 740, 0, ""), (360, 740, 900, ""),
+    (1400, 900, 0, "?training.gpus=8000"),  # the defaults, not the seed: no targets, so no target lines
+    (1400, 900, 0, "?training.gpus=%3Cb%3E"),  # a bad link: the defaults, under its notice
+], ids=["wide", "phone", "phone-scrolled", "wide-link", "wide-bad-link"])
 def test_the_live_page_takes_the_static_pages_boxes_and_no_figure_is_ever_blank(server, browser, width, height,
-                                                                               scroll):
+                                                                               scroll, query):
     """The static first screen is the live dashboard's, box for box: when the live page takes over, each card and
     figure is where its static twin was (the reader's scroll kept), and at every frame each figure is drawn."""
     from drmath.dashboard.page import FIGURES
@@ -331,7 +334,7 @@ def test_the_live_page_takes_the_static_pages_boxes_and_no_figure_is_ever_blank(
     log = watch(page)
     page.add_init_script(SAMPLE_JS)
     try:
-        page.goto(server["url"], wait_until="commit", timeout=120_000)
+        page.goto(server["url"] + query, wait_until="commit", timeout=120_000)
         page.wait_for_function(f"""() => [...document.querySelectorAll('#drmath-preview .drmath-s-figure')]
                                    .filter(f => f.querySelector('.main-svg')).length === {len(FIGURES)}""",
                                timeout=60_000, polling=100)

@@ -109,7 +109,7 @@ def _render_explainer(query):
 
 
 def _render_dashboard(query):
-    """The static dashboard of a share-link query (:func:`~drmath.serve.static_dashboard.dashboard_block`),
+    """The static dashboard of a page request's query, as sent (:func:`~drmath.serve.static_dashboard.dashboard_block`),
     for the page sent static first (issue 24): the live dashboard's boxes, before its kernel."""
     from .static import BOX
     from .static_dashboard import dashboard_block
@@ -337,7 +337,7 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
         try:
             query, notice = link_query(self.request.query)
             document = await self._explainer(query)
-            dashboard = await self._explainer(query, self.dashboards)
+            dashboard = await self._explainer(self.request.query, self.dashboards)  # as its kernel will read it
             plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
             prelude = static_prelude(document, dashboard, plotly and self.base_url + plotly, notice)
         except asyncio.CancelledError:

@@ -23,6 +23,7 @@ layout but never answers a selector meant for the live page (a test's ``.drmath-
 
 import html
 import re
+import threading
 
 from .._resources import data_file
 
@@ -32,6 +33,7 @@ PLOT_CONFIG = {"displaylogo": False, "responsive": True,
                "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"]}
 """plotly.js's config for the figures: the live PlotlyView's (``drmath/data/widgets/plotly_view.js``)."""
 
+_BUILDING = threading.Lock()  # one static dashboard built at a time: each closes the widgets it made
 _CLASS = re.compile(r'class="([^"]*)"')
 _SELECTOR = re.compile(r"\.drmath-(?=[a-zA-Z])")
 _STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.S)
@@ -165,7 +167,8 @@ def static_dashboard(query):
     Parameters
     ----------
     query : str
-        The page's query string (a share link's; "" for the default scenario).
+        The page's query string as sent (a share link's; "" for the default scenario): the live page's kernel
+        restores the page from it, so the static twin does too (a bad link: the defaults and its notice).
 
     Returns
     -------
@@ -180,16 +183,17 @@ def static_dashboard(query):
 
     from ..dashboard import build_app
 
-    before = set(registry._instances)
-    try:
-        app = build_app()
-        if query:  # what the live page's kernel does with its request (restore_from_request)
-            app.restore(query)
-        figures = {}
-        markup = _widget_html(app.root, figures)
-    finally:  # nothing of it stays in ipywidgets' registry of live widgets
-        for key in set(registry._instances) - before:
-            registry._instances[key].close()
+    with _BUILDING:
+        before = set(registry._instances)
+        try:
+            app = build_app()
+            if query:  # what the live page's kernel does with its request (restore_from_request)
+                app.restore(query)
+            figures = {}
+            markup = _widget_html(app.root, figures)
+        finally:  # nothing of it stays in ipywidgets' registry of live widgets
+            for key in set(registry._instances) - before:
+                registry._instances[key].close()
     return _static_names(markup), figures
 
 
