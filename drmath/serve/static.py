@@ -1,19 +1,23 @@
-"""Static first, live later (issue 24): a browser's page opens on its scenario's static explainer at once.
+"""Static first, live later (issue 24): a browser's page opens on its scenario's static dashboard at once.
 
 A browser's page navigation (:func:`wants_static_first`) is answered before, and whatever becomes of, any
-kernel: the response starts with :func:`static_prelude`, the cached standalone explainer of the link's
-scenario (:class:`~drmath.serve.pages.Explainers`, the busy page's: every number with its derivation, every
-figure drawn by plotly.js) in the ``drlab`` template's preview box, under a notice that the page is static,
-live in a few seconds. Its seat is a ticket (:func:`~drmath.serve.sessions.give_ticket`), since the headers
-go before the kernel is known. When every seat is taken its status is 503 with ``Retry-After`` (a balancer
-retries another replica, ``deploy/haproxy``; a browser shows the page all the same). The page then waits in
-line for a seat (:class:`SeatLine`), and the live workbook, the Voilà page, streams on in the same
-response: its widgets draw under the static explainer, which the template's script takes away once the live
-cards and every live figure are drawn (nothing is shown half-drawn). A visitor who has scrolled down the
-static page is not moved: its notice then offers the live page, which takes over when they press its
-button. Until the live page takes over there is no live control to touch: the static page shows none (its
-notice says the controls come with the live page); its figures' own sliders are precomputed steps that need
-no kernel.
+kernel: the response starts with :func:`static_prelude`: the static twin of the live dashboard
+(:mod:`drmath.serve.static_dashboard`: the live page's own widgets as ipywidgets draws them, controls
+disabled, figures drawn by plotly.js from the live figures' specs), then, for the reader who scrolls, the
+standalone explainer of the link's scenario (the busy page's: every number with its derivation, every
+figure), both cached (:class:`~drmath.serve.pages.Explainers`), in the ``drlab`` template's preview box,
+under a notice that the page is static, live in a few seconds. The box is where the live page's scrolling
+panel will be, so the static dashboard has the live one's boxes, size for size. Its seat is a ticket
+(:func:`~drmath.serve.sessions.give_ticket`), since the headers go before the kernel is known. When every
+seat is taken its status is 503 with ``Retry-After`` (a balancer retries another replica, ``deploy/haproxy``;
+a browser shows the page all the same). The page then waits in line for a seat (:class:`SeatLine`), and the
+live workbook, the Voilà page, streams on in the same response: its widgets draw under the static page.
+Once the live cards and every live figure are drawn, the template's script hands over in place: the live
+panel is scrolled where the static box is, and the box goes, in one frame; each live card and figure is then
+where its static twin was, and no figure is ever blank. A visitor who has scrolled into the explainer below
+the dashboard is not moved: the notice then offers the live page, which takes over when they press its
+button. Until the live page takes over there is no live control to touch: the static dashboard's controls
+are disabled (its notice says the controls come with the live page).
 
 Clients that are not browsers (no ``Sec-Fetch-*`` headers: scripts, the load bench's websocket clients,
 health checks) get the live page as before, or the busy page over the cap.
@@ -131,6 +135,7 @@ def static_prelude(document, dashboard, plotly, notice=None):
 
 
 BOX = _BOX = "#drmath-preview.drmath-static"  # over the template's "#drmath-preview" rules, which come later
+"""The static page's box, as a CSS selector (what the static dashboard's style is scoped to)."""
 # the box is where the live page's scrolling panel will be (Voilà's lab shell: the whole window, 10 px of
 # padding), so that the static dashboard in it takes the live dashboard's boxes; the notice floats over its foot
 _BOX_CSS = (f"""{_BOX} {{ position: fixed; inset: 0; z-index: 1000; overflow: auto; padding: 10px;
@@ -150,6 +155,8 @@ _BOX_CSS = (f"""{_BOX} {{ position: fixed; inset: 0; z-index: 1000; overflow: au
   background: #2563eb; border: 0; border-radius: 6px; cursor: pointer; }}
 {_BOX} .drmath-static-explainer {{ margin-top: 32px; padding-bottom: 120px; border-top: 1px solid #e4e7eb; }}
 {_BOX} .drmath-static-more {{ font-size: 20px; margin: 16px 16px 0; }}
+@media (max-width: 600px) {{ {_BOX} .drmath-preview-status {{ padding: 6px 10px; }}
+  {_BOX} .drmath-preview-status p {{ font-size: 12px; line-height: 1.35; margin-top: 4px; }} }}
 body.drmath-previewing {{ overflow: hidden; }}""")
 
 
