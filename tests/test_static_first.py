@@ -83,6 +83,23 @@ def test_the_line_for_seats_is_first_come_first_served_bounded_and_left_by_who_g
     asyncio.run(scenario())
 
 
+def test_the_static_dashboard_draws_every_widget_of_the_live_one_and_nothing_it_does_not_know():
+    """Every widget of the live dashboard has its static twin (an unknown kind would be an empty box, marked):
+    a widget added to the dashboard without one fails here, before it makes the handover jump."""
+    from drmath.dashboard.page import CONTROLS, FIGURES
+    from drmath.serve.static_dashboard import static_dashboard
+
+    for query in ("", to_query(drmath.Scenario().with_changes(SHARED))):
+        html, figures = static_dashboard(query)
+        assert 'data-static="unknown"' not in html
+        assert sorted(figures) == sorted(FIGURES) and all(f["data"] for f in figures.values())
+        assert all(f'drmath-s-control-{path.replace(".", "-")}' in html for path in CONTROLS)
+        classes = {c for attr in re.findall(r'class="([^"]*)"', html) for c in attr.split()}
+        assert {c for c in classes if c.startswith("drmath-") and not c.startswith("drmath-s-")} == set()
+        assert " disabled>" in html and "drmath-s-figure-rpo" in classes
+    assert "4,096" in static_dashboard(to_query(drmath.Scenario().with_changes(SHARED)))[0]
+
+
 # --------------------------------------------------------------------------- the served page
 
 

@@ -158,7 +158,9 @@ def _widget_html(widget, figures):
         return (_open("div", "lm-Widget", widget) + '<button class="drmath-copy-link jupyter-button" disabled>'
                 'copy link</button><input readonly class="drmath-share-link" disabled>'
                 '<span class="drmath-share-status"></span></div>')
-    return _open("div", "lm-Widget", widget) + "</div>"  # an empty output area
+    # an output area (empty until a derivation is shown); any other kind is drawn as an empty box, marked
+    mark = "" if isinstance(widget, W.Output) else ' data-static="unknown"'
+    return _open("div", "lm-Widget", widget)[:-1] + mark + "></div>"
 
 
 def static_dashboard(query):
