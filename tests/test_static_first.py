@@ -83,6 +83,23 @@ def test_the_line_for_seats_is_first_come_first_served_bounded_and_left_by_who_g
     asyncio.run(scenario())
 
 
+def test_the_static_dashboard_draws_every_widget_of_the_live_one_and_nothing_it_does_not_know():
+    """Every widget of the live dashboard has its static twin (an unknown kind would be an empty box, marked):
+    a widget added to the dashboard without one fails here, before it makes the handover jump."""
+    from drmath.dashboard.page import CONTROLS, FIGURES
+    from drmath.serve.static_dashboard import static_dashboard
+
+    for query in ("", to_query(drmath.Scenario().with_changes(SHARED))):
+        html, figures = static_dashboard(query)
+        assert 'data-static="unknown"' not in html
+        assert sorted(figures) == sorted(FIGURES) and all(f["data"] for f in figures.values())
+        assert all(f'drmath-s-control-{path.replace(".", "-")}' in html for path in CONTROLS)
+        classes = {c for attr in re.findall(r'class="([^"]*)"', html) for c in attr.split()}
+        assert {c for c in classes if c.startswith("drmath-") and not c.startswith("drmath-s-")} == set()
+        assert " disabled>" in html and "drmath-s-figure-rpo" in classes
+    assert "4,096" in static_dashboard(to_query(drmath.Scenario().with_changes(SHARED)))[0]
+
+
 # --------------------------------------------------------------------------- the served page
 
 
@@ -269,6 +286,95 @@ def test_the_page_is_static_while_every_seat_is_taken_then_goes_live_without_a_r
         page.wait_for_function("(b) => document.querySelector('.drmath-scenario').dataset.scenario !== b",
                                arg=before, timeout=60_000)  # the live controls work: the kernel answers
         # the page's own 503 status (the console says it too), nothing else
+        assert [p for p in problems(log) if "503" not in p or server["url"] not in p] == []
+    finally:
+        page.close(run_before_unload=True)
+        context.close()
+
+
+# --------------------------------------------------------------------------- the handover, box for box
+
+# the boxes of the cards and figures, static ("drmath-s-") or live ("drmath-"), in page order, on screen [px]
+BOXES_JS = """(prefix) => [...document.querySelectorAll('.' + prefix + 'card, .' + prefix + 'figure')].map(e => {
+  const r = e.getBoundingClientRect();
+  return [[...e.classList].find(c => c.startsWith(prefix + 'figure-')) || prefix + 'card', r.x, r.y, r.width, r.height];
+})"""
+# installed before any page script, once the page says so (window.__watch = the static figures' boxes): on every
+# animation frame, whether each figure is drawn where the reader sees it: its static twin while the static page
+# is up, the live one after, and at each box's centre on screen the plot drawn there is the one on top. The live
+# figures draw 1.5 s late (a slow device): a handover that does not wait for them shows blank boxes meanwhile.
+SAMPLE_JS = """window.__samples = [];
+(function poll() {
+  const P = window.Plotly;
+  if (P && !P.__late) {
+    const react = P.react;
+    P.react = function (div, ...rest) {
+      if (div.closest && div.closest('#drmath-preview')) return react.call(this, div, ...rest);
+      return new Promise(done => setTimeout(() => done(react.call(P, div, ...rest)), 1500));
+    };
+    P.__late = true;
+  }
+  if (window.__watch) {
+    const box = document.getElementById('drmath-preview'), sample = {up: !!box, blank: []};
+    for (const [name, x, y, w, h] of window.__watch) {
+      const fig = document.querySelector(box ? '#drmath-preview .drmath-s-' + name : '.drmath-' + name);
+      if (!fig || !fig.querySelector('.main-svg') || fig.getBoundingClientRect().height < 1) sample.blank.push(name);
+      const cx = x + w / 2, cy = y + h / 2;
+      if (cx > 0 && cy > 0 && cx < innerWidth && cy < innerHeight) {
+        const top = document.elementsFromPoint(cx, cy).find(e => !e.closest('.drmath-preview-status'));
+        const seen = top && top.closest('[class*="figure-"]');
+        if (!seen || !seen.querySelector('.main-svg')) sample.blank.push(name + ' on screen');
+      }
+    }
+    window.__samples.push(sample);
+  }
+  requestAnimationFrame(poll);
+})();"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("width,height,scroll,query", [
+    (1400, 900, 0, ""), (360, 740, 0, ""), (360, 740, 900, ""),
+    (1400, 900, 0, "?training.gpus=8000"),  # the defaults, not the seed: no targets, so no target lines
+    (1400, 900, 0, "?training.gpus=%3Cb%3E"),  # a bad link: the defaults, under its notice
+], ids=["wide", "phone", "phone-scrolled", "wide-link", "wide-bad-link"])
+def test_the_live_page_takes_the_static_pages_boxes_and_no_figure_is_ever_blank(server, browser, width, height,
+                                                                               scroll, query):
+    """The static first screen is the live dashboard's, box for box: when the live page takes over, each card and
+    figure is where its static twin was (the reader's scroll kept), and at every frame each figure is drawn."""
+    from drmath.dashboard.page import FIGURES
+
+    held = hold_seat(server["url"])
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    log = watch(page)
+    page.add_init_script(SAMPLE_JS)
+    try:
+        page.goto(server["url"] + query, wait_until="commit", timeout=120_000)
+        page.wait_for_function(f"""() => [...document.querySelectorAll('#drmath-preview .drmath-s-figure')]
+                                   .filter(f => f.querySelector('.main-svg')).length === {len(FIGURES)}""",
+                               timeout=60_000, polling=100)
+        if scroll:  # a reader who scrolled down the dashboard (not into the explainer below it)
+            page.evaluate(f"document.getElementById('drmath-preview').scrollTop = {scroll}")
+        page.wait_for_timeout(500)
+        static = page.evaluate(BOXES_JS, "drmath-s-")
+        assert [b[0] for b in static if "figure-" in b[0]] == [f"drmath-s-figure-{n}" for n in FIGURES]
+        assert sum(b[0] == "drmath-s-card" for b in static) >= 8
+        page.evaluate("(boxes) => { window.__watch = boxes; }",
+                      [[b[0][len("drmath-s-"):], *b[1:]] for b in static if "figure-" in b[0]])
+        scroll_y = page.evaluate("window.scrollY")
+        free_seat(server["url"], *held)
+        page.wait_for_selector("#drmath-preview", state="detached", timeout=120_000)
+        page.wait_for_timeout(500)
+        live = page.evaluate(BOXES_JS, "drmath-")
+        assert [b[0][len("drmath-"):] for b in live] == [b[0][len("drmath-s-"):] for b in static]
+        for was, now in zip(static, live):
+            assert all(abs(a - b) <= 3 for a, b in zip(was[1:], now[1:])), (was, now)  # the same box, on screen
+        assert page.evaluate("window.scrollY") == scroll_y
+        samples = page.evaluate("window.__samples")
+        assert samples[0]["up"] and not samples[-1]["up"]  # sampled from before the handover to after it
+        assert [s for s in samples if s["blank"]] == []  # no figure blank at any frame
         assert [p for p in problems(log) if "503" not in p or server["url"] not in p] == []
     finally:
         page.close(run_before_unload=True)

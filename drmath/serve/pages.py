@@ -9,17 +9,17 @@
 - a request that is not a page navigation (``Sec-Fetch-Dest`` other than ``document``: another site's
   ``<img>``, ``<iframe>`` or ``fetch``) gets the static explainer of its scenario and takes no seat
   (issue 19);
-- a browser's page navigation opens on the static explainer of its scenario at once, then waits in line for
-  a seat and goes live in the same response (issue 24, :mod:`drmath.serve.static`; HTTP 503 with
-  ``Retry-After`` when every seat is taken as it arrives);
+- a browser's page navigation opens on the static dashboard and explainer of its scenario at once, then
+  waits in line for a seat and goes live in the same response, in place (issue 24, :mod:`drmath.serve.static`;
+  HTTP 503 with ``Retry-After`` when every seat is taken as it arrives);
 - any other request over the kernel cap gets HTTP 503 with ``Retry-After`` and no kernel: a client that
   accepts HTML the static explainer of its scenario under a "busy" notice, any other :data:`BUSY_TEXT`;
 - any other page that takes a kernel gets its seat (:func:`~drmath.serve.sessions.give_seat`) and its
   scenario's preview (:func:`preview_html`, from its Plan) at the template's :data:`PREVIEW_MARKER`, shown
   until the live workbook has drawn itself.
 
-The explainers (busy page, static pages) come from :class:`Explainers`: rendered once per
-scenario off the event loop, at most :data:`~drmath.serve.settings.MAX_RENDERS` queued, a queued render
+The explainers (busy page, static pages) and the static dashboards come from :class:`Explainers`: rendered
+once per scenario off the event loop, at most :data:`~drmath.serve.settings.MAX_RENDERS` queued, a queued render
 whose visitors have all left dropped, and at most :data:`~drmath.serve.settings.EXPLAINER_CACHE_COUNT`
 (:data:`~drmath.serve.settings.EXPLAINER_CACHE_BYTES`) kept.
 """
@@ -106,6 +106,15 @@ def _render_explainer(query):
     from ..scenario_io import from_query
 
     return build_report(from_query(query)[0], include_plotlyjs=False)
+
+
+def _render_dashboard(query):
+    """The static dashboard of a page request's query, as sent (:func:`~drmath.serve.static_dashboard.dashboard_block`),
+    for the page sent static first (issue 24): the live dashboard's boxes, before its kernel."""
+    from .static import BOX
+    from .static_dashboard import dashboard_block
+
+    return dashboard_block(query, BOX)
 
 
 class Overloaded(Exception):
@@ -240,6 +249,7 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
     """Voilà's page handler with drmath's limits on a page request (see the module docstring)."""
 
     explainers = Explainers(_render_explainer)
+    dashboards = Explainers(_render_dashboard)  # the static dashboards, cached as the explainers (issue 24)
     seat_line = SeatLine()  # browsers' pages, shown static, waiting for a seat (issue 24)
     _ticket = None  # the nonce of this page's seat ticket, when it was sent static first
     _preview = None  # this request's preview, until the page's first chunk takes it (see write)
@@ -287,9 +297,9 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
             self._waiting.cancel()  # its visitor left: stop waiting, and the render if nobody else waits
         super().on_connection_close()
 
-    async def _explainer(self, query):
-        """The explainer of ``query``, cancelled if this request's visitor leaves."""
-        self._waiting = asyncio.ensure_future(self.explainers.get(query))
+    async def _explainer(self, query, cache=None):
+        """The explainer of ``query`` (or ``cache``'s render of it), cancelled if this request's visitor leaves."""
+        self._waiting = asyncio.ensure_future((cache or self.explainers).get(query))
         try:
             return await self._waiting
         finally:
@@ -313,7 +323,7 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
                     bind_ticket(slot.kernel_id, self._ticket)
                 self._seated = True
         if self._ticket is not None and isinstance(chunk, str):
-            chunk = cut_template_box(chunk)  # the static explainer is this page's preview box
+            chunk = cut_template_box(chunk)  # the static page (dashboard, explainer) is its preview box
         # the template renders before the request (preheated kernels): its marker takes this request's preview
         if self._preview is not None and isinstance(chunk, str) and PREVIEW_MARKER in chunk:
             chunk, self._preview = chunk.replace(PREVIEW_MARKER, self._preview, 1), None
@@ -322,13 +332,14 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
     # ----------------------------------------------------------------------- static first (issue 24)
 
     async def _static_first(self):
-        """Send the static explainer of this request's scenario at once, with a seat ticket; False (nothing
-        sent) if no explainer can be had now: the page then goes as any other; None if its visitor left."""
+        """Send the static dashboard and explainer of this request's scenario at once, with a seat ticket; False
+        (nothing sent) if they cannot be had now: the page then goes as any other; None if its visitor left."""
         try:
             query, notice = link_query(self.request.query)
             document = await self._explainer(query)
+            dashboard = await self._explainer(self.request.query, self.dashboards)  # as its kernel will read it
             plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
-            prelude = static_prelude(document, plotly and self.base_url + plotly, notice)
+            prelude = static_prelude(document, dashboard, plotly and self.base_url + plotly, notice)
         except asyncio.CancelledError:
             self.log.info("A visitor left before their explainer was rendered")
             return None

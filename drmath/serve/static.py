@@ -1,19 +1,23 @@
-"""Static first, live later (issue 24): a browser's page opens on its scenario's static explainer at once.
+"""Static first, live later (issue 24): a browser's page opens on its scenario's static dashboard at once.
 
 A browser's page navigation (:func:`wants_static_first`) is answered before, and whatever becomes of, any
-kernel: the response starts with :func:`static_prelude`, the cached standalone explainer of the link's
-scenario (:class:`~drmath.serve.pages.Explainers`, the busy page's: every number with its derivation, every
-figure drawn by plotly.js) in the ``drlab`` template's preview box, under a notice that the page is static,
-live in a few seconds. Its seat is a ticket (:func:`~drmath.serve.sessions.give_ticket`), since the headers
-go before the kernel is known. When every seat is taken its status is 503 with ``Retry-After`` (a balancer
-retries another replica, ``deploy/haproxy``; a browser shows the page all the same). The page then waits in
-line for a seat (:class:`SeatLine`), and the live workbook, the Voilà page, streams on in the same
-response: its widgets draw under the static explainer, which the template's script takes away once the live
-cards and every live figure are drawn (nothing is shown half-drawn). A visitor who has scrolled down the
-static page is not moved: its notice then offers the live page, which takes over when they press its
-button. Until the live page takes over there is no live control to touch: the static page shows none (its
-notice says the controls come with the live page); its figures' own sliders are precomputed steps that need
-no kernel.
+kernel: the response starts with :func:`static_prelude`: the static twin of the live dashboard
+(:mod:`drmath.serve.static_dashboard`: the live page's own widgets as ipywidgets draws them, controls
+disabled, figures drawn by plotly.js from the live figures' specs), then, for the reader who scrolls, the
+standalone explainer of the link's scenario (the busy page's: every number with its derivation, every
+figure), both cached (:class:`~drmath.serve.pages.Explainers`), in the ``drlab`` template's preview box,
+under a notice that the page is static, live in a few seconds. The box is where the live page's scrolling
+panel will be, so the static dashboard has the live one's boxes, size for size. Its seat is a ticket
+(:func:`~drmath.serve.sessions.give_ticket`), since the headers go before the kernel is known. When every
+seat is taken its status is 503 with ``Retry-After`` (a balancer retries another replica, ``deploy/haproxy``;
+a browser shows the page all the same). The page then waits in line for a seat (:class:`SeatLine`), and the
+live workbook, the Voilà page, streams on in the same response: its widgets draw under the static page.
+Once the live cards and every live figure are drawn, the template's script hands over in place: the live
+panel is scrolled where the static box is, and the box goes, in one frame; each live card and figure is then
+where its static twin was, and no figure is ever blank. A visitor who has scrolled into the explainer below
+the dashboard is not moved: the notice then offers the live page, which takes over when they press its
+button. Until the live page takes over there is no live control to touch: the static dashboard's controls
+are disabled (its notice says the controls come with the live page).
 
 Clients that are not browsers (no ``Sec-Fetch-*`` headers: scripts, the load bench's websocket clients,
 health checks) get the live page as before, or the busy page over the cap.
@@ -31,7 +35,7 @@ import re
 
 from . import settings
 
-__all__ = ["STATIC_END", "BOX_START", "BOX_END", "wants_static_first", "scope_css", "static_prelude",
+__all__ = ["STATIC_END", "BOX", "BOX_START", "BOX_END", "wants_static_first", "scope_css", "static_prelude",
            "cut_template_box", "SeatLine"]
 
 STATIC_END = "<!--drmath-static-end-->"
@@ -80,13 +84,15 @@ def _part(document, start, end, what):
     return document[i:j + len(end)]
 
 
-def static_prelude(document, plotly, notice=None):
-    """The static first part of a page: the explainer ``document`` in the preview box, under its notice.
+def static_prelude(document, dashboard, plotly, notice=None):
+    """The static first part of a page: the static dashboard, then the explainer, in the preview box.
 
     Parameters
     ----------
     document : str
         The standalone explainer (:func:`drmath.report.build_report`, plotly.js not inlined).
+    dashboard : str
+        The static dashboard (:func:`drmath.serve.static_dashboard.dashboard_block`, scoped to the box).
     plotly : str
         The URL of plotly.js ("" for none).
     notice : str, optional
@@ -95,9 +101,11 @@ def static_prelude(document, plotly, notice=None):
     Returns
     -------
     html : str
-        A document's start: its head (the explainer's style scoped to the box, plotly.js), the box
-        ``#drmath-preview`` with the notice and progress bar the ``drlab`` template's script drives, the
-        explainer's content, its figures drawn, then :data:`STATIC_END`. The Voilà page follows it.
+        A document's start: its head (the explainer's style scoped to its part of the box, plotly.js), the
+        box ``#drmath-preview`` where the live page will be (the same scrolling box, the same padding) with the
+        notice and progress bar the ``drlab`` template's script drives over its foot, the static dashboard
+        laid out as the live one, the explainer's content below it (``.drmath-static-explainer``), its figures
+        drawn, then :data:`STATIC_END`. The Voilà page follows it.
     """
     e = html.escape
     title = _part(document, "<title>", "</title>", "title")  # escaped already
@@ -110,7 +118,7 @@ def static_prelude(document, plotly, notice=None):
     head = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'{title}<link rel="icon" href="data:;base64,=">'
-            f"<style>{scope_css(style, _BOX)}\n{_BOX_CSS}</style>"
+            f"<style>{scope_css(style, _BOX + ' .drmath-static-explainer')}\n{_BOX_CSS}</style>"
             + (f'<script src="{e(plotly, quote=True)}"></script>' if plotly else "") + "</head><body>\n")
     box = ('<div id="drmath-preview" class="drmath-static" aria-busy="true">'
            '<div class="drmath-preview-status">'
@@ -119,15 +127,23 @@ def static_prelude(document, plotly, notice=None):
            '<p role="status"><strong>This page is static</strong> until its workbook is live: '
            '<strong>live in a few seconds</strong>, with its controls '
            '(<span class="drmath-preview-step">waiting for its kernel</span>). '
-           'Meanwhile every number and chart below is the worked answer for this scenario.</p>'
+           'Meanwhile every number and chart here is the worked answer for this scenario.</p>'
            f'{reason}<div id="loading" hidden><span id="loading_text"></span></div></div>')
-    return head + box + main + plots + "</div>\n" + STATIC_END + "\n"
+    explainer = ('<div class="drmath-static-explainer"><h2 class="drmath-static-more">The worked answer, '
+                 'step by step</h2>' + main + plots + "</div>")
+    return head + box + dashboard + explainer + "</div>\n" + STATIC_END + "\n"
 
 
-_BOX = "#drmath-preview.drmath-static"  # over the template's "#drmath-preview" rules, which come later
-_BOX_CSS = (f"""{_BOX} {{ position: fixed; inset: 0; z-index: 1000; overflow: auto; padding: 0; background: white; }}
-{_BOX} .drmath-preview-status {{ position: sticky; top: 0; z-index: 2; margin: 0; padding: 10px 16px 8px;
-  background: #eef4ff; border-bottom: 1px solid #c7d7fe; font: 14px/1.45 system-ui, sans-serif; }}
+BOX = _BOX = "#drmath-preview.drmath-static"  # over the template's "#drmath-preview" rules, which come later
+"""The static page's box, as a CSS selector (what the static dashboard's style is scoped to)."""
+# the box is where the live page's scrolling panel will be (Voilà's lab shell: the whole window, 10 px of
+# padding), so that the static dashboard in it takes the live dashboard's boxes; the notice floats over its foot
+_BOX_CSS = (f"""{_BOX} {{ position: fixed; inset: 0; z-index: 1000; overflow: auto; padding: 10px;
+  box-sizing: border-box; background: white; color: #1f2933;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }}
+{_BOX} .drmath-preview-status {{ position: fixed; left: 0; right: 0; bottom: 0; top: auto; z-index: 2; margin: 0;
+  padding: 8px 16px 8px; background: #eef4ff; border-top: 1px solid #c7d7fe; border-bottom: 0;
+  box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.08); font: 14px/1.45 system-ui, sans-serif; }}
 {_BOX} .drmath-preview-status p {{ margin: 6px 0 0; font-size: 13.5px; max-width: 1180px; }}
 {_BOX} .drmath-preview-notice {{ margin: 6px 0; padding: 6px 10px; border-left: 4px solid #b35c00;
   background: #fff4e5; }}
@@ -137,8 +153,11 @@ _BOX_CSS = (f"""{_BOX} {{ position: fixed; inset: 0; z-index: 1000; overflow: au
 @media (prefers-reduced-motion: reduce) {{ {_BOX} .drmath-preview-progress > span {{ transition: none; }} }}
 {_BOX} .drmath-go-live {{ margin: 8px 0 2px; padding: 6px 14px; font: inherit; font-weight: 600; color: white;
   background: #2563eb; border: 0; border-radius: 6px; cursor: pointer; }}
+{_BOX} .drmath-static-explainer {{ margin-top: 32px; padding-bottom: 120px; border-top: 1px solid #e4e7eb; }}
+{_BOX} .drmath-static-more {{ font-size: 20px; margin: 16px 16px 0; }}
+@media (max-width: 600px) {{ {_BOX} .drmath-preview-status {{ padding: 6px 10px; }}
+  {_BOX} .drmath-preview-status p {{ font-size: 12px; line-height: 1.35; margin-top: 4px; }} }}
 body.drmath-previewing {{ overflow: hidden; }}""")
-
 
 
 def cut_template_box(chunk):
