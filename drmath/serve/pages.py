@@ -42,7 +42,7 @@ from .sessions import bind_ticket, give_seat, give_ticket
 from .static import SeatLine, cut_template_box, static_prelude, wants_static_first
 
 __all__ = ["BUSY_HTML", "BUSY_TEXT", "TOO_LONG_HTML", "PREVIEW_MARKER", "Overloaded", "Explainers",
-           "link_query", "preview_html", "CappedVoilaHandler"]
+           "link_query", "page_scenario", "preview_html", "CappedVoilaHandler"]
 
 BUSY_HTML = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>drmath is busy</title>
@@ -100,12 +100,22 @@ def link_query(query):
     return to_query(scenario), notice
 
 
+def page_scenario(query):
+    """``(scenario, notice)`` of a page request's query, as the dashboard opens it: the seed
+    (:func:`~drmath.scenario_io.seed`, the worked answer's targets) for no query, else the link's scenario (the
+    default's when the link is bad, with the reason)."""
+    from ..scenario_io import VOILA_PARAMETERS, from_query, seed
+
+    if not query:
+        return seed(), None
+    return from_query(query, ignore=VOILA_PARAMETERS)
+
+
 def _render_explainer(query):
     """The standalone explainer (:func:`drmath.report.build_report`) of a share-link query, plotly.js not inlined."""
     from ..report import build_report
-    from ..scenario_io import from_query
 
-    return build_report(from_query(query)[0], include_plotlyjs=False)
+    return build_report(page_scenario(query)[0], include_plotlyjs=False)
 
 
 def _render_dashboard(query):
@@ -240,9 +250,7 @@ def preview_html(scenario=None, notice=None):
 @functools.lru_cache(maxsize=32)
 def _query_preview(query):
     """The preview of a page request's query (its scenario, or the default with the reason), the last 32 kept."""
-    from ..scenario_io import VOILA_PARAMETERS, from_query
-
-    return preview_html(*from_query(query, ignore=VOILA_PARAMETERS))
+    return preview_html(*page_scenario(query))
 
 
 class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
