@@ -19,6 +19,8 @@ and everything a visitor can make the server spend is bounded. One module a job:
   page;
 - :mod:`~drmath.serve.static`: static first, live later: a browser's page opens on its static explainer
   at once and waits in line for a seat (issue 24);
+- :mod:`~drmath.serve.static_dashboard`: that page's first screen, the live dashboard's own boxes drawn without
+  a kernel;
 - :mod:`~drmath.serve.query`: each preheated kernel's own request channel;
 - :mod:`~drmath.serve.handlers`: plain error pages, the kernel API behind the seat, security headers
   and bounded log lines.

@@ -63,6 +63,7 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
         BoundedLog.install(self.log)
         # the default scenario's explainer (busy and static pages) is rendered before a visitor asks
         IOLoop.current().add_callback(CappedVoilaHandler.explainers.get, link_query("")[0])
+        IOLoop.current().add_callback(CappedVoilaHandler.dashboards.get, "")  # and its static dashboard (issue 24)
         return super().listen()
 
 
