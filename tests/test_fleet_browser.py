@@ -17,9 +17,10 @@ from drmath import calibrate
 from drmath.dashboard import CARDS
 from drmath.dashboard.bands import DRAWS
 from drmath.dashboard.fleet import MAX_UPLOAD_BYTES
+from drmath.serve import MAX_MESSAGE_SIZE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import open_dashboard
+from conftest import READY_JS, open_dashboard, watch
 
 pytestmark = pytest.mark.browser
 
@@ -49,11 +50,15 @@ def select(page, name, value):
     page.locator(f".drmath-fleet-{name} select").first.select_option(value)
 
 
-def test_upload_map_and_fit_the_example_log(page):
-    # ipywidgets' FileUpload keeps its <input type=file> out of the DOM: its button opens the chooser
+def choose_file(page, path):
+    """Pick ``path`` in the file chooser that the panel's upload button opens (the input stays hidden)."""
     with page.expect_file_chooser(timeout=30_000) as chooser:
-        page.locator(".drmath-fleet-upload").first.click()
-    chooser.value.set_files(str(calibrate.example_log()))
+        page.locator(".drmath-fleet-upload button, button.drmath-fleet-upload").first.click()
+    chooser.value.set_files(str(path))
+
+
+def test_upload_map_and_fit_the_example_log(page):
+    choose_file(page, calibrate.example_log())
     page.wait_for_function("() => document.querySelector('.drmath-fleet-source').textContent"
                            ".includes('incidents_example.csv: 8 columns')", timeout=30_000)
     assert page.locator(".drmath-fleet-start select").first.input_value() == "start"  # guessed by name
@@ -95,9 +100,7 @@ def test_an_oversized_upload_is_refused_in_one_line_and_the_fit_stays(page, tmp_
     big = tmp_path / "big.csv"
     big.write_bytes(b"start\n" + b"2024-05-01T00:00:00Z\n" * (MAX_UPLOAD_BYTES // 21 + 100))  # 770 KiB < 1 MiB
     before = page.evaluate(SCENARIO_JS)
-    with page.expect_file_chooser(timeout=30_000) as chooser:
-        page.locator(".drmath-fleet-upload").first.click()
-    chooser.value.set_files(str(big))
+    choose_file(page, big)
     page.wait_for_function("() => /big.csv/.test(document.querySelector('.drmath-fleet-error').textContent)",
                            timeout=60_000)
     assert page.locator(".drmath-fleet-error-message").first.inner_text() == (
@@ -141,3 +144,38 @@ def test_solve_at_95_percent_and_see_its_answer(page):
     assert f"the point-estimate design would miss in {want.point_design_miss_probability:.1%}" in text
     assert text.startswith("applied:") == want.feasible
     assert page.locator(".drmath-band-rpo_site").count() == 1  # the applied design keeps its ranges
+
+
+def test_a_log_over_the_message_limit_is_refused_in_the_page_and_the_session_lives(voila_server, browser, tmp_path):
+    # 1.5 MiB: sent whole over the kernel websocket, it would be over the server's one-message limit and end
+    # the session; the page checks the size first and sends only the file's name and size
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"start\n" + b"2024-05-01T00:00:00Z\n" * (3 * 2**19 // 21))
+    assert MAX_MESSAGE_SIZE < big.stat().st_size
+    context = browser.new_context(viewport={"width": 1400, "height": 1500})
+    page = context.new_page()
+    log, sent = watch(page), []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(len(p if isinstance(p, bytes)
+                                                                                  else p.encode()))))
+    try:
+        page.goto(voila_server["url"], wait_until="commit", timeout=120_000)
+        page.wait_for_function(READY_JS, timeout=120_000, polling=100)
+        page.locator(".drmath-fleet-toggle").first.click()
+        page.wait_for_selector(".drmath-fleet-upload", timeout=30_000)
+        choose_file(page, big)
+        page.wait_for_function("() => /big.csv/.test(document.querySelector('.drmath-fleet-error').textContent)"
+                               " || document.getElementById('drmath-session-notice')", timeout=60_000)
+        assert page.locator("#drmath-session-notice").count() == 0
+        assert page.locator(".drmath-fleet-error-message").first.inner_text() == (
+            f"big.csv is {big.stat().st_size / 2**10:,.0f} KiB: this page takes logs of at most 768 KiB; "
+            "fit a bigger one with drmath calibrate")
+        page.locator(".drmath-fleet-example").first.click()  # the session still answers
+        page.wait_for_function("() => document.querySelector('.drmath-fleet-source').textContent"
+                               ".includes('incidents_example.csv: 8 columns')", timeout=60_000)
+        assert page.locator(".drmath-fleet-error").first.inner_text().strip() == ""
+        assert page.locator("#drmath-session-notice").count() == 0
+        assert sent and max(sent) < MAX_MESSAGE_SIZE
+        assert log["errors"] == [] and log["failed"] == [] and log["bad_status"] == []
+    finally:
+        page.close(run_before_unload=True)
+        context.close()

@@ -3,7 +3,6 @@
 Each refusal is one clear line in the panel's error area, and nothing moves: not the scenario, not the fit.
 """
 
-import datetime
 import html
 import re
 
@@ -13,6 +12,7 @@ from drmath import _resources, calibrate, viz
 from drmath.dashboard import build_app
 from drmath.dashboard import fleet as panel_module
 from drmath.dashboard.fleet import MAX_UPLOAD_BYTES, MAX_UPLOAD_ROWS, NONE, FleetPanel
+from drmath.dashboard.upload import UploadButton
 
 GOOD = ("start,minutes,cause\n2024-05-01 00:00,30,GPU\n2024-05-01 05:00,12,NIC\n"
         "2024-05-01 09:00,45,GPU\n2024-05-01 16:00,20,GPU\n")
@@ -49,16 +49,60 @@ def test_the_example_log_fits_and_shows_its_figures_summary_and_causes(panel):
     assert not panel.apply_button.disabled and panel.error.value == ""
 
 
-def test_an_upload_goes_through_the_file_upload_widget(panel):
+def test_an_upload_goes_through_the_upload_button(panel):
     panel.open()
-    when = datetime.datetime(2024, 5, 1, tzinfo=datetime.UTC)
-    panel.upload.value = ({"name": "mine.csv", "type": "text/csv", "size": len(GOOD), "last_modified": when,
-                           "content": memoryview(GOOD.encode())},)
-    assert panel.columns == ["start", "minutes", "cause"] and panel.upload.value == ()
+    assert isinstance(panel.upload, UploadButton) and panel.upload.max_bytes == MAX_UPLOAD_BYTES
+    # as the page sends it: a custom message, the bytes as its one binary buffer
+    panel.upload._handle_custom_msg({"event": "file", "name": "mine.csv", "size": len(GOOD)},
+                                    [memoryview(GOOD.encode())])
+    assert panel.columns == ["start", "minutes", "cause"] and panel.error.value == ""
     assert panel.start.value == "start" and panel.cause.value == "cause" and panel.duration.value == NONE
     panel.map_columns(start="start", duration="minutes", unit="min", cause="cause")
     fit = panel.fit()
     assert fit.events == 3 and fit.provenance["file"] == "mine.csv"
+
+
+def test_a_file_the_page_refused_for_its_size_is_one_line_and_changes_nothing(panel):
+    assert panel.load("before.csv", GOOD.encode())
+    panel.upload._handle_custom_msg({"event": "refused", "name": "big.csv", "size": 2**20}, [])
+    assert shown_error(panel) == ("big.csv is 1,024 KiB: this page takes logs of at most 768 KiB; "
+                                  "fit a bigger one with drmath calibrate")
+    assert panel.columns == ["start", "minutes", "cause"] and panel._name == "before.csv"
+
+
+def test_the_kernel_checks_the_size_again_whatever_the_page_says(panel):
+    assert panel.load("before.csv", GOOD.encode())
+    raw = b"start\n" + b"2024-05-01\n" * (MAX_UPLOAD_BYTES // 11 + 1)  # a page that skipped its check, and lies
+    panel.upload._handle_custom_msg({"event": "file", "name": "sly\n.csv", "size": 10}, [memoryview(raw)])
+    assert shown_error(panel) == (f"sly .csv is {len(raw) / 2**10:,.0f} KiB: this page takes logs of at most "
+                                  "768 KiB; fit a bigger one with drmath calibrate")
+    assert panel.columns == ["start", "minutes", "cause"] and panel._name == "before.csv"
+
+
+def test_the_upload_button_hands_on_no_byte_over_its_bound_whatever_the_page_says():
+    button, taken, refused = UploadButton(max_bytes=8), [], []
+    button.on_file(lambda name, raw: taken.append((name, raw)))
+    button.on_refused(lambda name, size: refused.append((name, size)))
+    button._handle_custom_msg({"event": "file", "name": "ok.csv", "size": 8}, [memoryview(b"a,b\n1,2\n")])
+    button._handle_custom_msg({"event": "file", "name": "sly.csv", "size": 8}, [memoryview(b"a,b\n1,2\n3")])
+    assert taken == [("ok.csv", b"a,b\n1,2\n")] and refused == [("sly.csv", 9)]
+
+
+@pytest.mark.parametrize("content, buffers", [
+    ("file", []), ({"event": "file", "name": "two.csv"}, [b"a\n", b"b\n"]), ({"event": "file", "name": "a.csv"}, []),
+    ({"event": "open", "name": "a.csv"}, [b"a\n"]), ({"name": "a.csv"}, [b"a\n"]),
+])
+def test_a_malformed_message_from_the_page_loads_nothing(panel, content, buffers):
+    assert panel.load("before.csv", GOOD.encode())
+    panel.upload._handle_custom_msg(content, buffers)
+    assert panel.columns == ["start", "minutes", "cause"] and panel._name == "before.csv" and panel.error.value == ""
+
+
+@pytest.mark.parametrize("size", [None, -1, "big", True])
+def test_a_refusal_without_a_size_says_the_file_was_not_read(panel, size):
+    panel.open()
+    panel.upload._handle_custom_msg({"event": "refused", "name": "odd.csv", "size": size}, [])
+    assert shown_error(panel) == "odd.csv: the browser could not read it"
 
 
 @pytest.mark.parametrize("name, raw, message", [

@@ -1,6 +1,6 @@
 """The dashboard's "your own fleet" panel: an incident log in, its fit shown, and applied as the failure model.
 
-A visitor uploads a CSV (an ipywidgets ``FileUpload``) or takes the shipped example log, maps its
+A visitor uploads a CSV (:class:`~drmath.dashboard.upload.UploadButton`) or takes the shipped example log, maps its
 columns with dropdowns (start; end, or duration and its unit; optionally cause, scope, a filter and the
 fleet's GPU count), presses "fit" and sees :meth:`drmath.calibrate.Calibration.summary`, the gaps against
 the fitted densities, the failures over time and the cause table (:mod:`drmath.viz.fleet`). "apply as
@@ -8,16 +8,17 @@ failure model" sets the dashboard's scenario to :meth:`Calibration.apply` of the
 dashboard's one funnel (:meth:`Dashboard.load`): all of it or nothing.
 
 The public page is hostile ground, so the panel bounds what it takes before parsing:
-:data:`MAX_UPLOAD_BYTES` (under the server's one-message limit, ``drmath.serve.MAX_MESSAGE_SIZE``, so a
-refused file gets this panel's message rather than an ended session) and :data:`MAX_UPLOAD_ROWS`; the file
-is then read by :func:`drmath.calibrate.parse_incidents` with its own guards. Every failure shows as one line
+:data:`MAX_UPLOAD_BYTES` (under the server's one-message limit, ``drmath.serve.MAX_MESSAGE_SIZE``; the
+upload button checks it in the page and sends a bigger file's name and size only, so a refused file gets
+this panel's message rather than an ended session; the kernel checks it again) and :data:`MAX_UPLOAD_ROWS`;
+the file is then read by :func:`drmath.calibrate.parse_incidents` with its own guards. Every failure shows as one line
 in ``.drmath-fleet-error`` and changes nothing.
 
 The panel's widgets are made when it is first opened (:meth:`FleetPanel.open`): a page that never opens
 it pays for one toggle button.
 
-Test hooks: ``.drmath-fleet-toggle``, ``.drmath-fleet-upload`` (a button: ipywidgets keeps its
-``input[type=file]`` out of the page, so a browser test takes the file chooser it opens),
+Test hooks: ``.drmath-fleet-toggle``, ``.drmath-fleet-upload`` (its ``button`` opens the file chooser
+of a hidden ``input[type=file]``: a browser test takes the chooser it opens),
 ``.drmath-fleet-example``, ``.drmath-fleet-<start|end|duration|unit|cause|scope|where|where-value|gpus>``,
 ``.drmath-fleet-fit``, ``.drmath-fleet-apply``, ``.drmath-fleet-summary``, ``.drmath-fleet-gaps`` and
 ``.drmath-fleet-trend`` (figures), ``.drmath-cause-table``, ``.drmath-fleet-error``, ``.drmath-fleet-applied``.
@@ -37,6 +38,7 @@ import ipywidgets as W
 
 from .. import calibrate, viz
 from ..formatting import short_duration
+from .upload import UploadButton
 from .widgets import PlotlyView
 
 __all__ = ["FleetPanel", "confidence_choice", "searching_html", "CONFIDENCES", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS",
@@ -84,6 +86,12 @@ def _header(text):
         if bare and not bare.startswith("#"):
             return [name.strip() for name in next(csv.reader([line]))]
     return []
+
+
+def _too_big(name, size):
+    """The one line refusing a log of ``size`` bytes [B], over :data:`MAX_UPLOAD_BYTES`."""
+    return (f"{name} is {size / 2**10:,.0f} KiB: this page takes logs of at most {MAX_UPLOAD_BYTES // 2**10:,} KiB; "
+            "fit a bigger one with drmath calibrate")
 
 
 def _one_line(exc):
@@ -159,9 +167,10 @@ class FleetPanel:
         return widget.add_class(f"drmath-fleet-{name}")
 
     def _build(self):
-        self.upload = W.FileUpload(accept=".csv,text/csv", multiple=False, description="upload a CSV",
+        self.upload = UploadButton(max_bytes=MAX_UPLOAD_BYTES, accept=".csv,text/csv", description="upload a CSV",
                                    layout=W.Layout(width="auto")).add_class("drmath-fleet-upload")
-        self.upload.observe(lambda change: self._on_upload(change["new"]), "value")
+        self.upload.on_file(self.load)
+        self.upload.on_refused(self._refuse)
         self.example = W.Button(description="use the example log", layout=W.Layout(width="auto"),
                                 tooltip="a generated log: 54 days of 16,384 GPUs with a falling failure rate")
         self.example.add_class("drmath-fleet-example")
@@ -210,12 +219,10 @@ class FleetPanel:
         self.error.value = (f'<div class="drmath-fleet-error-message">{html.escape(message)}</div>'
                             if message else "")
 
-    def _on_upload(self, value):
-        if not value:
-            return
-        item = value[0]
-        self.load(str(item.get("name", "upload.csv")), bytes(item.get("content", b"")))
-        self.upload.value = ()  # the bytes are not kept in the widget
+    def _refuse(self, name, size):
+        """Say why the upload button refused a file (``size`` [B], or None: unreadable); nothing changes."""
+        self.open()
+        self._show_error(_too_big(name, size) if size is not None else f"{name}: the browser could not read it")
 
     def load(self, name, raw):
         """Take a log's bytes, bounded and decoded, and offer its columns; nothing is fitted yet.
@@ -253,8 +260,7 @@ class FleetPanel:
     def _checked(self, name, raw):
         """The log's text, or ValueError naming what is over its bound."""
         if len(raw) > MAX_UPLOAD_BYTES:
-            raise ValueError(f"{name} is {len(raw) / 2**10:,.0f} KiB: this page takes logs of at most "
-                             f"{MAX_UPLOAD_BYTES // 2**10:,} KiB; fit a bigger one with drmath calibrate")
+            raise ValueError(_too_big(name, len(raw)))
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
