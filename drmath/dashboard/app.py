@@ -40,7 +40,7 @@ from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
 from .fleet import FleetPanel, confidence_choice, searching_html
 from .inert import mark_inert
 from .page import FIGURES, STORY
-from .widgets import PlotlyView, ShareLink, _controls
+from .widgets import PlotlyView, ShareLink, _controls, opened_when_built
 
 __all__ = ["build_app", "Dashboard"]
 
@@ -90,6 +90,10 @@ class Dashboard:
     _SOLVE = "apply the cheapest design"  # the solve button's label, which the stale Pareto figure names
 
     def __init__(self, scenario=None):
+        with opened_when_built():  # each widget reaches the page once, with its first render's state
+            self._build(scenario)
+
+    def _build(self, scenario):
         self.scenario = scenario_io.seed() if scenario is None else scenario  # the seed carries the targets
         self.plan = drmath.plan(self.scenario)
         self._syncing = False
