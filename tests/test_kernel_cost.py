@@ -3,6 +3,8 @@
 The CPU a pooled kernel burns to get ready is measured by ``bench/bench_kernel.py`` (a test never asserts a
 timing); these tests pin the causes that profiling found, so that none comes back unnoticed:
 
+- the app reaches the page in one message per widget, with its first render's state (no update follows at
+  open), and at most :data:`MAX_WIDGETS_AT_OPEN` widgets (123 widgets and 240 messages before issue 24);
 - building the app loads neither ``numpy.ma`` (``np.median`` imports it) nor mistune (a plan warning's one line
   of ``**bold**`` and ```code``` is rendered without it, exactly as mistune renders it);
 - the page kernel does not import psutil (jupyter_client lists the network interfaces for a default ip that the
@@ -22,6 +24,30 @@ import drmath
 from drmath import report, scenario_io
 
 ROOT = Path(__file__).resolve().parent.parent
+MAX_WIDGETS_AT_OPEN = 120
+"""Widgets (each one comm and one message) the dashboard opens before a visitor touches anything. [1]"""
+
+
+def test_the_app_opens_each_widget_once_with_its_final_state_and_sends_nothing_more(monkeypatch):
+    import comm
+    import ipywidgets
+
+    from drmath.dashboard import build_app
+
+    sent = []
+
+    class Recording(comm.DummyComm):
+        def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
+            sent.append((msg_type, (data or {}).get("method"), (data or {}).get("state", {}).get("value")))
+
+    monkeypatch.setattr(ipywidgets.comm, "create_comm", lambda *args, **kwargs: Recording(*args, **kwargs))
+    app = build_app()
+    opens = [m for m in sent if m[0] == "comm_open"]
+    assert [m for m in sent if m[0] != "comm_open"] == []  # no update after an open
+    assert len(opens) <= MAX_WIDGETS_AT_OPEN
+    assert app.cards["ettr"].value and (app.cards["ettr"].value in [value for _, _, value in opens])  # rendered
+
+
 
 
 def test_building_the_app_loads_neither_numpy_ma_nor_mistune():
