@@ -46,6 +46,8 @@ def test_the_app_opens_each_widget_once_with_its_final_state_and_sends_nothing_m
     assert [m for m in sent if m[0] != "comm_open"] == []  # no update after an open
     assert len(opens) <= MAX_WIDGETS_AT_OPEN
     assert app.cards["ettr"].value and (app.cards["ettr"].value in [value for _, _, value in opens])  # rendered
+    view = "application/vnd.jupyter.widget-view+json"  # displayed as its root, without a repr of the whole tree
+    assert app._repr_mimebundle_()[view] == app.root._repr_mimebundle_()[view]
 
 
 

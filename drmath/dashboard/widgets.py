@@ -104,11 +104,14 @@ def opened_when_built():
     finally:
         W.Widget.open = open_now
 
+    refers = W.widget_serialization["to_json"]  # how a trait holding widgets is sent (children, layout, style)
+
     def open_after_its_parts(widget):
         if widget.comm is None:
             for name in widget.keys:
-                for part in _widgets_in(getattr(widget, name)):
-                    open_after_its_parts(part)
+                if widget.trait_metadata(name, "to_json") is refers:
+                    for part in _widgets_in(getattr(widget, name)):
+                        open_after_its_parts(part)
             open_now(widget)
 
     for widget in made:
