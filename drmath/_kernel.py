@@ -30,9 +30,15 @@ __all__ = ["main"]
 
 def _collect_after_first_cell(shell):
     """Turn cyclic collection back on once ``shell`` has run its first cell, start-up's objects in the oldest
-    generation (moved there without a walk)."""
+    generation (moved there without a walk).
+
+    The first cell is the notebook's: a cell run without history (Voilà runs one to set ``VOILA_KERNEL_ID``
+    before the notebook) does not count, or the app's cell would run with collection on.
+    """
 
     def resume(result):
+        if not result.info.store_history:  # Voilà's own cell before the page's (its kernel id into os.environ)
+            return
         shell.events.unregister("post_run_cell", resume)
         gc.freeze()  # every tracked object into the permanent generation: a list splice, no walk
         gc.unfreeze()  # and back into the oldest one, which only a full collection walks

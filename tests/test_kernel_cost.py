@@ -8,7 +8,8 @@ timing); these tests pin the causes that profiling found, so that none comes bac
 - building the app loads neither ``numpy.ma`` (``np.median`` imports it) nor mistune (a plan warning's one line
   of ``**bold**`` and ```code``` is rendered without it, exactly as mistune renders it);
 - the page kernel does not import psutil (jupyter_client lists the network interfaces for a default ip that the
-  connection file overrides), and start-up's objects leave the young generations without being walked.
+  connection file overrides); collection stays off until the notebook's first cell has run (Voilà's own
+  cell before it does not count), then start-up's objects leave the young generations without being walked.
 """
 
 import json
@@ -96,12 +97,18 @@ def test_a_page_kernel_skips_psutil_and_moves_startup_objects_to_the_oldest_gene
     km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ), cwd=str(tmp_path))
     try:
         assert "drmath._kernel" in " ".join(km.kernel_spec.argv)
-        kc.execute_interactive("import numpy; x = 1", timeout=60, output_hook=lambda m: None)  # the first cell
-        probe = ("import gc, sys; print(gc.isenabled(), 'psutil' in sys.modules, "
-                 "len(gc.get_objects(2)) > 20 * len(gc.get_objects(1)) + 20 * len(gc.get_objects(0)))")
         outputs = []
-        kc.execute_interactive(probe, timeout=60, output_hook=lambda m: outputs.append(m["content"].get("text", "")))
-        assert "".join(outputs).split() == ["True", "False", "True"], outputs
+
+        def run(code, store_history=True):
+            kc.execute_interactive(code, store_history=store_history, timeout=60,
+                                   output_hook=lambda m: outputs.append(m["content"].get("text", "")))
+
+        run("import os; os.environ['VOILA_KERNEL_ID'] = 'k'", store_history=False)  # Voilà's cell before the page's
+        run("import gc; print(gc.isenabled())", store_history=False)
+        run("import numpy; x = 1")  # the page's first cell
+        run("import gc, sys; print(gc.isenabled(), 'psutil' in sys.modules, "
+            "len(gc.get_objects(2)) > 20 * len(gc.get_objects(1)) + 20 * len(gc.get_objects(0)))")
+        assert "".join(outputs).split() == ["False", "True", "False", "True"], outputs
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
