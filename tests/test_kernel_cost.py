@@ -25,7 +25,7 @@ import drmath
 from drmath import report, scenario_io
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_WIDGETS_AT_OPEN = 120
+MAX_WIDGETS_AT_OPEN = 115
 """Widgets (each one comm and one message) the dashboard opens before a visitor touches anything. [1]"""
 
 

@@ -26,6 +26,7 @@ import math
 import ipywidgets as W
 import traitlets
 from ipywidgets.widgets.widget_bool import ToggleButtonStyle
+from ipywidgets.widgets.widget_button import ButtonStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 import drmath
@@ -98,7 +99,7 @@ class Dashboard:
         self.plan = drmath.plan(self.scenario)
         self._syncing = False
         # plain pieces share one layout and one style model: ~60 fewer models for each page to build
-        self._plain, self._html_style = W.Layout(), HTMLStyle()
+        self._plain, self._html_style, self._auto = W.Layout(), HTMLStyle(), W.Layout(width="auto")
         self._controls = _controls(self.scenario)
         self.controls = {path: c.widget for path, c in self._controls.items()}
         full = self._full = W.Layout(width="100%")
@@ -110,7 +111,7 @@ class Dashboard:
         self.warnings = self._html("", layout=full).add_class("drmath-warnings")  # what is wrong with the design
         self._make_files()
         self._make_solver()
-        self.tiers = self._html("", layout=W.Layout(width="100%")).add_class("drmath-tiers")
+        self.tiers = self._html("", layout=full).add_class("drmath-tiers")
         card_boxes = self._make_cards()
         self.fleet = FleetPanel(self)  # "your own fleet": an incident log in, applied as the failure model
         self.figures = {name: PlotlyView().add_class("drmath-figure").add_class(f"drmath-figure-{name}")
@@ -124,7 +125,7 @@ class Dashboard:
 
     def _make_files(self):
         """The files row: the share link, the scenario picker, the save link and what is open."""
-        self.share = ShareLink()
+        self.share = ShareLink(layout=self._plain)
         self._scenario_files = scenario_io.shipped_scenarios()
         self.picker = W.Dropdown(options=[("open a scenario…", "")] + [(n, n) for n in self._scenario_files],
                                  value="", layout=W.Layout(width="300px", max_width="100%"),
@@ -141,12 +142,13 @@ class Dashboard:
         """The baseline each card is compared with (pinned by a button), and the "meet these targets" panel."""
         self.baseline = None
         self.compare_view = BaselineView()  # every card, baseline against now, and one chart
-        self.pin = W.Button(description="pin as baseline", icon="", layout=W.Layout(width="auto"),
+        button_style = ButtonStyle()  # the two buttons share it and the auto-width layout
+        self.pin = W.Button(description="pin as baseline", icon="", layout=self._auto, style=button_style,
                             tooltip="keep this design's numbers: every card then shows its change against them")
         self.pin.add_class("drmath-pin")
         self.pin.on_click(lambda _: self.pin_baseline(self.baseline is None))
         self.solve_button = W.Button(description=self._SOLVE, icon="", button_style="primary",
-                                     layout=W.Layout(width="auto"),
+                                     layout=self._auto, style=button_style,
                                      tooltip="search tier, link, replication and checkpoint cadence and standby size "
                                              "for the cheapest design that meets every target, and apply it")
         self.solve_button.add_class("drmath-solve")
@@ -161,7 +163,7 @@ class Dashboard:
         """Each card's value and its "show the math" toggle; returns the cards' boxes, in :data:`CARDS` order."""
         self.cards, self.math_toggles, self.math_views = {}, {}, {}
         card_boxes = []
-        toggle_layout, toggle_style = W.Layout(width="auto"), ToggleButtonStyle()
+        toggle_layout, toggle_style = self._auto, ToggleButtonStyle()
         for name in CARDS:
             value = self._html("")
             toggle = W.ToggleButton(value=False, description="show the math", icon="",
