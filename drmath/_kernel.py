@@ -9,7 +9,12 @@
 - no listing of the machine's network interfaces: jupyter_client computes the default ``ip`` even when the
   connection file names one (as every connection file does), and that imports psutil (~10 ms of CPU);
   here the default is loopback without asking (:func:`_skip_interface_listing`);
-- no cyclic garbage collection until the page's first cell has run: almost every object that starting
+- no kernel managers, kernel specs, provisioners or async clients: ipykernel needs a few of jupyter_client's modules
+  (the session, the connection file), but ``import jupyter_client`` runs its package ``__init__``, which loads
+  all the rest (~12 ms of CPU). Here the package starts without it, and the first name asked of it that is not
+  already there runs it (:func:`_defer_jupyter_client_init`), so ``from jupyter_client import KernelManager`` in
+  a kernel still works;
+- no cyclic garbage collection until the notebook's first cell has run: almost every object that starting
   Python, ipykernel, numpy, ipywidgets and the dashboard makes lives as long as the kernel, yet each
   collection during start-up walked the young ones again. After the first cell they are moved to the
   oldest generation at once (:func:`gc.freeze` then :func:`gc.unfreeze`: no walk, ~20 ms of CPU less than
@@ -62,6 +67,39 @@ def _skip_interface_listing(app):
     app._ip_default = loopback
 
 
+def _defer_jupyter_client_init():
+    """Make ``jupyter_client`` a package whose ``__init__`` runs only when a name it defines is first asked for.
+
+    Its submodules import as usual. The names a kernel takes from the package itself are set from their
+    modules: those of :mod:`jupyter_client.connect`, which ``__init__`` re-exports (``ipykernel.connect`` uses
+    ``write_connection_file`` and ``find_connection_file``), and ``BlockingKernelClient`` (the default of
+    ``ConnectionFileMixin.blocking_class``, a class named by string, resolved as the kernel app is made). Any
+    other name the package lacks runs the real ``__init__`` once (module ``__getattr__``, PEP 562) and is then
+    looked up again.
+    """
+    import importlib
+    import importlib.util
+
+    if "jupyter_client" in sys.modules:
+        return
+    spec = importlib.util.find_spec("jupyter_client")
+    package = importlib.util.module_from_spec(spec)
+
+    def initialize(name):
+        del package.__getattr__  # the real __init__ imports submodules, which look names up on the package
+        spec.loader.exec_module(package)
+        return getattr(package, name)
+
+    package.__getattr__ = initialize
+    sys.modules["jupyter_client"] = package
+    connect = importlib.import_module("jupyter_client.connect")  # not ``from jupyter_client import``: that asks
+    from jupyter_client.blocking.client import BlockingKernelClient
+
+    for name in connect.__all__:  # as __init__'s ``from .connect import *``: ipykernel.connect takes two of them
+        setattr(package, name, getattr(connect, name))
+    package.BlockingKernelClient = BlockingKernelClient  # the default of ConnectionFileMixin.blocking_class
+
+
 def main(argv=None):
     """Start ipykernel (``IPKernelApp``) with the command line ``argv`` (``sys.argv[1:]`` when omitted).
 
@@ -71,6 +109,7 @@ def main(argv=None):
         It returns when the kernel stops.
     """
     sys.modules.setdefault("debugpy", None)  # ipykernel then runs without its debugger
+    _defer_jupyter_client_init()
     from ipykernel.kernelapp import IPKernelApp
 
     app = IPKernelApp.instance()

@@ -8,8 +8,9 @@ timing); these tests pin the causes that profiling found, so that none comes bac
 - building the app loads neither ``numpy.ma`` (``np.median`` imports it) nor mistune (a plan warning's one line
   of ``**bold**`` and ```code``` is rendered without it, exactly as mistune renders it);
 - the page kernel does not import psutil (jupyter_client lists the network interfaces for a default ip that the
-  connection file overrides); collection stays off until the notebook's first cell has run (Voilà's own
-  cell before it does not count), then start-up's objects leave the young generations without being walked.
+  connection file overrides), nor jupyter_client's managers, kernel specs and provisioners until asked for;
+  collection stays off until the notebook's first cell has run (Voilà's own cell before it does not count),
+  then start-up's objects leave the young generations without being walked.
 """
 
 import json
@@ -88,7 +89,7 @@ def test_every_plan_warning_renders_as_mistune_renders_it(gpus, tier, link, inte
         assert report.markdown_html(text) == report._markdown()(text), text
 
 
-def test_a_page_kernel_skips_psutil_and_moves_startup_objects_to_the_oldest_generation(tmp_path, monkeypatch):
+def test_a_page_kernel_skips_psutil_and_managers_and_moves_startup_objects_to_gen2(tmp_path, monkeypatch):
     from jupyter_client.manager import start_new_kernel
 
     from drmath import serve
@@ -106,9 +107,12 @@ def test_a_page_kernel_skips_psutil_and_moves_startup_objects_to_the_oldest_gene
         run("import os; os.environ['VOILA_KERNEL_ID'] = 'k'", store_history=False)  # Voilà's cell before the page's
         run("import gc; print(gc.isenabled())", store_history=False)
         run("import numpy; x = 1")  # the page's first cell
-        run("import gc, sys; print(gc.isenabled(), 'psutil' in sys.modules, "
+        run("import gc, sys; print(gc.isenabled(), 'psutil' in sys.modules, 'jupyter_client.manager' in sys.modules, "
             "len(gc.get_objects(2)) > 20 * len(gc.get_objects(1)) + 20 * len(gc.get_objects(0)))")
-        assert "".join(outputs).split() == ["False", "True", "False", "True"], outputs
+        run("from jupyter_client import KernelManager; import jupyter_client; print(jupyter_client.__version__ != '', "
+            "KernelManager.__module__)")  # the whole package, once asked for
+        assert "".join(outputs).split() == ["False", "True", "False", "False", "True", "True",
+                                            "jupyter_client.manager"], outputs
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
