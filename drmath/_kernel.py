@@ -11,7 +11,8 @@
   here the default is loopback without asking (:func:`_skip_interface_listing`);
 - no kernel managers, kernel specs, provisioners or async clients: ipykernel needs a few of jupyter_client's modules
   (the session, the connection file), but ``import jupyter_client`` runs its package ``__init__``, which loads
-  all the rest (~12 ms of CPU). Here the package starts without it, and the first name asked of it that is not
+  all the rest (~6 ms of CPU net: ~10 ms at start, less what ``importlib.metadata``, which anywidget also
+  needs, costs later). Here the package starts without it, and the first name asked of it that is not
   already there runs it (:func:`_defer_jupyter_client_init`), so ``from jupyter_client import KernelManager`` in
   a kernel still works;
 - no cyclic garbage collection until the notebook's first cell has run: almost every object that starting
