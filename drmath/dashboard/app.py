@@ -95,7 +95,8 @@ class Dashboard:
             self._build(scenario)
 
     def _build(self, scenario):
-        self.scenario = scenario_io.seed() if scenario is None else scenario  # the seed carries the targets
+        seed = scenario_io.seed() if scenario is None else None  # read once: it is also what "open" shows first
+        self.scenario = seed if scenario is None else scenario  # the seed carries the targets
         self.plan = drmath.plan(self.scenario)
         self._syncing = False
         # plain pieces share one layout and one style model: ~60 fewer models for each page to build
@@ -109,7 +110,7 @@ class Dashboard:
         self.inert_note, self._inert_tier = self._html("").add_class("drmath-note"), None  # controls that do nothing
         self.notice = self._html("", layout=full).add_class("drmath-notice")
         self.warnings = self._html("", layout=full).add_class("drmath-warnings")  # what is wrong with the design
-        self._make_files()
+        self._make_files(seed)
         self._make_solver()
         self.tiers = self._html("", layout=full).add_class("drmath-tiers")
         card_boxes = self._make_cards()
@@ -123,8 +124,9 @@ class Dashboard:
 
     # ---- the parts of the page
 
-    def _make_files(self):
-        """The files row: the share link, the scenario picker, the save link and what is open."""
+    def _make_files(self, seed_scenario=None):
+        """The files row: the share link, the scenario picker, the save link and what is open (the seed, as
+        ``seed_scenario`` when already read)."""
         self.share = ShareLink(layout=self._plain)
         self._scenario_files = scenario_io.shipped_scenarios()
         self.picker = W.Dropdown(options=[("open a scenario…", "")] + [(n, n) for n in self._scenario_files],
@@ -135,7 +137,9 @@ class Dashboard:
         self.save_link = self._html("").add_class("drmath-save")
         self.opened = self._html("").add_class("drmath-opened-holder")  # the scenario last opened, and if edited
         seed = scenario_io.SCENARIO_DIR / "seed.toml"
-        self._opened = ((scenario_io.seed(), scenario_io.read_meta(seed)) if seed.exists()
+        if seed_scenario is None and seed.exists():
+            seed_scenario = scenario_io.seed()
+        self._opened = ((seed_scenario, scenario_io.read_meta(seed)) if seed.exists()
                         else (Scenario(), {"name": "default scenario"}))
 
     def _make_solver(self):
