@@ -15,8 +15,9 @@ cache written first), so the figure does not include compiling drmath.
 
 The kernels start from drmath's ``python3`` kernel spec (``drmath/data/kernels/python3``, :mod:`drmath._kernel`),
 as a served page's do. Where the CPU goes (issue 24) is what ``--profile`` shows for one bare kernel: the
-CPU-seconds to its ``kernel_info`` reply, then after each cell of the app notebook, run through a
-``jupyter_client`` client (no Voilà; the request-channel cell returns at once outside a preheated kernel),
+CPU-seconds to its ``kernel_info`` reply, then after each cell of the app notebook (after the cell Voilà runs
+first, without history), run through a ``jupyter_client`` client (no Voilà; the request-channel cell returns at
+once outside a preheated kernel),
 for the stock ipykernel launcher and for drmath's.
 """
 
@@ -105,6 +106,9 @@ def profile_kernel(command, flags=(), timeout=120):
             client.start_channels()
             client.wait_for_ready(timeout=timeout)
             ready, cells = cpu(process), []
+            # as Voilà does before the notebook: its kernel id into os.environ, without history
+            client.execute_interactive("import os\nos.environ['VOILA_KERNEL_ID'] = 'bench'", store_history=False,
+                                       timeout=timeout, output_hook=lambda msg: None)
             for cell in nbformat.read(NOTEBOOK, as_version=4).cells:
                 if cell.cell_type == "code":
                     client.execute_interactive(cell.source, timeout=timeout, output_hook=lambda msg: None)

@@ -181,7 +181,28 @@ def markdown_html(text):
     <div class="math"><math display="block"><mrow><mi>x</mi><mo>&#x0003D;</mo><mi>y</mi></mrow></math></div>
     <BLANKLINE>
     """
-    return _markdown()(str(text))
+    text = str(text)
+    simple = _simple_html(text)
+    return _markdown()(text) if simple is None else simple
+
+
+_SAFE = r"(?:[^*`_\\\[\]<>&!|$#~\n]|(?<=[A-Za-z0-9])_(?=[A-Za-z0-9]))"
+_SIMPLE = re.compile(
+    rf"(?:(?<![^ ])\*\*[A-Za-z0-9](?:{_SAFE}*[A-Za-z0-9])?\*\*(?![^ .,;:])"  # **bold**, opened after a space
+    r"|`[A-Za-z0-9._:=/-](?:[A-Za-z0-9._:=/ -]*[A-Za-z0-9._:=/-])?`"  # `code`
+    rf"|{_SAFE})*")
+"""One line of plain words with ``**bold**`` and ```code``` spans and nothing else Markdown or HTML reads: no
+other emphasis, escapes, entities, links, tags, tables or math (an underscore only inside a word)."""
+
+
+def _simple_html(text):
+    """A plan warning's usual Markdown (one line: words, ``**bold**``, ```code```) as mistune renders it, without
+    loading mistune (~10 ms per page's kernel); None for any other text, which :func:`markdown_html` gives to
+    mistune. ``tests/test_kernel_cost.py`` checks both agree."""
+    if not text[:1].isalpha() and not text.startswith("**") or text != text.strip() or not _SIMPLE.fullmatch(text):
+        return None
+    body = re.sub(r"`([^`]*)`", r"<code>\1</code>", re.sub(r"\*\*([^*]*)\*\*", r"<strong>\1</strong>", text))
+    return f"<p>{body.replace(chr(34), '&quot;')}</p>\n"
 
 
 # --------------------------------------------------------------------------- figures with slider steps

@@ -26,6 +26,7 @@ import math
 import ipywidgets as W
 import traitlets
 from ipywidgets.widgets.widget_bool import ToggleButtonStyle
+from ipywidgets.widgets.widget_button import ButtonStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 import drmath
@@ -40,7 +41,7 @@ from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
 from .fleet import FleetPanel, confidence_choice, searching_html
 from .inert import mark_inert
 from .page import FIGURES, STORY
-from .widgets import PlotlyView, ShareLink, _controls
+from .widgets import PlotlyView, ShareLink, _controls, opened_when_built
 
 __all__ = ["build_app", "Dashboard"]
 
@@ -90,11 +91,16 @@ class Dashboard:
     _SOLVE = "apply the cheapest design"  # the solve button's label, which the stale Pareto figure names
 
     def __init__(self, scenario=None):
-        self.scenario = scenario_io.seed() if scenario is None else scenario  # the seed carries the targets
+        with opened_when_built():  # each widget reaches the page once, with its first render's state
+            self._build(scenario)
+
+    def _build(self, scenario):
+        seed = scenario_io.seed() if scenario is None else None  # read once: it is also what "open" shows first
+        self.scenario = seed if scenario is None else scenario  # the seed carries the targets
         self.plan = drmath.plan(self.scenario)
         self._syncing = False
         # plain pieces share one layout and one style model: ~60 fewer models for each page to build
-        self._plain, self._html_style = W.Layout(), HTMLStyle()
+        self._plain, self._html_style, self._auto = W.Layout(), HTMLStyle(), W.Layout(width="auto")
         self._controls = _controls(self.scenario)
         self.controls = {path: c.widget for path, c in self._controls.items()}
         full = self._full = W.Layout(width="100%")
@@ -104,9 +110,9 @@ class Dashboard:
         self.inert_note, self._inert_tier = self._html("").add_class("drmath-note"), None  # controls that do nothing
         self.notice = self._html("", layout=full).add_class("drmath-notice")
         self.warnings = self._html("", layout=full).add_class("drmath-warnings")  # what is wrong with the design
-        self._make_files()
+        self._make_files(seed)
         self._make_solver()
-        self.tiers = self._html("", layout=W.Layout(width="100%")).add_class("drmath-tiers")
+        self.tiers = self._html("", layout=full).add_class("drmath-tiers")
         card_boxes = self._make_cards()
         self.fleet = FleetPanel(self)  # "your own fleet": an incident log in, applied as the failure model
         self.figures = {name: PlotlyView().add_class("drmath-figure").add_class(f"drmath-figure-{name}")
@@ -118,9 +124,10 @@ class Dashboard:
 
     # ---- the parts of the page
 
-    def _make_files(self):
-        """The files row: the share link, the scenario picker, the save link and what is open."""
-        self.share = ShareLink()
+    def _make_files(self, seed_scenario=None):
+        """The files row: the share link, the scenario picker, the save link and what is open (the seed, as
+        ``seed_scenario`` when already read)."""
+        self.share = ShareLink(layout=self._plain)
         self._scenario_files = scenario_io.shipped_scenarios()
         self.picker = W.Dropdown(options=[("open a scenario…", "")] + [(n, n) for n in self._scenario_files],
                                  value="", layout=W.Layout(width="300px", max_width="100%"),
@@ -130,19 +137,22 @@ class Dashboard:
         self.save_link = self._html("").add_class("drmath-save")
         self.opened = self._html("").add_class("drmath-opened-holder")  # the scenario last opened, and if edited
         seed = scenario_io.SCENARIO_DIR / "seed.toml"
-        self._opened = ((scenario_io.seed(), scenario_io.read_meta(seed)) if seed.exists()
+        if seed_scenario is None and seed.exists():
+            seed_scenario = scenario_io.seed()
+        self._opened = ((seed_scenario, scenario_io.read_meta(seed)) if seed.exists()
                         else (Scenario(), {"name": "default scenario"}))
 
     def _make_solver(self):
         """The baseline each card is compared with (pinned by a button), and the "meet these targets" panel."""
         self.baseline = None
         self.compare_view = BaselineView()  # every card, baseline against now, and one chart
-        self.pin = W.Button(description="pin as baseline", icon="", layout=W.Layout(width="auto"),
+        button_style = ButtonStyle()  # the two buttons share it and the auto-width layout
+        self.pin = W.Button(description="pin as baseline", icon="", layout=self._auto, style=button_style,
                             tooltip="keep this design's numbers: every card then shows its change against them")
         self.pin.add_class("drmath-pin")
         self.pin.on_click(lambda _: self.pin_baseline(self.baseline is None))
         self.solve_button = W.Button(description=self._SOLVE, icon="", button_style="primary",
-                                     layout=W.Layout(width="auto"),
+                                     layout=self._auto, style=button_style,
                                      tooltip="search tier, link, replication and checkpoint cadence and standby size "
                                              "for the cheapest design that meets every target, and apply it")
         self.solve_button.add_class("drmath-solve")
@@ -157,7 +167,7 @@ class Dashboard:
         """Each card's value and its "show the math" toggle; returns the cards' boxes, in :data:`CARDS` order."""
         self.cards, self.math_toggles, self.math_views = {}, {}, {}
         card_boxes = []
-        toggle_layout, toggle_style = W.Layout(width="auto"), ToggleButtonStyle()
+        toggle_layout, toggle_style = self._auto, ToggleButtonStyle()
         for name in CARDS:
             value = self._html("")
             toggle = W.ToggleButton(value=False, description="show the math", icon="",
@@ -210,7 +220,12 @@ class Dashboard:
         return W.HTML(value, layout=self._plain if layout is None else layout, style=self._html_style)
 
     def _repr_mimebundle_(self, **kwargs):
-        return self.root._repr_mimebundle_(**kwargs)
+        # the root's own bundle (ipywidgets' DOMWidget) reprs the whole widget tree, ~4 ms of a page's kernel,
+        # for a text/plain it then cuts to 110 characters: the same view, with a text of its own
+        s = self.plan.scenario
+        return {"text/plain": f"drmath dashboard: {s.training.gpus:,} GPUs, DR tier {s.failover.tier}",
+                "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0,
+                                                             "model_id": self.root.model_id}}
 
     # ---- the one funnel for changes
 

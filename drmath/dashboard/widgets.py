@@ -1,10 +1,15 @@
 """The dashboard's widgets: the two anywidgets (:class:`PlotlyView`, :class:`ShareLink`) and the controls.
 
+:func:`opened_when_built` holds back the widgets a block makes until it ends, so that each reaches the page in one
+message with its final state (the app's open: ~120 messages instead of ~240).
+
 Each control is one ipywidget bound to one Scenario field (:class:`_Control`), labelled in human
 units and built from the scenario on screen (:func:`_controls`): a value off a slider's grid (a
 loaded scenario's 100,000 GPUs) is added to its options, so a control always shows its true value.
 Every control carries the CSS class ``drmath-control-<section>-<field>``.
 """
+
+import contextlib
 
 import anywidget
 import ipywidgets as W
@@ -17,7 +22,7 @@ from ..scenario import FIELDS
 from ..units import Gbit_per_s, day, hour, minute
 from .cards import TARGET_CONTROLS
 
-__all__ = ["PlotlyView", "ShareLink", "AUTO"]
+__all__ = ["PlotlyView", "ShareLink", "AUTO", "opened_when_built"]
 
 AUTO = "auto"  # option value for an unset optional field (None in the Scenario)
 
@@ -57,6 +62,60 @@ class ShareLink(anywidget.AnyWidget):
     _esm = _resources.data_file("widgets", "share_link.js")
     _css = _resources.data_file("widgets", "share_link.css")
     query = traitlets.Unicode("").tag(sync=True)
+
+
+def _widgets_in(value):
+    """The widgets a trait's value refers to (a widget, or a list, tuple or dict of them)."""
+    if isinstance(value, W.Widget):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _widgets_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _widgets_in(item)
+
+
+@contextlib.contextmanager
+def opened_when_built():
+    """Open the comms of the widgets made in the block only as it ends, each with its state then.
+
+    A widget opens its comm (one message carrying its whole state) as it is made, and every value set after that
+    is one more message. Built inside this block, the dashboard's widgets each send one message, with the values
+    its first render gave them, instead of a second for each value set since: half the messages a page's kernel
+    sends at open (issue 24). Each widget opens after the widgets its state refers to (its layout, its children).
+    If the block raises, its widgets are never opened.
+
+    Examples
+    --------
+    >>> with opened_when_built():
+    ...     box = W.VBox([W.HTML("a")])
+    ...     box.children[0].value = "b"
+    ...     print(box.comm is None)
+    True
+    >>> box.comm is not None and box.children[0].comm is not None
+    True
+    """
+    made = []
+    open_now = W.Widget.open
+    W.Widget.open = lambda widget: made.append(widget)
+    try:
+        yield
+    finally:
+        W.Widget.open = open_now
+
+    refers = W.widget_serialization["to_json"]  # how a trait holding widgets is sent (children, layout, style)
+
+    def open_after_its_parts(widget):
+        if widget.comm is None:
+            for name in widget.keys:
+                if widget.trait_metadata(name, "to_json") is refers:
+                    for part in _widgets_in(getattr(widget, name)):
+                        open_after_its_parts(part)
+            open_now(widget)
+
+    for widget in made:
+        open_after_its_parts(widget)
 
 
 def _with_current(options, current, label, ordered=True):

@@ -1,6 +1,7 @@
 """The DR cost's figures: every tier's cost and site RTO, and the cost against the link bandwidth."""
 
 import math
+import statistics
 
 import numpy as np
 
@@ -91,7 +92,7 @@ def cost_tier_spec(p):
                  "hovertext": [f"<b>total {format_quantity(c, 'usd')}</b> ({presets.DR_TIERS[n].label})"
                                for n, c in zip(names, totals)],
                  "hovertemplate": "%{hovertext}<extra></extra>"})
-    rto_scale, _ = duration_unit(np.median(rto[np.isfinite(rto)]) if np.isfinite(rto).any() else 0.0)
+    rto_scale, _ = duration_unit(statistics.median(rto[np.isfinite(rto)]) if np.isfinite(rto).any() else 0.0)
     # beside each column, in the gap, on a hidden numeric axis over the tiers' (column i at i): clear of its label
     data.append({"type": "scatter", "mode": "markers", "name": "site RTO",
                  "x": [i + _RTO_OFFSET for i in range(len(names))], "xaxis": "x2",

@@ -1,6 +1,7 @@
 """The site RPO's figures: against the replication interval and against the cross-site link."""
 
 import math
+import statistics
 
 import numpy as np
 
@@ -53,7 +54,7 @@ def rpo_spec(p, intervals, curves):
     worst = np.asarray(curves["rpo_site"], dtype=float)
     expected = np.asarray(curves["rpo_site_expected"], dtype=float)
     keeps = np.asarray(curves["replication_keeps_up"]).astype(bool)
-    scale, unit = duration_unit(np.median(x))
+    scale, unit = duration_unit(statistics.median(x))
     xs = jsonable(x / scale)
     current = jsonable(p.scenario.replication.interval / scale)
     data = [

@@ -1,6 +1,7 @@
 """The run's figures: time to train against MFU, and ETTR against the checkpoint interval."""
 
 import math
+import statistics
 
 import numpy as np
 
@@ -93,7 +94,7 @@ def ettr_spec(p, intervals, curves):
     """
     x = np.asarray(intervals, dtype=float)
     ettr = np.asarray(curves["ettr"], dtype=float)
-    scale, unit = duration_unit(np.median(x))
+    scale, unit = duration_unit(statistics.median(x))
     xs = jsonable(x / scale)
     data = [
         {"type": "scatter", "mode": "lines", "name": "ETTR", "x": xs, "y": jsonable(100 * ettr),
