@@ -119,13 +119,20 @@ def connection(url, timeout=120):
     return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
 
 
-def hold_seat(url):
-    """A plain GET takes the one visitor seat: ``(kernel id, its cookies)``."""
-    conn = connection(url)
-    try:
+def hold_seat(url, wait=60):
+    """A plain GET takes the one visitor seat: ``(kernel id, its cookies)``. The seat of the page a test
+    before has just closed comes back when its shutdown beacon has been served: asked again until then [s]."""
+    give_up = time.monotonic() + wait
+    while True:
+        conn = connection(url)
         conn.request("GET", "/", headers={"Accept": "text/html"})
         r = conn.getresponse()
         body = r.read().decode()
+        if r.status != 503 or time.monotonic() > give_up:
+            break
+        conn.close()
+        time.sleep(1)
+    try:
         assert r.status == 200, (r.status, body[:300])
         cookies = {}
         for header, value in r.getheaders():
@@ -233,6 +240,18 @@ def test_a_pages_ticket_opens_its_own_kernel_and_nothing_else(server):
             return True
 
         assert run_async(opens(cookie))  # its own page may
+
+        async def set_cookies():
+            ws = await connect(url, kernel_id, cookie)
+            ws.close()
+            return ws.headers.get_list("Set-Cookie")
+
+        # the websocket that came in on the ticket trades it for the kernel's own seat, and expires the ticket: a
+        # browser's tickets do not pile up, each sent with every kernel request for a day
+        traded = run_async(set_cookies())
+        assert any(c.startswith(f"{SEAT_COOKIE}=") and f"Path=/api/kernels/{kernel_id};" in c for c in traded)
+        assert sorted(c.split("Path=")[1].split(";")[0] for c in traded
+                      if c.startswith(f"{name}=;") and "Max-Age=0" in c) == ["/api/kernels", "/voila/api/shutdown"]
         for who in ("", f"{name}={'0' * len(value)}", f"{SEAT_COOKIE}_{'0' * 16}={value}"):  # none, forged, moved
             with pytest.raises(HTTPClientError, match="403"):
                 run_async(opens(who))
@@ -279,6 +298,10 @@ def test_the_page_is_static_while_every_seat_is_taken_then_goes_live_without_a_r
         handover = page.evaluate("window.__handover")
         assert handover and handover["ready"], handover  # the static page stayed until every live figure drew
         assert page.evaluate("window.__same === true")  # no reload
+        kernel_id = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+        jar = context.cookies()
+        assert [c["name"] for c in jar if c["name"].startswith("drmath_seat_")] == []  # the ticket, traded
+        assert any(c["name"] == "drmath_seat" and c["path"] == f"/api/kernels/{kernel_id}" for c in jar)
         assert page.locator(".drmath-static-plot").count() == 0  # the static figures went with their box
         before = page.evaluate("document.querySelector('.drmath-scenario').dataset.scenario")
         page.locator(".drmath-control-training-gpus .noUi-handle").first.focus()

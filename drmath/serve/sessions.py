@@ -13,7 +13,9 @@ the kernel API (:mod:`drmath.serve.websocket`, :mod:`drmath.serve.handlers`) ref
 A page sent static first (issue 24) has sent its headers before it has a kernel, so its seat cannot be the
 kernel's: it is given a *ticket* instead, a cookie named after a random nonce (:func:`give_ticket`, same flags
 and paths, one per page) holding an HMAC of the nonce under a key only this server process holds; when the
-page's kernel comes, :func:`bind_ticket` makes that ticket its seat.
+page's kernel comes, :func:`bind_ticket` makes that ticket its seat. The first request that comes in on it
+(the page's websocket) trades it for the kernel's own seat cookie and expires it (:func:`trade_ticket`), so a
+browser's tickets do not pile up: each left alive would go with every kernel request for a day.
 
     >>> seat_token(b"secret", "5d5a6a4e-0000-4000-8000-000000000000")[:16]
     'b4f4562df13ee5d5'
@@ -30,7 +32,7 @@ from .._query import kernel_token
 from .settings import TICKET_MAX_AGE
 
 __all__ = ["SESSION_END", "CONNECTIONS", "SEAT_COOKIE", "seat_token", "seat_paths", "kernel_key", "has_seat",
-           "give_seat", "give_ticket", "bind_ticket"]
+           "give_seat", "give_ticket", "bind_ticket", "trade_ticket"]
 
 SESSION_END = {"idle": (4001, "idle"), "memory": (4002, "over the memory limit"),
                "too-large": (4003, "message too large"), "dead": (4004, "kernel died"),
@@ -110,6 +112,11 @@ def _set_seat_cookie(handler, name, value, paths, max_age=None):
         handler.add_header("Set-Cookie", f"{name}={value}; Path={path}; HttpOnly; SameSite=Strict{more}")
 
 
+def _ticket_paths(base):
+    """Where a ticket goes: every kernel's API path and shutdown beacon (its kernel is not known yet)."""
+    return f"{base}api/kernels", f"{base}voila/api/shutdown"
+
+
 def give_ticket(handler):
     """Give the response of ``handler`` (headers not yet sent) a seat ticket; returns its nonce.
 
@@ -117,10 +124,23 @@ def give_ticket(handler):
     known yet), so it opens nothing until :func:`bind_ticket` binds it to one kernel.
     """
     nonce = secrets.token_hex(8)
-    base = handler.base_url
-    _set_seat_cookie(handler, f"{SEAT_COOKIE}_{nonce}", _ticket_token(nonce),
-                     (f"{base}api/kernels", f"{base}voila/api/shutdown"), TICKET_MAX_AGE)
+    _set_seat_cookie(handler, f"{SEAT_COOKIE}_{nonce}", _ticket_token(nonce), _ticket_paths(handler.base_url),
+                     TICKET_MAX_AGE)
     return nonce
+
+
+def trade_ticket(handler, kernel_id):
+    """When the request of ``handler`` carries the ticket bound to ``kernel_id``, its response (headers not yet
+    sent: a websocket's 101 carries them too) gives the kernel's own seat cookie (:func:`give_seat`) and expires
+    the ticket. Call it once :func:`has_seat` has passed."""
+    nonce = _TICKETS.get(kernel_id)
+    if nonce is None or not handler.get_cookie(f"{SEAT_COOKIE}_{nonce}"):
+        return
+    give_seat(handler, kernel_id)
+    more = "; Secure" if handler.request.protocol == "https" else ""
+    for path in _ticket_paths(handler.base_url):
+        handler.add_header("Set-Cookie", f"{SEAT_COOKIE}_{nonce}=; Path={path}; Max-Age=0; HttpOnly; "
+                                         f"SameSite=Strict{more}")
 
 
 def bind_ticket(kernel_id, nonce):

@@ -30,7 +30,7 @@ from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 from . import settings
 from .frames import FrameError, check_frame
 from .handlers import PlainErrors, cut
-from .sessions import CONNECTIONS, SESSION_END, has_seat
+from .sessions import CONNECTIONS, SESSION_END, has_seat, trade_ticket
 
 __all__ = ["HIDDEN_ERROR", "Queue", "KernelSessionConnection", "KernelSessionWebsocketHandler"]
 
@@ -183,6 +183,7 @@ class KernelSessionWebsocketHandler(PlainErrors, VoilaKernelWebsocketHandler):
 
             raise tornado.web.HTTPError(403, "refused a websocket for kernel %s without its seat",
                                         cut(self.kernel_id, 80))
+        trade_ticket(self, self.kernel_id)
         return await super().pre_get()
 
     def get_websocket_protocol(self):
