@@ -80,7 +80,7 @@ def test_the_line_for_seats_is_first_come_first_served_bounded_and_left_by_who_g
         free.append("seat-2")
         assert await line.take(admit) == "seat-2"  # nobody in line, a seat free: at once
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_the_static_dashboard_draws_every_widget_of_the_live_one_and_nothing_it_does_not_know():
