@@ -78,7 +78,7 @@ def render_table(p):
         for name in names:
             lines.append(f"  {QUANTITIES[name].title:<42} {p.format(name):>14}   {_plain_formula(p, name)}")
     for text in p.warnings().values():  # what is wrong with the design, and the input that fixes it
-        lines.append("\n! " + text.replace("**", "").replace("\\$", "$").replace("\n", " "))
+        lines.append("\n! " + text.replace("**", "").replace("&#36;", "$").replace("\n", " "))
     s = p.scenario
     head = (f"drmath plan: {s.training.gpus:,} GPUs, {p.format('time_to_train')}, "
             f"{s.training.params / 1e9:g}B params, tier {s.failover.tier}")
@@ -430,7 +430,7 @@ def _plan(args):
     scenario = apply_sets(scenario, args.set)
     result = plan(scenario)
     if args.explain:
-        return result.explain(args.explain)
+        return result.explain(args.explain).replace("&#36;", "$")  # plain text keeps its dollars
     if args.json:
         return json.dumps(result.to_json_dict(), indent=2, allow_nan=False)
     return render_table(result)
