@@ -201,8 +201,9 @@ def summary(solution, promise, log="the drill log"):
         rows.append(("Replication", _link(f"{every(int(p.replication_every))}, one every "
                                           f"{p.format('replication_interval')}", "rpo"),
                      f"**keeps up**: each copy reaches the other site over the {link} link "
-                     f"{p.format('replication_time')} after it is durable, the link {p.format('replication_utilization')} "
-                     f"busy; below {p.format('replication_bandwidth_needed')} it would fall behind"))
+                     f"{p.format('replication_time')} after it is durable, the link "
+                     f"{p.format('replication_utilization')} busy; below "
+                     f"{p.format('replication_bandwidth_needed')} it would fall behind"))
     else:
         rows.append(("Replication", _link(f"{every(int(p.replication_every))} over {link}", "rpo"),
                      f"**does not keep up**: it needs {p.format('replication_bandwidth_needed')}, so the site RPO "

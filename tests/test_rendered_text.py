@@ -59,7 +59,8 @@ MATH_JS = r"""() => [...document.querySelectorAll('mjx-container, .MathJax, .Mat
       // a script's base is read as normal text; its sub- and superscripts are identifiers' names
       if (SCRIPTS.has(tag)) {
         [...child.children].forEach((part, j) => {
-          if (j === 0) walk({children: [part]}, inScript); else walk(part.children.length ? part : {children: [part]}, true);
+          if (j === 0) walk({children: [part]}, inScript);
+          else walk(part.children.length ? part : {children: [part]}, true);
         });
         return;
       }

@@ -77,9 +77,8 @@ def test_the_summary_has_a_short_lead_and_a_row_for_each_point(worked):
     lead, table = markdown.split("\n\n", 1)
     assert lead.startswith("**The answer.**") and len(_text(lead).split()) <= 80  # a lead, not the 250-word paragraph
     rows = _rows(table)
-    targets = [f"Requirement: {label[0].lower()}{label[1:]} ≤ {format_quantity(solution.scenario.get(path), 'duration')}"
-               for path, *_, label, _, _ in _TARGETS
-               if solution.scenario.get(path) is not None]
+    targets = [f"Requirement: {label[0].lower()}{label[1:]} ≤ {format_quantity(target, 'duration')}"
+               for path, *_, label, _, _ in _TARGETS if (target := solution.scenario.get(path)) is not None]
     assert len(targets) == len(REQUIREMENTS)
     others = [f"Why not {presets.DR_TIERS[n].label.lower()}" for n in solution.reasons]
     assert list(rows) == [*targets, "Site RPO", "Site RTO promised", "Site RTO planned", "Replication", "DR tier",
