@@ -204,3 +204,47 @@ def test_no_prose_or_money_is_typeset_as_math_on_the_dashboard(browser, voila_se
         assert faults == [], "\n".join(faults)
     finally:
         close(page)
+
+
+SUMMARY_JS = r"""() => {
+  const table = [...document.querySelectorAll('#rendered_cells table')]
+    .find(t => /Site RTO promised/.test(t.textContent));
+  if (!table) return null;
+  return [...table.querySelectorAll('tbody tr')].map(tr => {
+    const cells = [...tr.querySelectorAll('td')];
+    const a = cells[1] && cells[1].querySelector('a[href^="#"]');
+    const id = a ? decodeURIComponent(a.getAttribute('href').slice(1)) : null;
+    return {point: cells[0].textContent.trim(), figure: cells[1] ? cells[1].textContent.trim() : '',
+            href: id, target: id && document.getElementById(id) ? document.getElementById(id).tagName : null};
+  });
+}"""
+
+
+def test_the_worked_answer_opens_with_a_summary_whose_figures_link_to_their_sections(browser, notebook_server):
+    """The summary table as Voilà shows it: every row, every figure a link, every link to an element of the page."""
+    import datetime as dt
+
+    from drmath import answer, drills, presets, scenario_io, solve
+    from drmath.formatting import format_quantity
+
+    seed = scenario_io.SCENARIO_DIR / "seed.toml"
+    solution = solve(scenario_io.load(seed))
+    promise = drills.promised_rto(drills.example_log(), 0.95, as_of=scenario_io.read_meta(seed)["date"])
+    page, _ = render(browser, f"{notebook_server}voila/render/00_worked_answer.ipynb")
+    try:
+        rows = page.evaluate(SUMMARY_JS)
+        lead = page.locator("#rendered_cells p", has_text="The answer.").first.inner_text()
+    finally:
+        close(page)
+    assert rows, "no summary table on the page"
+    shown = {row["point"]: row for row in rows}
+    assert {"Site RPO", "Site RTO promised", "Site RTO planned", "Replication", "DR tier", "Cost", "Drills"} <= set(shown)
+    assert [p for p in shown if p.startswith("Requirement: ")]
+    assert {f"Why not {presets.DR_TIERS[n].label.lower()}" for n in solution.reasons} <= set(shown)
+    for row in rows:
+        assert row["href"] in answer.SECTIONS.values() and row["target"] is not None, row  # the anchor resolves
+    assert shown["Site RPO"]["figure"] == solution.plan.format("rpo_site")
+    assert shown["Site RTO promised"]["figure"] == format_quantity(promise.promised, "duration")
+    assert shown["Cost"]["figure"] == solution.plan.format("total_cost_of_resilience")  # "$…" as read
+    assert promise.expires - promise.as_of >= dt.timedelta(days=30)
+    assert solution.plan.format("total_cost_of_resilience") in lead

@@ -19,6 +19,22 @@ from ._common import (
 )
 from .palette import BLUE, GREY
 
+MARKER_ROOM = 0.03
+"""Share of the x-axis kept between the current point and either end, so its 12 px marker is drawn whole. [1]"""
+
+
+def _room(axis_range, mark):
+    """``axis_range`` (log10 units) widened so that ``mark`` (a value on the axis) sits ``MARKER_ROOM`` inside it.
+
+    The sweeps end at the largest link or interval offered, which is often the current one: without room its
+    marker is cut in half at the plot's edge.
+    """
+    lo, hi = axis_range
+    if mark is None or not (math.isfinite(mark) and mark > 0):
+        return [lo, hi]
+    at, pad = math.log10(mark), MARKER_ROOM * (hi - lo)
+    return [min(lo, at - pad), max(hi, at + pad)]
+
 
 def rpo_spec(p, intervals, curves):
     """Site RPO against the remote-replication interval, with the keeps-up boundary.
@@ -71,7 +87,7 @@ def rpo_spec(p, intervals, curves):
     title = f"Site RPO vs replication interval: <b>{format_quantity(p.rpo_site, 'duration')}</b> now"
     layout = _layout(title, f"replication target interval [{unit}]", f"RPO [{unit}]",
                      shapes=shapes, annotations=notes)
-    layout["xaxis"].update(type="log", range=_log_x(xs, current))
+    layout["xaxis"].update(type="log", range=_room(_log_x(xs, current), current))
     layout["yaxis"].update(type="log", range=_log_range(worst / scale, expected / scale, [p.rpo_local / scale]))
     return {"data": data, "layout": layout}
 
@@ -123,7 +139,7 @@ def rpo_link_spec(p, bandwidths, curves):
     title = f"Site RPO vs cross-site link: <b>{format_quantity(p.rpo_site, 'duration')}</b> now; {keeps}"
     layout = _layout(title, "cross-site link [Gbit/s]", "site RPO, worst case [h]", shapes=shapes,
                      annotations=notes, showlegend=False)
-    layout["xaxis"].update(type="log", range=_log_x(xs, cx))
+    layout["xaxis"].update(type="log", range=_room(_log_x(xs, cx), cx))
     layout["yaxis"]["range"] = [0, _top(worst / hour, p.rpo_site / hour)]
     return {"data": data, "layout": layout}
 
