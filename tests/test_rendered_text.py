@@ -238,7 +238,8 @@ def test_the_worked_answer_opens_with_a_summary_whose_figures_link_to_their_sect
         close(page)
     assert rows, "no summary table on the page"
     shown = {row["point"]: row for row in rows}
-    assert {"Site RPO", "Site RTO promised", "Site RTO planned", "Replication", "DR tier", "Cost", "Drills"} <= set(shown)
+    points = {"Site RPO", "Site RTO promised", "Site RTO planned", "Replication", "DR tier", "Cost", "Drills"}
+    assert points <= set(shown)
     assert [p for p in shown if p.startswith("Requirement: ")]
     assert {f"Why not {presets.DR_TIERS[n].label.lower()}" for n in solution.reasons} <= set(shown)
     for row in rows:
