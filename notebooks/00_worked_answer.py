@@ -20,17 +20,16 @@ import datetime as dt
 from functools import partial
 
 import pandas as pd
-import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import answer, compare, diagrams, drills, plan, presets, scenario_io, solve, viz
+from drmath import answer, compare, diagrams, drills, offline, plan, presets, scenario_io, solve, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.quantities import QUANTITIES, card_title
 from drmath.scenario import FIELDS
 
-# Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
-# renderer stack here, once, rather than inside the first widget callback.
-pio.renderers.default = "plotly_mimetype"
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+# Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
+offline.use()
 
 # %%
 # The answer's stated assumptions: the requirements a design review starts from, each with its reason. The

@@ -1,0 +1,113 @@
+"""Every notebook exports to HTML with its figures, and they draw offline.
+
+``jupyter nbconvert --to html --execute`` is what a reader runs to keep a notebook; the HTML it writes must show
+every figure the notebook makes with no network. The export is split in two here, so the figures the notebook
+makes can be counted from the executed notebook: ``--to notebook --execute`` (the one execution), then ``--to
+html`` of that (the same HTML ``--to html --execute`` writes). The notebooks export in parallel, two at a time.
+
+Each HTML is then opened in headless Chromium from disk with every request that leaves the file refused: each
+figure must draw (a plotly graph with its SVG). What the HTML asks of other hosts is listed and must be nbconvert's
+own page template only (:data:`TEMPLATE_FETCHES`, MathJax and require.js): nothing of the figures.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import CHROMIUM
+
+from drmath.offline import PLOTLY_MIMETYPE
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+TIMEOUT = 900
+"""Seconds one notebook may take to execute and export on a busy machine. [s]"""
+TEMPLATE_FETCHES = ("cdnjs.cloudflare.com/ajax/libs/mathjax/", "cdnjs.cloudflare.com/ajax/libs/require.js/")
+"""What nbconvert's own ``lab`` template loads from a CDN whatever the notebook holds (its MathJax for the
+formulas, its require.js): outside the notebooks' reach, and not needed by any figure."""
+
+
+class _Fetches(HTMLParser):
+    """The URLs an HTML page fetches by itself: ``src`` of scripts, images, frames; ``href`` of stylesheets."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("script", "img", "iframe", "audio", "video", "source", "embed") and attrs.get("src"):
+            self.urls.append(attrs["src"])
+        if tag == "link" and attrs.get("href"):
+            self.urls.append(attrs["href"])
+
+
+def _export(notebook, out):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    jupyter = [sys.executable, "-m", "jupyter", "nbconvert"]
+    run = dict(cwd=notebook.parent, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    executed = subprocess.run([*jupyter, "--to", "notebook", "--execute", str(notebook), "--output-dir", str(out),
+                               f"--ExecutePreprocessor.timeout={TIMEOUT}"], **run)
+    assert executed.returncode == 0, executed.stderr[-3000:]
+    html = subprocess.run([*jupyter, "--to", "html", str(out / notebook.name), "--output-dir", str(out)], **run)
+    assert html.returncode == 0, html.stderr[-3000:]
+    return json.loads((out / notebook.name).read_text()), out / notebook.with_suffix(".html").name
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """``{notebook name: (executed notebook, HTML path)}``, exported two at a time."""
+    out = tmp_path_factory.mktemp("export")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = dict(zip([nb.name for nb in NOTEBOOKS], pool.map(lambda nb: _export(nb, out), NOTEBOOKS)))
+    return done
+
+
+def figures_made(nb):
+    """The figures a notebook made: its outputs that carry plotly's figure JSON."""
+    return sum(PLOTLY_MIMETYPE in output.get("data", {}) for cell in nb["cells"] for output in cell.get("outputs", []))
+
+
+@pytest.mark.parametrize("notebook", [nb.name for nb in NOTEBOOKS])
+def test_the_export_holds_every_figure_and_fetches_none(exported, notebook):
+    nb, html_path = exported[notebook]
+    made = figures_made(nb)
+    html = html_path.read_text()
+    assert len(re.findall(r'class="plotly-graph-div"', html)) == made
+    parser = _Fetches()
+    parser.feed(html)
+    remote = [u for u in parser.urls if re.match(r"(?:https?:)?//", u)]
+    assert [u for u in remote if not any(t in u for t in TEMPLATE_FETCHES)] == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("notebook", [nb.name for nb in NOTEBOOKS])
+def test_every_exported_figure_draws_offline(exported, browser, notebook):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is absent")
+    nb, html_path = exported[notebook]
+    made = figures_made(nb)
+    page = browser.new_page(viewport={"width": 1200, "height": 1400})
+    refused = []
+    page.route(lambda url: not url.startswith("file:"), lambda route: (refused.append(route.request.url),
+                                                                       route.abort()))
+    try:
+        page.goto(html_path.as_uri(), wait_until="load", timeout=120_000)
+        page.wait_for_function("(n) => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n * 2 "
+                               "|| n === 0", arg=made, timeout=120_000)
+        drawn = page.evaluate("() => [...document.querySelectorAll('.plotly-graph-div')]"
+                              ".filter(d => d.data && d.data.length && d.querySelector('.main-svg')).length")
+    finally:
+        page.close()
+    assert drawn == made
+    assert all(any(t in u for t in TEMPLATE_FETCHES) for u in refused), refused
