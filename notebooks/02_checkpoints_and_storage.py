@@ -97,8 +97,8 @@ view = offline.Redraw()
 def show(change=None):
     q = plan(s.with_changes({"checkpoint.bytes_per_param": layout.value, "checkpoint.mode": mode.value,
                              "checkpoint.write_bandwidth": fs.value, "checkpoint.read_bandwidth": fs.value}))
-    view.show(diagrams.data_path_figure(q),
-              q.explain("checkpoint_stall", "checkpoint_write_time", "checkpoint_interval", "checkpoint_bandwidth_share"))
+    view.show(diagrams.data_path_figure(q), q.explain("checkpoint_stall", "checkpoint_write_time",
+                                                      "checkpoint_interval", "checkpoint_bandwidth_share"))
 
 
 for control in (layout, mode, fs):
