@@ -128,11 +128,11 @@ def _card_html(p, name, baseline=None):
     if baseline is not None:
         text = change(value, getattr(baseline, name), quantities.QUANTITIES[name].kind)
         delta = (f'<div class="drmath-delta{" drmath-delta-none" if text == "no change" else ""}">'
-                 f'{html_text(text)} vs baseline</div>')
+                 f'{html.escape(text)} vs baseline</div>')
     return (f'<div class="drmath-card-title" title="{html.escape(DEFINITIONS.get(name, card_title(name)))}">'
             f'{html.escape(card_title(name))}</div>'
             f'<div class="drmath-kpi drmath-kpi-{name}{" drmath-bad" if bad else ""}" '
-            f'data-value="{data_value(value)}">{html_text(p.format(name))}</div>'
+            f'data-value="{data_value(value)}">{html.escape(p.format(name))}</div>'
             f'<div class="drmath-card-sub">{html_text(card_detail(p, name))}</div>'
             + _target_html(p, name) + delta)
 
@@ -201,7 +201,7 @@ def tier_table_html(p):
             kind = quantities.QUANTITIES[name].kind
             shown = ("baseline" if name == "break_even_delay_costs" and tier.name == presets.BASELINE_TIER
                      else format_quantity(value, kind))
-            cells.append(f'<td data-value="{data_value(value)}">{html_text(shown)}</td>')
+            cells.append(f'<td data-value="{data_value(value)}">{html.escape(shown)}</td>')
         mark = ' class="drmath-tier-current"' if tier.name == current else ""
         rows.append(f'<tr{mark} data-tier="{tier.name}"><th title="{html.escape(tier.assumptions)}">'
                     f'{html.escape(tier.label)}</th>{"".join(cells)}</tr>')
