@@ -32,9 +32,14 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 TIMEOUT = 900
 """Seconds one notebook may take to execute and export on a busy machine. [s]"""
-TEMPLATE_FETCHES = ("cdnjs.cloudflare.com/ajax/libs/mathjax/", "cdnjs.cloudflare.com/ajax/libs/require.js/")
+TEMPLATE_FETCHES = ("cdnjs.cloudflare.com/ajax/libs/mathjax/", "cdnjs.cloudflare.com/ajax/libs/require.js/",
+                   "unpkg.com/@jupyter-widgets/html-manager@")
 """What nbconvert's own ``lab`` template loads from a CDN whatever the notebook holds (its MathJax for the
-formulas, its require.js): outside the notebooks' reach, and not needed by any figure."""
+formulas, its require.js, and the widget manager that would bring the sliders back): outside the notebooks'
+reach, and not needed by any figure."""
+DRAWN_JS = ("() => [...document.querySelectorAll('.plotly-graph-div')]"
+            ".filter(d => d.data && d.data.length && d.querySelector('.main-svg')).length")
+"""How many plotly figures the page has drawn: data attached and an SVG made."""
 
 
 class _Fetches(HTMLParser):
@@ -103,10 +108,10 @@ def test_every_exported_figure_draws_offline(exported, browser, notebook):
                                                                        route.abort()))
     try:
         page.goto(html_path.as_uri(), wait_until="load", timeout=120_000)
-        page.wait_for_function("(n) => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n * 2 "
-                               "|| n === 0", arg=made, timeout=120_000)
-        drawn = page.evaluate("() => [...document.querySelectorAll('.plotly-graph-div')]"
-                              ".filter(d => d.data && d.data.length && d.querySelector('.main-svg')).length")
+        try:
+            page.wait_for_function(f"(n) => ({DRAWN_JS})() >= n", arg=made, timeout=120_000)
+        finally:
+            drawn = page.evaluate(DRAWN_JS)
     finally:
         page.close()
     assert drawn == made
