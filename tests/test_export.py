@@ -38,8 +38,9 @@ TEMPLATE_FETCHES = ("cdnjs.cloudflare.com/ajax/libs/mathjax/", "cdnjs.cloudflare
 formulas, its require.js, and the widget manager that would bring the sliders back): outside the notebooks'
 reach, and not needed by any figure."""
 DRAWN_JS = ("() => [...document.querySelectorAll('.plotly-graph-div')]"
-            ".filter(d => d.data && d.data.length && d.querySelector('.main-svg')).length")
-"""How many plotly figures the page has drawn: data attached and an SVG made."""
+            ".filter(d => d._fullLayout && d.querySelector('.main-svg')).length")
+"""How many plotly figures the page has drawn: laid out and an SVG made (a diagram may have shapes and no
+trace)."""
 
 
 class _Fetches(HTMLParser):
