@@ -1,19 +1,18 @@
 """Every notebook exports to HTML with its figures, and they draw offline.
 
 ``jupyter nbconvert --to html --execute`` is what a reader runs to keep a notebook; the HTML it writes must show
-every figure the notebook makes with no network. The export is split in two here, so the figures the notebook
-makes can be counted from the executed notebook: ``--to notebook --execute`` (the one execution), then ``--to
-html`` of that (the same HTML ``--to html --execute`` writes). The notebooks export in parallel, two at a time.
+every figure the notebook makes with no network. The export runs here as that command does, in two steps, so the
+figures the notebook makes can be counted from the executed notebook: nbclient executes it (what ``--execute``
+runs), then nbconvert's ``HTMLExporter`` writes it (what ``--to html`` runs). The notebooks export in parallel,
+two at a time.
 
 Each HTML is then opened in headless Chromium from disk with every request that leaves the file refused: each
 figure must draw (a plotly graph with its SVG). What the HTML asks of other hosts is listed and must be nbconvert's
 own page template only (:data:`TEMPLATE_FETCHES`, MathJax and require.js): nothing of the figures.
 """
 
-import json
 import os
 import re
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
@@ -30,8 +29,11 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-TIMEOUT = 900
-"""Seconds one notebook may take to execute and export on a busy machine. [s]"""
+TIMEOUT = 300
+"""Seconds a cell may run on a busy machine. [s]"""
+REPLY_TIMEOUT = 10
+"""Seconds to wait for the kernel's info reply before running the cells anyway: on a busy machine that reply is
+sometimes lost, and nbclient would otherwise wait a whole cell timeout for it (as tests/test_notebook_markdown.py)."""
 TEMPLATE_FETCHES = ("cdnjs.cloudflare.com/ajax/libs/mathjax/", "cdnjs.cloudflare.com/ajax/libs/require.js/",
                    "unpkg.com/@jupyter-widgets/html-manager@")
 """What nbconvert's own ``lab`` template loads from a CDN whatever the notebook holds (its MathJax for the
@@ -59,15 +61,19 @@ class _Fetches(HTMLParser):
 
 
 def _export(notebook, out):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    jupyter = [sys.executable, "-m", "jupyter", "nbconvert"]
-    run = dict(cwd=notebook.parent, env=env, capture_output=True, text=True, timeout=TIMEOUT)
-    executed = subprocess.run([*jupyter, "--to", "notebook", "--execute", str(notebook), "--output-dir", str(out),
-                               f"--ExecutePreprocessor.timeout={TIMEOUT}"], **run)
-    assert executed.returncode == 0, executed.stderr[-3000:]
-    html = subprocess.run([*jupyter, "--to", "html", str(out / notebook.name), "--output-dir", str(out)], **run)
-    assert html.returncode == 0, html.stderr[-3000:]
-    return json.loads((out / notebook.name).read_text()), out / notebook.with_suffix(".html").name
+    """Execute ``notebook`` as ``jupyter nbconvert --execute`` does (nbclient, widget state kept), then write its
+    HTML with nbconvert's ``HTMLExporter`` (``--to html``); the executed notebook and the HTML's path."""
+    import nbclient
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(notebook, as_version=4)
+    nbclient.NotebookClient(nb, timeout=REPLY_TIMEOUT, timeout_func=lambda cell: TIMEOUT, kernel_name="python3",
+                            resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    html, _ = HTMLExporter().from_notebook_node(nb, resources={"metadata": {"name": notebook.stem}})
+    path = out / notebook.with_suffix(".html").name
+    path.write_text(html)
+    return nb, path
 
 
 @pytest.fixture(scope="module")
