@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import READY_JS, free_port, stop_voila, watch
+from conftest import CULL_IDLE_TIMEOUT, CULL_INTERVAL, READY_JS, free_port, stop_voila, watch
 
 pytestmark = pytest.mark.browser
 
@@ -134,7 +134,10 @@ def notebook_server(browser, tmp_path_factory):
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "voila", "notebooks", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-             "--template=drlab", "--VoilaExecutor.iopub_timeout=120"],
+             "--template=drlab", "--VoilaExecutor.iopub_timeout=120",
+             # a closed page's kernel goes (Voilà 0.5's tab-close beacon is refused, stack.md P5)
+             f"--MappingKernelManager.cull_interval={CULL_INTERVAL}",
+             f"--MappingKernelManager.cull_idle_timeout={CULL_IDLE_TIMEOUT}"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 120
