@@ -86,8 +86,13 @@ def exported(tmp_path_factory):
 
 
 def figures_made(nb):
-    """The figures a notebook made: its outputs that carry plotly's figure JSON."""
-    return sum(PLOTLY_MIMETYPE in output.get("data", {}) for cell in nb["cells"] for output in cell.get("outputs", []))
+    """The figures a notebook made: the outputs that carry plotly's figure JSON, in its cells and in its widgets
+    (an ``ipywidgets.Output``'s outputs live in the widget state nbclient saves, which an offline page cannot
+    draw) alike."""
+    outputs = [output for cell in nb["cells"] for output in cell.get("outputs", [])]
+    state = nb["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    outputs += [output for model in state.values() for output in model.get("state", {}).get("outputs", [])]
+    return sum(PLOTLY_MIMETYPE in output.get("data", {}) for output in outputs)
 
 
 @pytest.mark.parametrize("notebook", [nb.name for nb in NOTEBOOKS])
