@@ -77,12 +77,14 @@ def _export(notebook, out):
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    """``{notebook name: (executed notebook, HTML path)}``, exported two at a time."""
+def exported(request, tmp_path_factory):
+    """``{notebook name: (executed notebook, HTML path)}`` for the notebooks this run tests, two at a time."""
+    wanted = {item.callspec.params.get("notebook") for item in request.session.items
+              if item.module is request.module and hasattr(item, "callspec")}
+    notebooks = [nb for nb in NOTEBOOKS if nb.name in wanted]
     out = tmp_path_factory.mktemp("export")
     with ThreadPoolExecutor(max_workers=2) as pool:
-        done = dict(zip([nb.name for nb in NOTEBOOKS], pool.map(lambda nb: _export(nb, out), NOTEBOOKS)))
-    return done
+        return dict(zip([nb.name for nb in notebooks], pool.map(lambda nb: _export(nb, out), notebooks)))
 
 
 def figures_made(nb):
