@@ -88,7 +88,7 @@ def render_table(p, bands=None):
             if ranged and name in bands.percentiles:
                 lines.append(f"  {'':<42} {bands.format_range(name)}")
     for text in p.warnings().values():  # what is wrong with the design, and the input that fixes it
-        lines.append("\n! " + text.replace("**", "").replace("\\$", "$").replace("\n", " "))
+        lines.append("\n! " + text.replace("**", "").replace("&#36;", "$").replace("\n", " "))
     s = p.scenario
     head = (f"drmath plan: {s.training.gpus:,} GPUs, {p.format('time_to_train')}, "
             f"{s.training.params / 1e9:g}B params, tier {s.failover.tier}")
@@ -494,7 +494,7 @@ def _plan(args):
     scenario = apply_sets(scenario, args.set)
     result = plan(scenario)
     if args.explain:
-        return result.explain(args.explain)
+        return result.explain(args.explain).replace("&#36;", "$")  # plain text keeps its dollars
     bands = None
     if scenario.uncertainty:
         from ._uncertainty import uncertainty

@@ -511,7 +511,7 @@ def read_drill_records(path):
     --------
     >>> records = read_drill_records(example_log())
     >>> len(records), records[0].phase, records[0].seconds
-    (107, 'local.detection', 145.0)
+    (177, 'local.detection', 145.0)
     """
     raw = _files.read_input(path, _files.MAX_TABLE_BYTES)  # the one input guard: regular files only, up to a ceiling
     name = "<stdin>" if isinstance(path, str) and path == "-" else Path(path).name
@@ -528,17 +528,19 @@ def example_log():
     Returns
     -------
     path : pathlib.Path
-        ``drills_example.csv`` in drmath's data files: 107 records of 41 drills of the four
-        kinds of :data:`DRILLS`, March to May 2025. Read it with :func:`read_drill_records`;
-        they are not measurements of any cluster, so replace it with your own log.
+        ``drills_example.csv`` in drmath's data files: 177 records of 85 drills of the four
+        kinds of :data:`DRILLS`, March to June 2025. Read it with :func:`read_drill_records`;
+        they are not measurements of any cluster, so replace it with your own log. It runs a month past
+        the seed scenario's date (2025-05-26), so the promise the worked answer makes on that date stays
+        valid for a month.
 
     Examples
     --------
     >>> records = read_drill_records(example_log())
     >>> len({(r.date, r.drill) for r in records})  # drills held
-    41
+    85
     >>> str(max(r.date for r in records))
-    '2025-05-25'
+    '2025-06-27'
     """
     return shipped_file("drills_example.csv")
 
@@ -585,6 +587,15 @@ class RTOPromise:
     def valid(self):
         """True while no phase is stale."""
         return not self.stale
+
+    @property
+    def expiring(self):
+        """The drills whose next run is due first: the day after ``expires`` their phases go stale.
+
+        A tuple of drill names (:data:`DRILLS`), in the order of their phases.
+        """
+        return tuple(dict.fromkeys(e.owner for e in self.phases.values()
+                                   if e.last + _dt.timedelta(seconds=e.cadence) == self.expires))
 
     def message(self):
         """One sentence: the promise, or why it has expired and which drills are due (:func:`promise_sentence`)."""
@@ -727,12 +738,11 @@ def promise_sentence(promise):
     >>> import datetime as dt
     >>> log = example_log()
     >>> promise_sentence(promised_rto(log, 0.95, as_of=dt.date(2025, 5, 26)))
-    'The site RTO we can promise is 2.37 h, the 95th percentile of the drilled recoveries, valid until 2025-05-26.'
+    'The site RTO we can promise is 2.37 h, the 95th percentile of the drilled recoveries, valid until 2025-06-28.'
     >>> print(promise_sentence(promised_rto(log, 0.95, as_of=dt.date(2025, 7, 1))))  # doctest: +NORMALIZE_WHITESPACE
-    The site RTO promise of 2.37 h (the 95th percentile of the drilled recoveries) expired after 2025-05-26: as of
-    2025-07-01 its detection, decision, readiness, staging, launch, load and validation phases were last drilled
-    longer ago than their drills' cadence; run detection and alerting, failover game day and replication
-    verification before promising it again.
+    The site RTO promise of 2.37 h (the 95th percentile of the drilled recoveries) expired after 2025-06-28: as of
+    2025-07-01 its detection and staging phases were last drilled longer ago than their drills' cadence; run
+    detection and alerting and replication verification before promising it again.
     """
     if not isinstance(promise, RTOPromise):
         raise TypeError(f"promise must be an RTOPromise from promised_rto(), got {type(promise).__name__}")

@@ -49,6 +49,16 @@ def _text(p, key, kind):
     return f"{value:g}" if kind == "g" else format_quantity(value, kind or own)
 
 
+def _money(text):
+    """Money outside the math, for every reader of the Markdown: the entity ``&#36;`` with no ``<span>``.
+
+    The report renders this Markdown with raw HTML escaped, so no span; each amount outside the math stands
+    alone in its element (the bold title, a table cell), where no two dollars can pair
+    (:func:`drmath.formatting.markdown_text`).
+    """
+    return markdown_text(text, span=False)
+
+
 def _tex_text(text):
     escaped = text.replace("\\", r"\\").replace("$", r"\$").replace("%", r"\%").replace("#", r"\#")
     return r"\text{" + escaped.replace(",", "{,}") + "}"
@@ -63,7 +73,7 @@ def _fill(p, template, tex):
 
     def one(match):
         text = _text(p, match.group(1), match.group(2))
-        return _tex_text(text) if tex else markdown_text(text)  # "$" outside math is money, not TeX
+        return _tex_text(text) if tex else _money(text)  # "$" outside math is money, not TeX
 
     return _PLACEHOLDER.sub(one, template)
 
@@ -80,12 +90,12 @@ def _explain(p, name):
         values = getattr(p, name)
         baseline = presets.BASELINE_TIER if name == "break_even_delay_costs" else None  # weighed against it
         rows = "\n".join(f"| {presets.DR_TIERS[k].label} | "
-                         f"{'baseline' if k == baseline else markdown_text(format_quantity(x, q.kind))} |"
+                         f"{'baseline' if k == baseline else _money(format_quantity(x, q.kind))} |"
                          for k, x in values.items())
         text = f"**{q.title}**\n\n$${formula}$$\n\n| tier | {q.short} |\n|---|---|\n{rows}\n"
         return text + (f"\n{note}\n" if note else "")
     result = p.format(name)
     substitution = _fill(p, q.substitution, True)
     line = f"{substitution} = {_tex_text(result)}" if substitution else _tex_text(result)
-    text = f"**{q.title}: {markdown_text(result)}**\n\n$${formula}$$\n\n$$= {line}$$\n"
+    text = f"**{q.title}: {_money(result)}**\n\n$${formula}$$\n\n$$= {line}$$\n"
     return text + (f"\n{note}\n" if note else "")

@@ -15,7 +15,8 @@ slider's label and a card's text never disagree about the unit:
   sold in; :func:`params` a model's size as ``"405B"``.
 - :func:`ordinal` and :func:`every` write "2nd", "every 3rd checkpoint".
 - :func:`tex_text` turns the TeX of a formula into plain text for a terminal;
-  :func:`markdown_text` escapes the dollars of money for Markdown read by MathJax.
+  :func:`markdown_text` and :func:`html_text` write money for Markdown and HTML so that MathJax
+  never reads it as math.
 
     >>> duration_unit([90.0, 5400.0]), short_duration(5400.0), money(84_952_800.0)
     ((3600.0, 'h'), '1.5 h', '$84.95M')
@@ -23,6 +24,7 @@ slider's label and a card's text never disagree about the unit:
     ('every 3rd checkpoint', 'τ_Y = √(2 δ M)')
 """
 
+import html
 import math
 import re
 
@@ -50,7 +52,7 @@ from .units import (
 
 __all__ = ["format_quantity", "KINDS", "DURATION_UNITS", "MONEY_UNITS", "PARAM_UNITS", "duration_unit",
            "short_duration", "money_unit", "money", "line_rate", "params", "ordinal", "every", "listed", "change",
-           "tex_text", "markdown_text"]
+           "tex_text", "markdown_text", "html_text"]
 
 DURATION_UNITS = ((year, "years"), (day, "days"), (hour, "h"), (minute, "min"), (second, "s"), (1e-3, "ms"))
 """The units durations are shown in, largest first: (seconds per unit [s], name)."""
@@ -539,29 +541,65 @@ def tex_text(tex):
     return re.sub(r"([(\[⌈⌊]) | ([)\]⌉⌋])", r"\1\2", text).strip()
 
 
-def markdown_text(text):
-    r"""Text for Markdown outside math, with each ``$`` escaped as ``\$``.
+_MONEY = re.compile(r"\\?\$((?:\d[\d,]*\d|\d)(?:\.\d+)?[kMBT]?|[kMBT](?![A-Za-z]))?")
+r"""A dollar sign and the amount after it (``$84.95M``, an escaped ``\$1``, a lone ``$`` of a unit)."""
 
-    Jupyter, Voilà and the report hand Markdown to MathJax, which pairs unescaped dollars and
-    typesets what lies between them: ``"$84.95M (at 30%: $113.27M)"`` would lose the words between
-    the amounts. Use this on every Markdown string that holds money and no formula. A ``$`` that is
-    already escaped stays as it is, so applying it twice is harmless.
+
+def markdown_text(text, span=True):
+    r"""Text for Markdown or HTML outside math, with money written so that no renderer reads it as math.
+
+    Jupyter, Voilà and the dashboard hand Markdown and HTML to MathJax, which pairs the dollars it finds in one
+    run of text and typesets what lies between them: ``"$84.95M (at 30%: $113.27M)"`` would lose the words
+    between the amounts to italic math. Escaping as ``\$`` does not survive: JupyterLab's Markdown renderer drops
+    the backslash before MathJax reads the page. So each amount becomes
+    ``<span class="drmath-money">&#36;84.95M</span>``: the entity leaves no ``$`` for a Markdown renderer's
+    math pass (JupyterLab's, mistune's), and the element ends MathJax's run of text, so no two dollars pair.
+    This is the one place money is written for HTML or Markdown; plain text (the CLI, :meth:`Plan.format
+    <drmath.Plan.format>`, TOML) keeps ``$``.
 
     Parameters
     ----------
     text : str
-        Markdown prose, without math.
+        Markdown prose or HTML text, without math (every ``$`` in it is money).
+    span : bool, default True
+        Wrap each amount in its ``<span>``. ``False`` writes the entity alone, for Markdown whose reader
+        passes no raw HTML (the report's) and where each amount stands alone in its element (a bold title,
+        a table cell), as in :meth:`drmath.Plan.explain`.
 
     Returns
     -------
     text : str
-        The same text with ``\$`` for every unescaped ``$``.
+        The same text with every ``$`` (escaped or not) written ``&#36;``, its amount in a span. Applying it
+        twice is harmless: no ``$`` is left.
 
     Examples
     --------
-    >>> print(markdown_text("runs for $84.95M (at 30%: $113.27M)"))
-    runs for \$84.95M (at 30%: \$113.27M)
-    >>> markdown_text(markdown_text("$1")) == markdown_text("$1")
-    True
+    >>> print(markdown_text("runs for $84.95M (at 30%: \\$113.27M)"))
+    runs for <span class="drmath-money">&#36;84.95M</span> (at 30%: <span class="drmath-money">&#36;113.27M</span>)
+    >>> markdown_text("$1.00M/day", span=False), markdown_text(markdown_text("$1")) == markdown_text("$1")
+    ('&#36;1.00M/day', True)
     """
-    return re.sub(r"(?<!\\)\$", r"\\$", str(text))
+    if not span:
+        return _MONEY.sub(r"&#36;\1", str(text))
+    return _MONEY.sub(r'<span class="drmath-money">&#36;\1</span>', str(text))
+
+
+def html_text(text):
+    """Text for HTML (an ipywidgets HTML value, a template): escaped, its money as :func:`markdown_text` writes it.
+
+    Parameters
+    ----------
+    text : str
+        Plain text, e.g. :meth:`drmath.Plan.format` or a card's sub-line.
+
+    Returns
+    -------
+    html : str
+        The text HTML-escaped, each amount of money in its ``<span class="drmath-money">``.
+
+    Examples
+    --------
+    >>> print(html_text("$3.28M = standby <$1M>"))
+    <span class="drmath-money">&#36;3.28M</span> = standby &lt;<span class="drmath-money">&#36;1M</span>&gt;
+    """
+    return markdown_text(html.escape(str(text), quote=True))

@@ -20,17 +20,16 @@ import datetime as dt
 from functools import partial
 
 import pandas as pd
-import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import answer, compare, diagrams, drills, plan, presets, scenario_io, solve, viz
+from drmath import answer, compare, diagrams, drills, offline, plan, presets, scenario_io, solve, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.quantities import QUANTITIES, card_title
 from drmath.scenario import FIELDS
 
-# Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
-# renderer stack here, once, rather than inside the first widget callback.
-pio.renderers.default = "plotly_mimetype"
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+# Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
+offline.use()
 
 # %%
 # The answer's stated assumptions: the requirements a design review starts from, each with its reason. The
@@ -52,12 +51,12 @@ solution = solve(wanted)
 s, p = solution.scenario, solution.plan  # the solved design: every section below shows it
 records = drills.read_drill_records(drills.example_log())
 promise = drills.promised_rto(records, 0.95, scope="site", as_of=meta["date"])
-display(Markdown(answer.paragraph(solution, promise, log="drmath's example drill log (illustrative, not measured)")))
+display(Markdown(answer.summary(solution, promise, log="drmath's example drill log (illustrative, not measured)")))
 
 # %% [markdown]
-# The rest of this page derives every number in that paragraph: the formula, the inputs substituted with
+# The rest of this page derives every number in that table: the formula, the inputs substituted with
 # their units, and the result. Each is computed by `drmath.plan()` on the design `drmath.solve()` found, so
-# the paragraph and the sections cannot disagree.
+# the summary and the sections cannot disagree.
 #
 # **What you'll learn**
 # 1. How to state the requirements, and how `solve()` turns them into the cheapest design that meets them.
@@ -78,6 +77,8 @@ display(Markdown(answer.paragraph(solution, promise, log="drmath's example drill
 # level.
 #
 # ---
+#
+# <a id="requirements"></a>
 #
 # ## The requirements, and the design that meets them
 #
@@ -204,6 +205,8 @@ p.explain("young_interval", "daly_interval", "checkpoint_interval", "restart_ove
 # The restart overhead $u_0$ is the local RTO of section 5. ETTR follows Kokolis et al. 2024
 # (arXiv:2410.21680): the expected share of wall-clock time spent making progress.
 #
+# <a id="replication-and-rpo"></a>
+#
 # ## 4. Replication and RPO
 #
 # Shipping every checkpoint off-site is neither possible nor needed. drmath ships every $k$-th one,
@@ -245,6 +248,8 @@ viz.plan_figure("rpo_link", p).show()
 plan(s.with_changes({"replication.link_bandwidth": "dx-10g"})).explain("replication_bandwidth_needed", "rpo_site")
 
 # %% [markdown]
+# <a id="failover-and-rto"></a>
+#
 # ## 5. Failover tier and RTO
 #
 # The recovery time is a sum of named phases, after the AWS DR whitepaper ("Disaster Recovery of Workloads
@@ -281,6 +286,8 @@ display(Markdown(markdown_text("**Why not the others.** " + " ".join(
     f"{presets.DR_TIERS[name].label}: {why}." for name, why in solution.reasons.items()))))
 
 # %% [markdown]
+# <a id="cost"></a>
+#
 # ## 6. Cost
 #
 # The run itself is the GPU-hours times the price. Disaster recovery adds the standby's reservation, the
@@ -313,6 +320,8 @@ display(Markdown(markdown_text(
     f"requirements are candidates; among them, the {tier.label.lower()} is the cheapest.")))
 
 # %% [markdown]
+# <a id="drills"></a>
+#
 # ## 7. The drills that make the numbers true
 #
 # Every RTO above is a sum of planned phase durations: a sum of best cases. A promise needs the

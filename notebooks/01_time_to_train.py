@@ -36,15 +36,14 @@
 
 # %%
 import ipywidgets as widgets
-import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, plan, units, viz
+from drmath import Scenario, offline, plan, units, viz
 from drmath.formatting import format_quantity, markdown_text
 
-# Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
-# renderer stack here, once, rather than inside the first widget callback.
-pio.renderers.default = "plotly_mimetype"
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+# Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
+offline.use()
 
 # %% [markdown]
 # ## Work the default run
@@ -65,21 +64,18 @@ gpus = widgets.IntSlider(value=fixed.training.gpus, min=1024, max=32768, step=51
 mfu = widgets.FloatSlider(value=fixed.training.mfu, min=0.2, max=0.6, step=0.01, description="MFU",
                           readout_format=".0%", continuous_update=False)
 
-out = widgets.Output()
+view = offline.Redraw()
 
 
 def show(change=None):
     q = plan(fixed.with_changes({"training.gpus": gpus.value, "training.mfu": mfu.value}))
-    with out:
-        out.clear_output()
-        viz.plan_figure("time_mfu", q).show()
-        display(q.explain("time_to_train", "gpu_hours"))
+    view.show(viz.plan_figure("time_mfu", q), q.explain("time_to_train", "gpu_hours"))
 
 
 for control in (gpus, mfu):
     control.observe(show, "value")
+display(widgets.HBox([gpus, mfu]), view.output)
 show()
-display(widgets.HBox([gpus, mfu]), out)
 
 # %% [markdown]
 # ## Takeaway

@@ -38,16 +38,15 @@
 from functools import partial
 
 import ipywidgets as widgets
-import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, diagrams, plan, presets
+from drmath import Scenario, compare, diagrams, offline, plan, presets
 from drmath.formatting import format_quantity, markdown_text
 from drmath.quantities import QUANTITIES, card_title
 
-# Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
-# renderer stack here, once, rather than inside the first widget callback.
-pio.renderers.default = "plotly_mimetype"
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+# Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
+offline.use()
 
 # %% [markdown]
 # ## Work the default checkpoint
@@ -92,23 +91,20 @@ layout = widgets.Dropdown(options=list(presets.BYTES_PER_PARAM), value="mixed-pr
 mode = widgets.ToggleButtons(options=["async", "sync"], value=s.checkpoint.mode, description="mode")
 fs = widgets.Dropdown(options=["tectonic", "jeanzay-gpfs"], value="tectonic", description="filesystem")
 
-out = widgets.Output()
+view = offline.Redraw()
 
 
 def show(change=None):
     q = plan(s.with_changes({"checkpoint.bytes_per_param": layout.value, "checkpoint.mode": mode.value,
                              "checkpoint.write_bandwidth": fs.value, "checkpoint.read_bandwidth": fs.value}))
-    with out:
-        out.clear_output()
-        diagrams.data_path_figure(q).show()
-        display(q.explain("checkpoint_stall", "checkpoint_write_time", "checkpoint_interval",
-                          "checkpoint_bandwidth_share"))
+    view.show(diagrams.data_path_figure(q), q.explain("checkpoint_stall", "checkpoint_write_time",
+                                                      "checkpoint_interval", "checkpoint_bandwidth_share"))
 
 
 for control in (layout, mode, fs):
     control.observe(show, "value")
+display(widgets.VBox([layout, mode, fs]), view.output)
 show()
-display(widgets.VBox([layout, mode, fs]), out)
 
 # %% [markdown]
 # ## Takeaway

@@ -37,15 +37,14 @@
 
 # %%
 import ipywidgets as widgets
-import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, diagrams, plan, units, viz
+from drmath import Scenario, diagrams, offline, plan, units, viz
 from drmath.formatting import format_quantity, markdown_text
 
-# Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
-# renderer stack here, once, rather than inside the first widget callback.
-pio.renderers.default = "plotly_mimetype"
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+# Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
+offline.use()
 
 # %% [markdown]
 # ## Work the default replication
@@ -68,22 +67,19 @@ target = widgets.FloatSlider(value=s.replication.interval / units.hour, min=0.25
                              description="every [h]", continuous_update=False)
 streamed = widgets.Checkbox(value=s.replication.streamed, description="stream the hops")
 
-out = widgets.Output()
+view = offline.Redraw()
 
 
 def show(change=None):
     q = plan(s.with_changes({"replication.interval": target.value * units.hour,
                              "replication.streamed": streamed.value}))
-    with out:
-        out.clear_output()
-        viz.plan_figure("rpo_link", q).show()
-        display(q.explain("rpo_site"))
+    view.show(viz.plan_figure("rpo_link", q), q.explain("rpo_site"))
 
 
 for control in (target, streamed):
     control.observe(show, "value")
+display(widgets.HBox([target, streamed]), view.output)
 show()
-display(widgets.HBox([target, streamed]), out)
 
 # %% [markdown]
 # ## See the data path on a smaller link

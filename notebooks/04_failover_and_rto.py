@@ -40,16 +40,15 @@
 from functools import partial
 
 import ipywidgets as widgets
-import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, diagrams, plan, presets, viz
+from drmath import Scenario, compare, diagrams, offline, plan, presets, viz
 from drmath.formatting import format_quantity, markdown_text
 from drmath.quantities import QUANTITIES, card_title
 
-# Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
-# renderer stack here, once, rather than inside the first widget callback.
-pio.renderers.default = "plotly_mimetype"
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+# Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
+offline.use()
 
 # %% [markdown]
 # ## Work the default: a warm standby
@@ -88,21 +87,18 @@ tier = widgets.Dropdown(options=[(t.label, n) for n, t in presets.DR_TIERS.items
 size = widgets.FloatSlider(value=1.0, min=0.25, max=1.0, step=0.05, description="standby", readout_format=".0%",
                            continuous_update=False)
 
-out = widgets.Output()
+view = offline.Redraw()
 
 
 def show(change=None):
     q = plan(s.with_changes({"failover.tier": tier.value, "failover.standby_fraction": size.value}))
-    with out:
-        out.clear_output()
-        diagrams.recovery_timeline_figure(q).show()
-        display(q.explain("rto_site", "schedule_slip", "standby_cost"))
+    view.show(diagrams.recovery_timeline_figure(q), q.explain("rto_site", "schedule_slip", "standby_cost"))
 
 
 for control in (tier, size):
     control.observe(show, "value")
+display(widgets.HBox([tier, size]), view.output)
 show()
-display(widgets.HBox([tier, size]), out)
 
 # %% [markdown]
 # ## How much headroom does the standby need?

@@ -41,15 +41,14 @@
 # %%
 import ipywidgets as widgets
 import numpy as np
-import plotly.io as pio
 from IPython.display import Markdown, display
 
-from drmath import Scenario, plan, presets, sweep, units, viz
+from drmath import Scenario, offline, plan, presets, sweep, units, viz
 from drmath.formatting import format_quantity, markdown_text
 
-# Static figures travel as JSON (no 4.8 MB plotly.js per figure). Setting this also loads plotly's
-# renderer stack here, once, rather than inside the first widget callback.
-pio.renderers.default = "plotly_mimetype"
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+# Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
+offline.use()
 
 # %% [markdown]
 # ## Work the default costs
@@ -71,21 +70,18 @@ delay = widgets.FloatLogSlider(value=s.cost.delay_cost * units.day / units.mega,
                                description="$M / day late", continuous_update=False,
                                style={"description_width": "initial"})
 
-out = widgets.Output()
+view = offline.Redraw()
 
 
 def show(change=None):
     q = plan(s.with_changes({"cost.delay_cost": delay.value * units.mega / units.day}))
-    with out:
-        out.clear_output()
-        viz.cost_tier_figure(q).show()
-        display(q.explain("expected_disaster_loss"))
+    view.show(viz.cost_tier_figure(q), q.explain("expected_disaster_loss"))
 
 
 for control in (delay,):
     control.observe(show, "value")
+display(delay, view.output)
 show()
-display(delay, out)
 
 # %% [markdown]
 # ## Total cost against link bandwidth

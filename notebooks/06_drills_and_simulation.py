@@ -63,8 +63,11 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 from IPython.display import Markdown, display
 
-from drmath import Scenario, drills, plan, presets, simulate, units, viz
+from drmath import Scenario, drills, offline, plan, presets, simulate, units, viz
 from drmath.formatting import format_quantity, markdown_text
+
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+offline.use()
 
 # %% [markdown]
 # ## Closed form against simulation, where its assumptions break
@@ -114,6 +117,7 @@ stale_days = widgets.IntSlider(value=0, min=0, max=45, description="Days since l
 bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description="Simulating",
                             layout=widgets.Layout(visibility="hidden"))
 takeaway = widgets.Output()
+view = offline.Redraw()  # the four panels, redrawn in place
 
 # %%
 started = [0.0]  # when the current simulation began (time.perf_counter) [s]
@@ -140,11 +144,9 @@ def simulate_and_draw():
     return result, promise, viz.simulation_spec(result, promise, drift)
 
 
-def update(change=None, drawn=None):
-    result, promise, spec = drawn or simulate_and_draw()
-    if change is not None:  # a knob moved: redraw the displayed widget in place (same seven traces)
-        with fig.batch_update():
-            fig.update(spec, overwrite=True)
+def update(change=None):
+    result, promise, spec = simulate_and_draw()
+    view.show(go.Figure(spec))
     p = result.plan
     lo, hi = result.ettr_interval(0.99)
     takeaway.clear_output()
@@ -161,15 +163,12 @@ def update(change=None, drawn=None):
             f"{format_quantity(promise.mean_sum, 'duration')}.")))
 
 
-# one widget for the four panels, drawn by drmath.viz. It is built from the first draw: a FigureWidget
-# changed before it is displayed shows in Voilà only the state it was built with (an empty plot).
-first = simulate_and_draw()
-fig = go.FigureWidget(first[2])
-update(drawn=first)
+# the four panels, drawn by drmath.viz, as one static figure redrawn when a knob moves (drmath.offline.Redraw)
+display(widgets.VBox([widgets.HBox([widgets.VBox([gpus, failure_rate, tier]),
+                                    widgets.VBox([trials, confidence, stale_days])]), bar, view.output, takeaway]))
+update()
 for w in (trials, confidence, gpus, failure_rate, tier, stale_days):
     w.observe(update, names="value")
-display(widgets.VBox([widgets.HBox([widgets.VBox([gpus, failure_rate, tier]),
-                                    widgets.VBox([trials, confidence, stale_days])]), bar, fig, takeaway]))
 
 # %% [markdown]
 # ## The drills that make the numbers true

@@ -53,8 +53,11 @@
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import comparison, plan, scenario_io, viz
+from drmath import comparison, offline, plan, scenario_io, viz
 from drmath.formatting import markdown_text
+
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+offline.use()
 
 # %% [markdown]
 # ## Pick the scenarios
@@ -66,23 +69,21 @@ files = scenario_io.shipped_scenarios()
 picker = widgets.SelectMultiple(options=list(files), value=list(files)[:2], rows=len(files),
                                 description="Scenarios", layout=widgets.Layout(width="560px"),
                                 style={"description_width": "80px"})
-out = widgets.Output()
+view = offline.Redraw()  # the table and the curves, redrawn in place
 
 
 def show(change=None):
     # plan each picked scenario, then draw the table and the overlaid curves
     names = list(picker.value)
     plans = [plan(scenario_io.load(files[name])) for name in names]
-    with out:
-        out.clear_output(wait=True)
-        if 2 <= len(plans) <= 4:
-            display(comparison.compare_style(plans, names), viz.compare_figure(plans, names))
-        else:
-            display(Markdown(f"Pick two to four scenarios (now {len(plans)})."))
+    if 2 <= len(plans) <= 4:
+        view.show(comparison.compare_style(plans, names), viz.compare_figure(plans, names))
+    else:
+        view.show(Markdown(f"Pick two to four scenarios (now {len(plans)})."), Markdown(""))
 
 
 picker.observe(show, names="value")
-display(picker, out)
+display(picker, view.output)
 show()
 
 # %% [markdown]

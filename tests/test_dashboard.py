@@ -110,7 +110,7 @@ def test_cards_read_the_registry(app):
         title = re.search(r'<div class="drmath-card-title" title="([^"]+)">([^<]*)</div>', card)
         assert html.unescape(title.group(2)) == quantities.card_title(name)
         assert html.unescape(title.group(1)) == dashboard.DEFINITIONS[name]  # every card title is defined
-        assert f'<div class="drmath-card-sub">{html.escape(quantities.card_detail(p, name))}</div>' in card
+        assert f'<div class="drmath-card-sub">{formatting.html_text(quantities.card_detail(p, name))}</div>' in card
     assert app.replication_note.value.startswith(f"→ {formatting.every(p.replication_every)}: ")
 
 
@@ -299,7 +299,7 @@ def test_site_loss_card_adds_work_lost_resume_and_slip(app):
     assert p.site_loss_time == p.schedule_slip  # issue 21: the slip is the whole delay of the run's end
     assert p.reduced_capacity_time > 0
     assert kpis(app)["site_loss_time"] == (repr(p.site_loss_time), p.format("site_loss_time"))
-    assert p.format("site_loss_cost") in app.cards["site_loss_time"].value
+    assert formatting.html_text(p.format("site_loss_cost")) in app.cards["site_loss_time"].value
     assert p.site_loss_cost == pytest.approx(p.site_loss_time * (p.fleet_cost_rate + p.scenario.cost.delay_cost))
 
 

@@ -127,10 +127,20 @@ def test_links_are_written_in_gbit_per_s_everywhere():
         assert plan().format(name).endswith(" Gbit/s")
 
 
-def test_markdown_text_escapes_money_once():
-    text = "runs for $84.95M (at 30%: $113.27M), already \\$1"
-    assert fmt.markdown_text(text) == "runs for \\$84.95M (at 30%: \\$113.27M), already \\$1"
+def test_markdown_text_writes_money_that_no_renderer_reads_as_math():
+    text = "runs for $84.95M (at 30%: $113.27M), already \\$1, a unit [$M]"
+    span = '<span class="drmath-money">&#36;{}</span>'
+    assert fmt.markdown_text(text) == (f"runs for {span.format('84.95M')} (at 30%: {span.format('113.27M')}), "
+                                       f"already {span.format('1')}, a unit [{span.format('M')}]")
+    assert "$" not in fmt.markdown_text(text)  # nothing left for a Markdown renderer's or MathJax's math pass
     assert fmt.markdown_text(fmt.markdown_text(text)) == fmt.markdown_text(text)
+    assert fmt.markdown_text("$1.00M/day | $3", span=False) == "&#36;1.00M/day | &#36;3"
+
+
+def test_html_text_escapes_and_writes_money_as_markdown_text_does():
+    assert fmt.html_text("$3.28M = standby <b>$849.53k</b> & more") == (
+        '<span class="drmath-money">&#36;3.28M</span> = standby &lt;b&gt;'
+        '<span class="drmath-money">&#36;849.53k</span>&lt;/b&gt; &amp; more')
 
 
 @pytest.mark.parametrize("value, kind, text", [

@@ -3,7 +3,9 @@ r"""No stray math: every ``$`` the notebooks show is either escaped or part of a
 Jupyter and Voilà hand Markdown (cells and ``text/markdown`` outputs) and HTML outputs to MathJax, which
 pairs unescaped dollars within a paragraph and typesets what lies between them. Money written as
 ``$21.24M`` therefore swallows the text up to the next dollar: a sentence, or the rows of a table.
-Money outside math must be written ``\$`` (:func:`drmath.formatting.markdown_text`).
+Money outside math is written by :func:`drmath.formatting.markdown_text`, which leaves no ``$`` at all (an entity
+in a span); ``\$`` is not enough, as JupyterLab's Markdown renderer drops the backslash before MathJax reads the
+page. This test reads the sources and outputs; ``tests/test_rendered_text.py`` reads the page Voilà renders.
 
 This module executes each notebook once (in parallel kernels, each with a timeout), collects the
 Markdown cells and the ``text/markdown`` and ``text/html`` outputs, and fails on every dollar that is

@@ -85,7 +85,8 @@ def test_every_quantity_is_explained_with_its_number(case):
         assert not _PLACEHOLDER.search(text), (name, text)  # every placeholder was filled
         assert "$$" in text, name
         if name in SCALARS:
-            assert text.startswith(f"**{QUANTITIES[name].title}: {markdown_text(p.format(name))}**"), (name, text)
+            money = markdown_text(p.format(name), span=False)
+            assert text.startswith(f"**{QUANTITIES[name].title}: {money}**"), (name, text)
     assert p.explain("mtbf", "ettr") == p.explain("mtbf") + "\n" + p.explain("ettr")
 
 

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .. import presets, quantities
-from ..formatting import change, format_quantity, short_duration
+from ..formatting import change, format_quantity, html_text, short_duration
 from ..quantities import card_detail, card_title
 from ..units import day, hour, minute
 from .bands import band_html
@@ -154,7 +154,7 @@ def _card_html(p, name, baseline=None, bands=None):
             f'<div class="drmath-kpi drmath-kpi-{name}{" drmath-bad" if bad else ""}" '
             f'data-value="{data_value(value)}">{html.escape(p.format(name))}</div>'
             + band_html(bands, name)  # its 90% range under the value, when the scenario has uncertainty
-            + f'<div class="drmath-card-sub">{html.escape(card_detail(p, name))}</div>'
+            + f'<div class="drmath-card-sub">{html_text(card_detail(p, name))}</div>'
             + _target_html(p, name) + delta)
 
 

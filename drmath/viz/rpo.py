@@ -21,6 +21,22 @@ from ._common import (
 from ._ticks import log_ticks
 from .palette import BLUE, GREY
 
+MARKER_ROOM = 0.03
+"""Share of the x-axis kept between the current point and either end, so its 12 px marker is drawn whole. [1]"""
+
+
+def _room(axis_range, mark):
+    """``axis_range`` (log10 units) widened so that ``mark`` (a value on the axis) sits ``MARKER_ROOM`` inside it.
+
+    The sweeps end at the largest link or interval offered, which is often the current one: without room its
+    marker is cut in half at the plot's edge.
+    """
+    lo, hi = axis_range
+    if mark is None or not (math.isfinite(mark) and mark > 0):
+        return [lo, hi]
+    at, pad = math.log10(mark), MARKER_ROOM * (hi - lo)
+    return [min(lo, at - pad), max(hi, at + pad)]
+
 
 def rpo_spec(p, intervals, curves):
     """Site RPO against the remote-replication interval, with the keeps-up boundary.
@@ -74,7 +90,8 @@ def rpo_spec(p, intervals, curves):
     layout = _layout(title, f"replication target interval [{unit}]", f"RPO [{unit}]",
                      shapes=shapes, annotations=notes)
     y_range = _log_range(worst / scale, expected / scale, [p.rpo_local / scale])
-    layout["xaxis"].update(type="log", range=_log_x(xs, current), **log_ticks(_log_x(xs, current)))
+    x_range = _room(_log_x(xs, current), current)
+    layout["xaxis"].update(type="log", range=x_range, **log_ticks(x_range))
     layout["yaxis"].update(type="log", range=y_range, **log_ticks(y_range))  # full labels, never a bare "2"
     return {"data": data, "layout": layout}
 
@@ -126,7 +143,8 @@ def rpo_link_spec(p, bandwidths, curves):
     title = f"Site RPO vs cross-site link: <b>{format_quantity(p.rpo_site, 'duration')}</b> now; {keeps}"
     layout = _layout(title, "cross-site link [Gbit/s]", "site RPO, worst case [h]", shapes=shapes,
                      annotations=notes, showlegend=False)
-    layout["xaxis"].update(type="log", range=_log_x(xs, cx), **log_ticks(_log_x(xs, cx)))
+    x_range = _room(_log_x(xs, cx), cx)
+    layout["xaxis"].update(type="log", range=x_range, **log_ticks(x_range))
     layout["yaxis"]["range"] = [0, _top(worst / hour, p.rpo_site / hour)]
     return {"data": data, "layout": layout}
 
