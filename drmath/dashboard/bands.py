@@ -23,6 +23,7 @@ Test hooks: a card's range is a ``.drmath-band.drmath-band-<plan field>`` with `
 import html
 import math
 
+from ..formatting import html_text
 from ..scenario import PREFIX
 from ..viz.palette import ORANGE, rgba
 
@@ -108,7 +109,7 @@ def band_html(bands, name):
         return ""
     low, high = bands.range(name)
     return (f'<div class="drmath-band drmath-band-{name}" data-p05="{_si(low)}" data-p95="{_si(high)}" '
-            f'style="{_STYLE}">{html.escape(bands.format_range(name))}</div>')
+            f'style="{_STYLE}">{html_text(bands.format_range(name))}</div>')  # money no MathJax takes for math
 
 
 _STYLE = "font-size: 11.5px; color: var(--drmath-orange); margin: 1px 0 2px; font-variant-numeric: tabular-nums"
