@@ -26,12 +26,13 @@ import re
 import threading
 
 from .._resources import data_file
+from ..viz import PLOTLY_CONFIG
 
 __all__ = ["static_dashboard", "dashboard_block", "PLOT_CONFIG"]
 
-PLOT_CONFIG = {"displaylogo": False, "responsive": True,
-               "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"]}
-"""plotly.js's config for the figures: the live PlotlyView's (``drmath/data/widgets/plotly_view.js``)."""
+PLOT_CONFIG = {**PLOTLY_CONFIG, "modeBarButtonsToRemove": [*PLOTLY_CONFIG["modeBarButtonsToRemove"], "autoScale2d"]}
+"""plotly.js's config for the figures: the house one (:data:`drmath.viz.PLOTLY_CONFIG`: no "Share chart…"), as the
+live PlotlyView sets it (``drmath/data/widgets/plotly_view.js``, which also removes autoscale)."""
 
 _BUILDING = threading.Lock()  # one static dashboard built at a time: each closes the widgets it made
 _CLASS = re.compile(r'class="([^"]*)"')
