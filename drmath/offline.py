@@ -36,11 +36,13 @@ PLOTLY_MIMETYPE = "application/vnd.plotly.v1+json"
 def _renderer_class():
     from plotly.io._base_renderers import MimetypeRenderer, PlotlyRenderer
 
+    from .viz import PLOTLY_CONFIG
+
     class OfflineRenderer(MimetypeRenderer):
         """plotly's JSON for live pages and, outside Voilà, an HTML figure that needs no network."""
 
         def __init__(self):
-            self.json = PlotlyRenderer()
+            self.json = PlotlyRenderer(config=PLOTLY_CONFIG)  # the house config: no "Share chart…"
             self.shipped = False  # plotly.js inlined already, with an earlier figure of this kernel
 
         def to_mimebundle(self, fig_dict):
@@ -50,8 +52,8 @@ def _renderer_class():
             bundle = self.json.to_mimebundle(fig_dict)
             if in_voila():
                 return bundle
-            html = to_html(fig_dict, include_plotlyjs=False, include_mathjax=False, full_html=False,
-                           default_width="100%", default_height=525, validate=False)
+            html = to_html(fig_dict, config=PLOTLY_CONFIG, include_plotlyjs=False, include_mathjax=False,
+                           full_html=False, default_width="100%", default_height=525, validate=False)
             if not self.shipped:
                 # plotly.js is UMD: with an AMD loader on the page (nbconvert's require.js) it would register
                 # with it and leave window.Plotly unset, so the loader is hidden while it runs
