@@ -80,7 +80,7 @@ def _export(notebook, out):
 def exported(request, tmp_path_factory):
     """``{notebook name: (executed notebook, HTML path)}`` for the notebooks this run tests, two at a time."""
     wanted = {item.callspec.params.get("notebook") for item in request.session.items
-              if item.module is request.module and hasattr(item, "callspec")}
+              if getattr(item, "module", None) is request.module and hasattr(item, "callspec")}  # not doctests
     notebooks = [nb for nb in NOTEBOOKS if nb.name in wanted]
     out = tmp_path_factory.mktemp("export")
     with ThreadPoolExecutor(max_workers=2) as pool:
