@@ -452,8 +452,9 @@ def can_restore_priority():
         return False
 
 
-def _restore_priority(kernel_manager, kernel_id):
-    """A visitor took ``kernel_id`` from the pool: every thread of it gets the server's niceness back."""
+def restore_priority(kernel_manager, kernel_id):
+    """A visitor took ``kernel_id`` from the pool, or its page connected: every thread of it gets the server's
+    niceness back."""
     kernel = kernel_manager._kernels.get(kernel_id)
     pid = getattr(getattr(kernel, "provisioner", None), "pid", None)
     if pid and can_restore_priority() and not _set_niceness(pid, os.getpriority(os.PRIO_PROCESS, 0)):
@@ -473,7 +474,7 @@ class CappedMixin:
 
         render_task, rendered_cache, kernel_id = await super().get_rendered_notebook(*args, **kwargs)
         self.claim(kernel_id)
-        _restore_priority(self, kernel_id)  # issue 12: it was a refill, at a lower priority
+        restore_priority(self, kernel_id)  # issue 12: it was a refill, at a lower priority
         await_request(self, kernel_id)  # issue 12: recycled if its request never reaches it
         return render_task, rendered_cache, kernel_id
 
@@ -498,8 +499,14 @@ class CappedMixin:
         return sum(task.done() for task in pool)
 
     async def start_kernel(self, *args, **kwargs):
+        visitor = SLOT.get() is not None
+        if visitor and can_restore_priority():
+            # issue 24: the page is static until its kernel is live, so the kernel boots and runs the notebook
+            # nicer than the server that sends the static pages; its page's websocket gives it the server's
+            # priority back (drmath.serve.websocket), before the visitor can move a control
+            kwargs.setdefault("preexec_fn", _lower_priority)
         kernel_id = await super().start_kernel(*args, **kwargs)
-        if SLOT.get() is not None:
+        if visitor:
             self.claim(kernel_id)
         return kernel_id
 

@@ -30,6 +30,7 @@ from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 from . import settings
 from .frames import FrameError, check_frame
 from .handlers import PlainErrors, cut
+from .kernels import restore_priority
 from .sessions import CONNECTIONS, SESSION_END, has_seat, trade_ticket
 
 __all__ = ["HIDDEN_ERROR", "Queue", "KernelSessionConnection", "KernelSessionWebsocketHandler"]
@@ -86,6 +87,7 @@ class KernelSessionConnection(ZMQChannelsWebsocketConnection):
         self.queue = Queue()  # the page's shell messages its kernel has not finished
         self.kernel_manager.drmath_connected = time.monotonic()  # (the kernel's own manager, as the watchdog sees it)
         CONNECTIONS.setdefault(self.kernel_id, set()).add(self)
+        restore_priority(self.multi_kernel_manager, self.kernel_id)  # started nicer while its page was static
         return super().connect()
 
     def disconnect(self):
