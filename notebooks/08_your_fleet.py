@@ -52,9 +52,12 @@
 # %%
 from IPython.display import HTML, Markdown, display
 
-from drmath import calibrate, plan, scenario_io, solve, uncertainty, units, viz
+from drmath import calibrate, offline, plan, scenario_io, solve, uncertainty, units, viz
 from drmath.formatting import markdown_text, short_duration
 from drmath.quantities import CARDS, card_title
+
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+offline.use()
 
 # %% [markdown]
 # ## The log: generated, from stated parameters
