@@ -81,6 +81,36 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_plain_voila(target, log_path, extra=()):
+    """Plain Voilà (not ``drmath.serve``) serving ``target`` (a notebook, or a folder: tree mode) with the ``drlab``
+    template and drmath's Voilà environment on a free loopback port; ``(process, url)`` once it answers.
+
+    ``extra``: more ``voila`` arguments (e.g. the culler's).
+    """
+    from drmath.serve.cli import voila_env
+
+    port = free_port()
+    env = {**voila_env(), "PYTHONUNBUFFERED": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "voila", str(target), "--no-browser", f"--port={port}",
+                                 "--Voila.ip=127.0.0.1", "--template=drlab", "--VoilaExecutor.iopub_timeout=120",
+                                 *extra], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            urllib.request.urlopen(url + "voila/static/", timeout=2)
+            return proc, url
+        except urllib.error.HTTPError:
+            return proc, url  # 404: up
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                stop_voila(proc)
+                raise RuntimeError(f"voila did not come up: {Path(log_path).read_text()[-3000:]}") from None
+            time.sleep(0.3)
+
+
 def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_IDLE_TIMEOUT, pool_size=2,
                 timeout=120, extra=()):
     """Start ``python -m drmath.serve`` on a free port; wait until its kernel pool is full.

@@ -16,19 +16,14 @@ this module renders every notebook (``notebooks/NN_*.ipynb``, found by glob) wit
 One Voilà serves all the notebooks (tree mode); one Chromium (conftest's ``browser``) reads them.
 """
 
-import os
 import re
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import CULL_IDLE_TIMEOUT, CULL_INTERVAL, READY_JS, free_port, stop_voila, watch
+from conftest import CULL_IDLE_TIMEOUT, CULL_INTERVAL, READY_JS, start_plain_voila, stop_voila, watch
 
 pytestmark = pytest.mark.browser
 
@@ -125,33 +120,11 @@ def typeset_faults(page):
 @pytest.fixture(scope="module")
 def notebook_server(browser, tmp_path_factory):
     """Voilà serving ``notebooks/`` (tree mode) with the ``drlab`` template, as ``drmath.serve`` sets it up."""
-    from drmath.serve.cli import voila_env
-
-    port = free_port()
     log_path = tmp_path_factory.mktemp("voila-notebooks") / "voila.log"
-    env = {**voila_env(), "PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "voila", "notebooks", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-             "--template=drlab", "--VoilaExecutor.iopub_timeout=120",
-             # a closed page's kernel goes (Voilà 0.5's tab-close beacon is refused, stack.md P5)
-             f"--MappingKernelManager.cull_interval={CULL_INTERVAL}",
-             f"--MappingKernelManager.cull_idle_timeout={CULL_IDLE_TIMEOUT}"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "voila/static/", timeout=2)
-            break
-        except urllib.error.HTTPError:
-            break  # 404: up
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                stop_voila(proc)
-                raise RuntimeError(f"voila did not come up: {log_path.read_text()[-3000:]}") from None
-            time.sleep(0.3)
+    # a closed page's kernel goes (Voilà 0.5's tab-close beacon is refused, stack.md P5)
+    proc, url = start_plain_voila("notebooks", log_path, extra=[
+        f"--MappingKernelManager.cull_interval={CULL_INTERVAL}",
+        f"--MappingKernelManager.cull_idle_timeout={CULL_IDLE_TIMEOUT}"])
     yield url
     stop_voila(proc)
 
