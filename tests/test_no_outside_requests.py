@@ -10,22 +10,18 @@ the same host, or a ``data:``/``blob:`` download (the scenario's TOML). Referenc
 (authors, title, year), never as links, so there is no exception to document.
 """
 
-import os
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from drmath import scenario_io
 from drmath.report import build_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import READY_JS, free_port, stop_voila
+from conftest import READY_JS, start_plain_voila, stop_voila
 
 pytestmark = pytest.mark.browser
 
@@ -110,28 +106,7 @@ def test_the_dashboard_sends_nothing_outside_and_offers_no_share(voila_server, d
 
 def start_notebook(notebook, log_path):
     """Voilà serving one notebook with the ``drlab`` template (as ``drmath.serve`` sets it up); its process and URL."""
-    from drmath.serve.cli import voila_env
-
-    port = free_port()
-    env = {**voila_env(), "PYTHONUNBUFFERED": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
-                                 "--Voila.ip=127.0.0.1", "--template=drlab", "--VoilaExecutor.iopub_timeout=120"],
-                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "voila/static/", timeout=2)
-            return proc, url
-        except urllib.error.HTTPError:
-            return proc, url  # 404: up
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                stop_voila(proc)
-                raise RuntimeError(f"voila did not come up: {Path(log_path).read_text()[-3000:]}") from None
-            time.sleep(0.3)
+    return start_plain_voila(notebook, log_path)
 
 
 def test_a_notebook_page_sends_nothing_outside_and_offers_no_share(browser, tmp_path):
@@ -141,11 +116,17 @@ def test_a_notebook_page_sends_nothing_outside_and_offers_no_share(browser, tmp_
     context = browser.new_context(viewport={"width": 1400, "height": 1500})
     try:
         pg = context.new_page()
-        seen = record(pg)
-        pg.goto(url, wait_until="commit", timeout=180_000)
-        pg.wait_for_function("() => { const g = document.querySelectorAll('.js-plotly-plot');"
-                             " return g.length && [...g].every(d => d.querySelector('.main-svg')); }",
-                             timeout=180_000, polling=200)
+        seen = record(pg)  # every request of both loads below
+        for attempt in (1, 2):  # a full CI run once saw this page's widgets never connect (not reproduced since):
+            pg.goto(url, wait_until="commit", timeout=180_000)  # one reload, then it fails
+            try:
+                pg.wait_for_function("() => { const g = document.querySelectorAll('.js-plotly-plot');"
+                                     " return g.length && [...g].every(d => d.querySelector('.main-svg')); }",
+                                     timeout=90_000, polling=200)
+                break
+            except PlaywrightTimeout:
+                if attempt == 2:
+                    raise
         assert_no_share_entry(open_every_menu(pg))
         assert_links_stay(pg)
         pg.wait_for_timeout(500)
