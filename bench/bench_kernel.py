@@ -14,7 +14,10 @@ kernels do, they read drmath's bytecode from its cache (``PYTHONDONTWRITEBYTECOD
 cache written first), so the figure does not include compiling drmath.
 
 The kernels start from drmath's ``python3`` kernel spec (``drmath/data/kernels/python3``, :mod:`drmath._kernel`),
-as a served page's do. Where the CPU goes (issue 24) is what ``--profile`` shows for one bare kernel: the
+as a served page's do: forks of the server's kernel zygote (:mod:`drmath.serve.zygote`), whose own CPU (the imports
+every kernel shares, paid once per server) is printed apart.
+
+Where the CPU goes (issue 24) is what ``--profile`` shows for one bare kernel: the
 CPU-seconds to its ``kernel_info`` reply, then after each cell of the app notebook (after the cell Voilà runs
 first, without history), run through a ``jupyter_client`` client (no Voilà; the request-channel cell returns at
 once outside a preheated kernel),
@@ -158,6 +161,8 @@ def main(argv=None):
             ready = settle(kernels, timeout=max(deadline - time.monotonic(), 10))
             server = psutil.Process(proc.pid)
             server_cpu, server_rss = cpu(server), server.memory_info().rss
+            zygotes = [(cpu(p), p.memory_info().rss) for p in server.children()
+                       if "drmath._zygote" in " ".join(p.cmdline())]
         finally:
             stop_voila(proc)
 
@@ -170,6 +175,9 @@ def main(argv=None):
     print(f"median: {median_cpu:.2f} CPU-s to ready, RSS {median_rss / MB:.0f} MB "
           f"(min {min(cpus):.2f}, max {max(cpus):.2f}; {len(cpus)} kernels)")
     print(f"server: {server_cpu:.2f} CPU-s, RSS {server_rss / MB:.0f} MB (start-up and pool included)")
+    for zygote_cpu, zygote_rss in zygotes:  # paid once per server: the kernels are its forks (drmath.serve.zygote)
+        print(f"kernel zygote: {zygote_cpu:.2f} CPU-s, RSS {zygote_rss / MB:.0f} MB (once per server; each kernel's "
+              f"figure above is its own CPU after the fork)")
     record("preheated kernel: CPU to ready", f"{median_cpu:.2f} CPU-s", f"<= {TARGET_CPU:g} CPU-s",
            median_cpu <= TARGET_CPU, f"median of {len(cpus)} pooled kernels, psutil user + system time until "
            f"idle in restore_from_request; min {min(cpus):.2f}, max {max(cpus):.2f}")

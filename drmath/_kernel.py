@@ -31,7 +31,7 @@ so that collection is off before ``import drmath`` loads numpy.
 import gc
 import sys
 
-__all__ = ["main"]
+__all__ = ["main", "prepare", "run"]
 
 
 def _collect_after_first_cell(shell):
@@ -101,6 +101,35 @@ def _defer_jupyter_client_init():
     package.BlockingKernelClient = BlockingKernelClient  # the default of ConnectionFileMixin.blocking_class
 
 
+def prepare():
+    """What this process does before ipykernel is imported: no debugger, no jupyter_client ``__init__`` (above).
+
+    :mod:`drmath._zygote` calls it once before it imports what every kernel needs; :func:`main` calls it first.
+    """
+    sys.modules.setdefault("debugpy", None)  # ipykernel then runs without its debugger
+    _defer_jupyter_client_init()
+
+
+def run(argv, initialized=None):
+    """Start ipykernel (``IPKernelApp``) with the command line ``argv``, in a process :func:`prepare` has readied;
+    ``initialized()``, when given, runs once the kernel and its comm manager exist, before it starts serving.
+
+    Returns
+    -------
+    None
+        It returns when the kernel stops.
+    """
+    from ipykernel.kernelapp import IPKernelApp
+
+    app = IPKernelApp.instance()
+    _skip_interface_listing(app)
+    app.initialize(argv)
+    _collect_after_first_cell(app.shell)
+    if initialized is not None:
+        initialized()
+    app.start()
+
+
 def main(argv=None):
     """Start ipykernel (``IPKernelApp``) with the command line ``argv`` (``sys.argv[1:]`` when omitted).
 
@@ -109,12 +138,5 @@ def main(argv=None):
     None
         It returns when the kernel stops.
     """
-    sys.modules.setdefault("debugpy", None)  # ipykernel then runs without its debugger
-    _defer_jupyter_client_init()
-    from ipykernel.kernelapp import IPKernelApp
-
-    app = IPKernelApp.instance()
-    _skip_interface_listing(app)
-    app.initialize(argv)
-    _collect_after_first_cell(app.shell)
-    app.start()
+    prepare()
+    run(sys.argv[1:] if argv is None else argv)

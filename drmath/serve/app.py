@@ -28,6 +28,8 @@ from .pages import CappedVoilaHandler, link_query
 from .query import KernelQueryHandler
 from .settings import MAX_HEADER_SIZE
 from .websocket import KernelSessionWebsocketHandler
+from .zygote import enable as fork_kernels
+from .zygote import zygote
 
 __all__ = ["REPLACEMENTS", "Voila", "voila_main"]
 
@@ -64,6 +66,8 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
         # the default scenario's explainer (busy and static pages) is rendered before a visitor asks
         IOLoop.current().add_callback(CappedVoilaHandler.explainers.get, link_query("")[0])
         IOLoop.current().add_callback(CappedVoilaHandler.dashboards.get, "")  # and its static dashboard (issue 24)
+        if fork_kernels():  # issue 24: page kernels are forks of one process that has imported what they need
+            IOLoop.current().add_callback(zygote, self.log)
         return super().listen()
 
 
