@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 ZYGOTE_CODE = "import gc; gc.disable(); from drmath._zygote import main; main()"
 """The zygote's ``python -c`` code (collection off before numpy loads, as in a kernel)."""
 
-READY_TIMEOUT = 60.0  # [s] the zygote's imports take ~0.5 CPU-s; a loaded machine may take much longer
+READY_TIMEOUT = 60.0  # [s] the zygote's imports take ~0.35 CPU-s; a loaded machine may take much longer
 FORK_TIMEOUT = 10.0  # [s] one fork answers in milliseconds
 
 
