@@ -53,9 +53,9 @@ REFILL_NICENESS = 19
 """How much nicer (lower CPU priority) than the server a pool refill kernel runs until a visitor claims it, and a
 visitor's kernel until its page connects (issue 24). 19, the lowest priority: such a kernel is the one piece of
 work no one is looking at yet, while the server sends static pages and relays live ones. In the 50-arrival burst
-(``bench/bench_load.py --clients mixed --visitors 50 --browsers 6``, runs minutes apart) 19 gave the in-machine
-browsers their static figures at p50 4.6-4.7 s against 6.3-6.4 s with 10, and the live controls at p50 15 s
-against 18-21 s. [1]"""
+(``bench/bench_load.py --clients mixed --visitors 50 --browsers 6``, runs minutes apart on a shared 2-core machine)
+the in-machine browsers had every static figure at p50 4.6, 4.7, 5.2 and 7.5 s in four runs with 19, and 6.3, 6.4
+and 8.4 s in three with 10; the live controls at p50 15, 15, 17 and 20 s against 18, 20 and 21 s. [1]"""
 
 MAX_URL_LENGTH = 32 * 1024
 """Longest page request target (path and query) drmath serves; a longer link gets the readable 414 page.
