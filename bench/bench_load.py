@@ -8,7 +8,9 @@ Issue 24 (static first): ``--clients mixed --visitors 50`` sends ``--browsers`` 
 plain HTTP clients for the rest, all arriving at once, and reports for each kind the p50/p95 time to every
 static figure (a browser: every figure of the static explainer drawn; an HTTP client that sends a browser's
 ``Sec-Fetch-*`` headers: the static part of the page received) and the time to live controls (a browser:
-the live page drawn and the static box gone; an HTTP client: its widget states received, as ``ws``).
+the live page drawn and the static box gone; an HTTP client: its widget states received, as ``ws``). For the
+browsers it also prints the time until every static figure on their first screen is drawn: the static
+dashboard's, above the explainer, whose figures a 1400x1500 window shows only after scrolling.
 
 Not run in CI (``tests/test_capacity.py`` is the small in-CI check of the cap). Everything runs on this
 machine: ``python -m drmath.serve`` on a free 127.0.0.1 port (tests/conftest.py ``start_voila``) and
@@ -77,14 +79,22 @@ INIT_JS = """window.__first = null; window.__ready = null;
 SCENARIO_JS = "() => document.querySelector('.drmath-scenario').dataset.scenario"
 # issue 24: every figure of the static explainer drawn (window.__static), the live page drawn and the static box
 # gone (window.__live), each the performance.now() it first held
-STATIC_INIT_JS = """window.__static = null; window.__live = null;
+STATIC_INIT_JS = """window.__static = null; window.__live = null; window.__onscreen = null;
 (function () {
   const ready = """ + READY_JS + """;
+  const drawn = (g) => !!g.querySelector('.main-svg');
+  const onScreen = (g) => { const r = g.getBoundingClientRect();
+    return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth; };
   function check() {
     try {
       const f = document.querySelectorAll('.drmath-static-plot');
-      if (window.__static === null && f.length && [...f].every(g => g.data && g.querySelector('.main-svg')))
+      if (window.__static === null && f.length && [...f].every(g => g.data && drawn(g)))
         window.__static = performance.now();
+      // every static figure the reader sees without scrolling (the static dashboard's, and the explainer's if in
+      // view), drawn
+      const seen = [...document.querySelectorAll('#drmath-preview .drmath-s-figure, .drmath-static-plot')]
+        .filter(onScreen);
+      if (window.__onscreen === null && seen.length && seen.every(drawn)) window.__onscreen = performance.now();
       if (window.__live === null && !document.getElementById('drmath-preview') && ready())
         window.__live = performance.now();
     } catch (e) {}
@@ -141,14 +151,14 @@ async def visitor(browser, url, i, timeout_ms):
     await page.add_init_script(INIT_JS)
     await page.add_init_script(STATIC_INIT_JS)
     rec = {"i": i, "kind": "browser", "status": None, "first_ms": None, "ready_ms": None, "slider_ms": None,
-           "error": None, "external": external, "static_ms": None, "live_ms": None}
+           "error": None, "external": external, "static_ms": None, "live_ms": None, "onscreen_ms": None}
     try:
         response = await page.goto(url, wait_until="commit", timeout=timeout_ms)
         rec["status"] = response.status if response else None
         await page.wait_for_function("() => window.__ready !== null && (window.__live !== null || "
                                      "window.__static === null)", timeout=timeout_ms, polling=250)
-        rec["first_ms"], rec["ready_ms"], rec["static_ms"], rec["live_ms"] = await page.evaluate(
-            "[window.__first, window.__ready, window.__static, window.__live]")
+        rec["first_ms"], rec["ready_ms"], rec["static_ms"], rec["live_ms"], rec["onscreen_ms"] = await page.evaluate(
+            "[window.__first, window.__ready, window.__static, window.__live, window.__onscreen]")
         before = await page.evaluate(SCENARIO_JS)
         t = time.monotonic()
         await page.locator(".drmath-control-training-gpus .noUi-handle").first.focus()
@@ -349,6 +359,10 @@ def static_figures(recs, n):
         if live:
             line += f", p50 {percentile(live, .5) / 1000:.1f} s, p95 {percentile(live, .95) / 1000:.1f} s"
         print(line)
+        seen = [r["onscreen_ms"] for r in mine if r.get("onscreen_ms") is not None]
+        if seen:  # the browsers' first screen: the static dashboard's figures (the explainer's are below it)
+            print(f"  {kind}s, every static figure on the first screen drawn: {len(seen)}/{len(mine)}, "
+                  f"p50 {percentile(seen, .5) / 1000:.1f} s, p95 {percentile(seen, .95) / 1000:.1f} s")
     if every_static:
         print(f"all {n} arrivals: time to every static figure p50 {percentile(every_static, .5) / 1000:.1f} s, "
               f"p95 {percentile(every_static, .95) / 1000:.1f} s ({len(every_static)}/{n}); time to live controls "
