@@ -141,5 +141,5 @@ def main(argv=None):
             server.sendall(json.dumps(answer).encode() + b"\n")
         else:
             return  # the server closed the socket: it stopped
-    # the kernel: it leaves the zygote's loop and ends as the spec's command does, through the interpreter's exit
+    # the kernel: out of the zygote's loop (its socket closed, detached), it runs ipykernel until it stops
     _become_kernel(request, report)

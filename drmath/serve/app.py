@@ -66,7 +66,7 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
         # the default scenario's explainer (busy and static pages) is rendered before a visitor asks
         IOLoop.current().add_callback(CappedVoilaHandler.explainers.get, link_query("")[0])
         IOLoop.current().add_callback(CappedVoilaHandler.dashboards.get, "")  # and its static dashboard (issue 24)
-        if fork_kernels():  # issue 24: page kernels are forks of one process that has imported what they need
+        if fork_kernels(self.log):  # issue 24: page kernels are forks of one process that has imported what they need
             IOLoop.current().add_callback(zygote, self.log)
         return super().listen()
 

@@ -126,17 +126,22 @@ class Zygote:
         self._streams = None
         self._lock = asyncio.Lock()
 
-    async def start(self):
-        """Start the zygote and wait until it has imported what every kernel needs."""
+    async def start(self, logger=log):
+        """Start the zygote and wait until it has imported what every kernel needs (said on ``logger``); one that
+        fails to is ended."""
         ours, theirs = socket.socketpair()
         try:
             self.process = subprocess.Popen([sys.executable, "-c", ZYGOTE_CODE, str(theirs.fileno())],
                                             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
         finally:
             theirs.close()
-        self._streams = await asyncio.open_unix_connection(sock=ours)
-        self.ready = json.loads(await asyncio.wait_for(self._streams[0].readline(), READY_TIMEOUT))
-        log.info("Kernel zygote %s ready: its imports took %.2f CPU-s, once", self.process.pid, self.ready["cpu"])
+        try:
+            self._streams = await asyncio.open_unix_connection(sock=ours)
+            self.ready = json.loads(await asyncio.wait_for(self._streams[0].readline(), READY_TIMEOUT))
+        except BaseException:
+            self.stop()
+            raise
+        logger.info("Kernel zygote %s ready: its imports took %.2f CPU-s, once", self.process.pid, self.ready["cpu"])
         return self
 
     @property
@@ -172,13 +177,14 @@ _ENABLED = False
 _ZYGOTE = None  # the task that starts this server's zygote (one per server process)
 
 
-def enable():
+def enable(logger=log):
     """Fork this server's page kernels from a zygote, where :class:`ForkProvisioner` can (see the module);
-    True when enabled, False where the server cannot be a subreaper (kernels are then started with ``Popen``)."""
+    True when enabled, False where the server cannot be a subreaper (kernels are then started with ``Popen``,
+    as ``logger`` says)."""
     global _ENABLED
     _ENABLED = subreaper()
     if not _ENABLED:
-        log.warning("Kernels start with Popen: this server cannot adopt forked kernels (no PR_SET_CHILD_SUBREAPER)")
+        logger.warning("Kernels start with Popen: this server cannot adopt forked kernels (no PR_SET_CHILD_SUBREAPER)")
     return _ENABLED
 
 
@@ -191,7 +197,7 @@ async def zygote(logger=log):
     if _ZYGOTE is None or (_ZYGOTE.done() and (_ZYGOTE.exception() is not None or not _ZYGOTE.result().alive)):
         if _ZYGOTE is not None and _ZYGOTE.done() and _ZYGOTE.exception() is None:
             _ZYGOTE.result().stop()
-        _ZYGOTE = asyncio.ensure_future(Zygote().start())
+        _ZYGOTE = asyncio.ensure_future(Zygote().start(logger))
     try:
         return await asyncio.shield(_ZYGOTE)
     except (OSError, ValueError) as exc:  # TimeoutError is an OSError
