@@ -87,45 +87,62 @@ def read(server):
     raise AssertionError(f"the stand-in server printed nothing more (exit {server.poll()})")
 
 
-@pytest.mark.slow
-def test_a_forked_kernel_runs_in_its_request_and_is_the_servers_child_until_it_exits(tmp_path):
-    server = start_server(tmp_path, "shutdown")
+def running(pid):
+    """Whether process ``pid`` runs (a zombie, exited but not yet reaped by its new parent, does not)."""
     try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+@pytest.fixture
+def stand_in(tmp_path):
+    """Start the stand-in server in a mode (``stand_in("stay")``): ``(process, its hello)``; skipped where the
+    server cannot adopt forked kernels. The process is killed at the end."""
+    started = []
+
+    def start(mode):
+        server = start_server(tmp_path, mode)
+        started.append(server)
         hello = read(server)
         if not hello["enabled"]:
             pytest.skip("this machine cannot make a process a subreaper (not Linux)")
-        kernel = read(server)
-        assert kernel["provisioner"] == "ForkProvisioner"
-        assert kernel["forked"] is True  # it carries the zygote's modules: not a new interpreter
-        assert kernel["ppid"] == hello["server"]  # adopted by the server, as a kernel it had spawned
-        assert (kernel["cwd"], kernel["marker"]) == (str(tmp_path), "m1")  # the request's directory and environment
-        # what ipywidgets does as it is imported in a kernel: a page asks for the widgets' state on the control target
-        assert kernel["widget_targets"] == ["jupyter.widget", "jupyter.widget.control"]
-        assert read(server)["returncode"] == 0  # a clean shutdown: reaped by the server, with its exit code
-        again = read(server)  # after the zygote was killed, a new one forks the next kernel
-        assert again["forked"] is True and again["ppid"] == hello["server"]
-        assert read(server)["returncode"] == -signal.SIGKILL
-        assert server.wait(timeout=60) == 0
-    finally:
-        server.kill()
+        return server, hello
 
-
-@pytest.mark.slow
-def test_the_zygote_and_its_kernels_go_when_the_server_goes(tmp_path):
-    server = start_server(tmp_path, "stay")
-    try:
-        hello = read(server)
-        if not hello["enabled"]:
-            pytest.skip("this machine cannot make a process a subreaper (not Linux)")
-        kernel, forker = read(server)["pid"], read(server)["zygote"]
-        assert psutil.pid_exists(kernel) and psutil.pid_exists(forker)
-    finally:
+    yield start
+    for server in started:
         server.kill()
         server.wait()
+
+
+@pytest.mark.slow
+def test_a_forked_kernel_runs_in_its_request_and_is_the_servers_child_until_it_exits(tmp_path, stand_in):
+    server, hello = stand_in("shutdown")
+    kernel = read(server)
+    assert kernel["provisioner"] == "ForkProvisioner"
+    assert kernel["forked"] is True  # it carries the zygote's modules: not a new interpreter
+    assert kernel["ppid"] == hello["server"]  # adopted by the server, as a kernel it had spawned
+    assert (kernel["cwd"], kernel["marker"]) == (str(tmp_path), "m1")  # the request's directory and environment
+    # what ipywidgets does as it is imported in a kernel: a page asks for the widgets' state on the control target
+    assert kernel["widget_targets"] == ["jupyter.widget", "jupyter.widget.control"]
+    assert read(server)["returncode"] == 0  # a clean shutdown: reaped by the server, with its exit code
+    again = read(server)  # after the zygote was killed, a new one forks the next kernel
+    assert again["forked"] is True and again["ppid"] == hello["server"]
+    assert read(server)["returncode"] == -signal.SIGKILL
+    assert server.wait(timeout=60) == 0
+
+
+@pytest.mark.slow
+def test_the_zygote_and_its_kernels_go_when_the_server_goes(stand_in):
+    server, _ = stand_in("stay")
+    kernel, forker = read(server)["pid"], read(server)["zygote"]
+    assert running(kernel) and running(forker)
+    server.kill()
+    server.wait()
     deadline = time.monotonic() + 30
     alive = [kernel, forker]
     while alive and time.monotonic() < deadline:
-        alive = [pid for pid in alive if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+        alive = [pid for pid in alive if running(pid)]
         time.sleep(0.2)
     assert not alive, f"still running after the server was killed: {alive}"
 
