@@ -21,6 +21,7 @@ Anything else, or a zygote that failed, is logged and falls back to ``Popen``: a
 """
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -43,6 +44,7 @@ READY_TIMEOUT = 60.0  # [s] the zygote's imports take ~0.35 CPU-s; a loaded mach
 FORK_TIMEOUT = 10.0  # [s] one fork answers in milliseconds
 
 
+@functools.cache
 def kernel_code():
     """The ``python -c`` code of drmath's kernel spec (the zygote stands for this command only)."""
     from .. import _resources
@@ -194,9 +196,8 @@ async def zygote(logger=log):
     global _ZYGOTE
     if not _ENABLED:
         return None
-    if _ZYGOTE is None or (_ZYGOTE.done() and (_ZYGOTE.exception() is not None or not _ZYGOTE.result().alive)):
-        if _ZYGOTE is not None and _ZYGOTE.done() and _ZYGOTE.exception() is None:
-            _ZYGOTE.result().stop()
+    failed = _ZYGOTE is not None and _ZYGOTE.done() and (_ZYGOTE.exception() or not _ZYGOTE.result().alive)
+    if _ZYGOTE is None or failed:  # a zygote that failed to start, or has exited since, is ended already
         _ZYGOTE = asyncio.ensure_future(Zygote().start(logger))
     try:
         return await asyncio.shield(_ZYGOTE)
@@ -225,7 +226,7 @@ class ForkProvisioner(LocalProvisioner):
             niceness = REFILL_NICENESS
         elif preexec is not None:
             return None
-        env = dict(os.environ if options.pop("env", None) is None else kwargs["env"])
+        env = dict(options.pop("env", os.environ))  # None options are gone already
         cwd = str(options.pop("cwd", os.getcwd()))
         if not options.pop("independent", False):
             env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher: the kernel ends with the server
