@@ -417,7 +417,7 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
         sections=sections,
         warnings=warnings, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario), bands=_bands(scenario),
         plotlyjs=Markup(viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")) if include_plotlyjs else None,
-        config=_json_script(viz.PLOTLY_CONFIG), figures=_json_script(plots), plots=plots,
+        config=_json_script(viz.PLOTLY_CONFIG), figures=_json_script(plots),
         drills_title=SECTION_TITLES["drills"], inputs_title=SECTION_TITLES["inputs"], drills=drill_rows(p, start))
 
 

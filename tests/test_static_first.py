@@ -315,6 +315,52 @@ def test_the_page_is_static_while_every_seat_is_taken_then_goes_live_without_a_r
         context.close()
 
 
+# when each static figure (the static dashboard's and the explainer's) was first drawn, and its top then [px]
+DRAWS_JS = """window.__draws = new Map();
+new MutationObserver(() => {
+  document.querySelectorAll('#drmath-preview .drmath-s-plot, #drmath-preview .drmath-static-plot').forEach((g) => {
+    if (!window.__draws.has(g) && g.querySelector('.main-svg'))
+      window.__draws.set(g, [performance.now(), Math.round(g.getBoundingClientRect().top)]);
+  });
+}).observe(document, {subtree: true, childList: true});"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("width,height", [(1400, 900), (390, 844)], ids=["wide", "phone"])
+def test_the_static_page_paints_its_text_and_the_figures_on_screen_before_those_below(server, browser, width,
+                                                                                       height):
+    """Issue 24: a static figure below the first screen waits for the page to be painted and idle (or for the
+    reader to come near it): a phone, whose first screen holds the headline cards and no figure, paints them
+    without waiting for any figure, and every figure still comes without a scroll. Drawn as they came, the
+    twelve figures cost a browser ~0.75 s of main thread before its first paint."""
+    held = hold_seat(server["url"])
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.add_init_script(DRAWS_JS)
+    try:
+        page.goto(server["url"], wait_until="commit", timeout=120_000)
+        page.wait_for_function(STATIC_DRAWN_JS, timeout=20_000, polling=100)  # every figure, and no scroll
+        page.wait_for_function("() => [...document.querySelectorAll('#drmath-preview .drmath-s-plot')]"
+                               ".every(g => g.querySelector('.main-svg'))", timeout=20_000, polling=100)
+        painted, draws = page.evaluate("""() => [
+            performance.getEntriesByName('first-contentful-paint')[0].startTime, [...window.__draws.values()]]""")
+        free_seat(server["url"], *held)  # within the 30 s a seat's page has to connect
+        held = None
+        assert len(draws) == 5 + len(REPORT_FIGURES)
+        above = [t for t, top in draws if top < height]  # on the first screen
+        below = [t for t, top in draws if top > 1.25 * height]  # beyond the drawer's quarter-screen margin
+        assert below and all(t > painted for t in below), (painted, draws)  # after the first paint
+        assert all(a < b for a in above for b in below), draws  # the first screen's figures first
+        if not above:  # the phone: its first paint waited for no figure
+            assert all(t > painted for t, _ in draws), (painted, draws)
+    finally:
+        if held:
+            free_seat(server["url"], *held)
+        page.close(run_before_unload=True)
+        context.close()
+
+
 # --------------------------------------------------------------------------- the handover, box for box
 
 # the boxes of the cards and figures, static ("drmath-s-") or live ("drmath-"), in page order, on screen [px]

@@ -3,7 +3,8 @@
 A browser's page navigation (:func:`wants_static_first`) is answered before, and whatever becomes of, any
 kernel: the response starts with :func:`static_prelude`: the static twin of the live dashboard
 (:mod:`drmath.serve.static_dashboard`: the live page's own widgets as ipywidgets draws them, controls
-disabled, figures drawn by plotly.js from the live figures' specs), then, for the reader who scrolls, the
+disabled, figures drawn by plotly.js from the live figures' specs, those on screen first and the rest after the
+first paint: ``data/widgets/static_figures.js``), then, for the reader who scrolls, the
 standalone explainer of the link's scenario (the busy page's: every number with its derivation, every
 figure), both cached (:class:`~drmath.serve.pages.Explainers`), in the ``drlab`` template's preview box,
 under a notice that the page is static, live in a few seconds. The box is where the live page's scrolling
@@ -33,6 +34,7 @@ import collections
 import html
 import re
 
+from .._resources import data_file
 from . import settings
 
 __all__ = ["STATIC_END", "BOX", "BOX_START", "BOX_END", "wants_static_first", "scope_css", "static_prelude",
@@ -43,6 +45,9 @@ STATIC_END = "<!--drmath-static-end-->"
 
 BOX_START, BOX_END = "<!--drmath-preview-box-->", "<!--/drmath-preview-box-->"
 """Around the ``drlab`` template's own preview box: a page sent static first has its own, and drops this one."""
+
+_DRAWER = data_file("widgets", "static_figures.js").read_text("utf-8")
+"""The static page's figure drawer (``window.drmathStaticFigures``): the figures on screen first."""
 
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
@@ -105,7 +110,7 @@ def static_prelude(document, dashboard, plotly, notice=None):
         box ``#drmath-preview`` where the live page will be (the same scrolling box, the same padding) with the
         notice and progress bar the ``drlab`` template's script drives over its foot, the static dashboard
         laid out as the live one, the explainer's content below it (``.drmath-static-explainer``), its figures
-        drawn, then :data:`STATIC_END`. The Voilà page follows it.
+        handed to the drawer (:data:`_DRAWER`), then :data:`STATIC_END`. The Voilà page follows it.
     """
     e = html.escape
     title = _part(document, "<title>", "</title>", "title")  # escaped already
@@ -119,6 +124,7 @@ def static_prelude(document, dashboard, plotly, notice=None):
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'{title}<link rel="icon" href="data:;base64,=">'
             f"<style>{scope_css(style, _BOX + ' .drmath-static-explainer')}\n{_BOX_CSS}</style>"
+            f"<script>{_DRAWER}</script>"
             + (f'<script src="{e(plotly, quote=True)}"></script>' if plotly else "") + "</head><body>\n")
     box = ('<div id="drmath-preview" class="drmath-static" aria-busy="true">'
            '<div class="drmath-preview-status">'

@@ -228,10 +228,9 @@ def dashboard_block(query, scope):
     page = ('<div class="drmath-s-page" style="padding-top: 5px">'
             '<div style="display: table; table-layout: fixed; width: 100%; overflow: hidden">'
             '<div style="display: table-cell; width: 100%">' + markup + "</div></div></div>")
+    # drawn by the static page's drawer (drmath/data/widgets/static_figures.js): the ones on screen first
     draw = ("<script>(function(){var C=" + str(_json_script(PLOT_CONFIG)) + ";var F=" + str(_json_script(figures))
-            + ";function draw(){document.querySelectorAll('.drmath-s-page [data-figure]').forEach(function(box){"
-              "var f=F[box.getAttribute('data-figure')]||{};"
-              "window.Plotly.newPlot(box.querySelector('.drmath-s-plot'),f.data||[],f.layout||{},C);});}"
-              "if(window.Plotly)draw();else window.addEventListener('DOMContentLoaded',function(){"
-              "if(window.Plotly)draw();});})();</script>")
+            + ";document.querySelectorAll('.drmath-s-page [data-figure]').forEach(function(box){"
+              "window.drmathStaticFigures.add(box.querySelector('.drmath-s-plot'),F[box.getAttribute('data-figure')],C);"
+              "});})();</script>")
     return style + page + draw
