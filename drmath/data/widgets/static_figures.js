@@ -19,11 +19,9 @@ window.drmathStaticFigures = window.drmathStaticFigures || (function () {
     seen.unobserve(element);
     if (element.isConnected) window.Plotly.newPlot(element, job[0].data || [], job[0].layout || {}, job[1]);
   }
-  function onScreen(element) {
-    var view = box(), r = element.getBoundingClientRect();
-    var top = view ? view.getBoundingClientRect().top : 0;
-    var height = view ? view.clientHeight : window.innerHeight;
-    return r.bottom >= top - MARGIN * height && r.top <= top + (1 + MARGIN) * height;
+  function onScreen(element) {  // the box is there while the page is static, the only time figures are added
+    var view = box().getBoundingClientRect(), r = element.getBoundingClientRect(), margin = MARGIN * view.height;
+    return r.bottom >= view.top - margin && r.top <= view.bottom + margin;
   }
   function drawRest() {  // every figure not drawn yet, in the page's order, once the first screen is painted
     if (!painted) return;
