@@ -90,9 +90,14 @@ class Redraw:
     """Where a notebook draws what its controls change: a figure and the text beside it, redrawn in place.
 
     Under Voilà each :meth:`show` replaces the content of :attr:`output`, an ``ipywidgets.Output`` to place in
-    the page. Elsewhere (JupyterLab, nbclient, ``jupyter nbconvert --execute``) the objects are displayed as
-    the cell's own outputs at the first :meth:`show` and updated by display id after it, so that the saved
-    notebook, and its HTML export, holds the figure; :attr:`output` then stays empty.
+    the page, by setting its ``outputs``: one widget update, and nothing for Voilà's executor to capture.
+    (``with output: display(...)`` had nbclient, which runs the page's cells for Voilà, capture the display and
+    send the outputs back to the kernel on the channel where it waited for the cell's reply; it then missed the
+    reply on 2-core machines, and the page stopped there: nbclient issue #312, ``tests/test_notebook_pages.py``.)
+
+    Elsewhere (JupyterLab, nbclient, ``jupyter nbconvert --execute``) the objects are displayed as the cell's own
+    outputs at the first :meth:`show` and updated by display id after it, so that the saved notebook, and its HTML
+    export, holds the figure; :attr:`output` then stays empty.
     """
 
     def __init__(self):
@@ -110,11 +115,13 @@ class Redraw:
             Anything IPython can display; the same number at every call.
         """
         from IPython.display import display
+        from IPython.utils.capture import capture_output
 
         if in_voila():
-            with self.output:
-                self.output.clear_output(wait=True)
+            with capture_output(stdout=False, stderr=False) as shown:  # what display() would send, kept here
                 display(*objects)
+            self.output.outputs = tuple({"output_type": "display_data", "data": out.data, "metadata": out.metadata}
+                                        for out in shown.outputs)
         elif not self.handles:
             self.handles = [display(obj, display_id=True) for obj in objects]
         else:

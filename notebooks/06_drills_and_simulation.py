@@ -116,8 +116,7 @@ stale_days = widgets.IntSlider(value=0, min=0, max=45, description="Days since l
                                style={"description_width": "initial"}, continuous_update=False)
 bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description="Simulating",
                             layout=widgets.Layout(visibility="hidden"))
-takeaway = widgets.Output()
-view = offline.Redraw()  # the four panels, redrawn in place
+view = offline.Redraw()  # the four panels and the takeaway below them, redrawn in place
 
 # %%
 started = [0.0]  # when the current simulation began (time.perf_counter) [s]
@@ -146,26 +145,23 @@ def simulate_and_draw():
 
 def update(change=None):
     result, promise, spec = simulate_and_draw()
-    view.show(go.Figure(spec))
     p = result.plan
     lo, hi = result.ettr_interval(0.99)
-    takeaway.clear_output()
-    with takeaway:
-        display(Markdown(markdown_text(
-            f"**Takeaway.** Over {result.trials:,} simulated runs ({result.events / result.trials:,.0f} "
-            f"interruptions each on average), ETTR ranged {lo:.1%}-{hi:.1%} (99% of runs); the closed form says "
-            f"{p.format('ettr')}, {'inside' if lo <= p.ettr <= hi else 'outside'} that band. "
-            f"The 95th-percentile run finished in "
-            f"{result.percentiles('completion_time', (95,))[95.0] / units.day:.1f} days "
-            f"and lost {result.percentiles('lost_gpu_hours', (95,))[95.0] / 1e3:,.0f}k GPU-hours to failures. "
-            f"From the drill log: {promise.message()} The sum of best cases would say "
-            f"{format_quantity(promise.best_case_sum, 'duration')} and the sum of means "
-            f"{format_quantity(promise.mean_sum, 'duration')}.")))
+    view.show(go.Figure(spec), Markdown(markdown_text(
+        f"**Takeaway.** Over {result.trials:,} simulated runs ({result.events / result.trials:,.0f} "
+        f"interruptions each on average), ETTR ranged {lo:.1%}-{hi:.1%} (99% of runs); the closed form says "
+        f"{p.format('ettr')}, {'inside' if lo <= p.ettr <= hi else 'outside'} that band. "
+        f"The 95th-percentile run finished in "
+        f"{result.percentiles('completion_time', (95,))[95.0] / units.day:.1f} days "
+        f"and lost {result.percentiles('lost_gpu_hours', (95,))[95.0] / 1e3:,.0f}k GPU-hours to failures. "
+        f"From the drill log: {promise.message()} The sum of best cases would say "
+        f"{format_quantity(promise.best_case_sum, 'duration')} and the sum of means "
+        f"{format_quantity(promise.mean_sum, 'duration')}.")))
 
 
 # the four panels, drawn by drmath.viz, as one static figure redrawn when a knob moves (drmath.offline.Redraw)
 display(widgets.VBox([widgets.HBox([widgets.VBox([gpus, failure_rate, tier]),
-                                    widgets.VBox([trials, confidence, stale_days])]), bar, view.output, takeaway]))
+                                    widgets.VBox([trials, confidence, stale_days])]), bar, view.output]))
 update()
 for w in (trials, confidence, gpus, failure_rate, tier, stale_days):
     w.observe(update, names="value")

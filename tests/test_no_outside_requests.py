@@ -15,7 +15,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from drmath import scenario_io
 from drmath.report import build_report
@@ -116,17 +115,13 @@ def test_a_notebook_page_sends_nothing_outside_and_offers_no_share(browser, tmp_
     context = browser.new_context(viewport={"width": 1400, "height": 1500})
     try:
         pg = context.new_page()
-        seen = record(pg)  # every request of both loads below
-        for attempt in (1, 2):  # a full CI run once saw this page's widgets never connect (not reproduced since):
-            pg.goto(url, wait_until="commit", timeout=180_000)  # one reload, then it fails
-            try:
-                pg.wait_for_function("() => { const g = document.querySelectorAll('.js-plotly-plot');"
-                                     " return g.length && [...g].every(d => d.querySelector('.main-svg')); }",
-                                     timeout=90_000, polling=200)
-                break
-            except PlaywrightTimeout:
-                if attempt == 2:
-                    raise
+        seen = record(pg)  # every request of the page
+        # one load: its stalls (the page stopped after its first figure's cell) were nbclient issue #312, which
+        # drmath.offline.Redraw no longer meets (tests/test_notebook_pages.py)
+        pg.goto(url, wait_until="commit", timeout=180_000)
+        pg.wait_for_function("() => { const g = document.querySelectorAll('.js-plotly-plot');"
+                             " return g.length && [...g].every(d => d.querySelector('.main-svg')); }",
+                             timeout=90_000, polling=200)
         assert_no_share_entry(open_every_menu(pg))
         assert_links_stay(pg)
         pg.wait_for_timeout(500)

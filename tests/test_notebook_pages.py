@@ -1,0 +1,103 @@
+"""Every notebook page is served to its end: plain Voilà runs each notebook's cells and sends the whole page.
+
+Voilà runs a page's cells with nbclient and streams the page as they run. A cell that drew into an
+``ipywidgets.Output`` with ``with output: display(...)`` had nbclient capture the display and send the widget's
+new outputs back to the kernel on the shell channel, while it waited on that same channel for the cell's reply.
+On this project's 2-core machines that reply was then never seen (nbclient issue #312): the kernel was idle,
+nbclient waited for ever, and the page stopped after its first figure's cell, its widgets never connected.
+Notebook 01 stopped so in every one of a dozen first loads. :class:`drmath.offline.Redraw` now sets the
+widget's outputs itself, so nbclient has nothing to capture and sends nothing.
+
+Read as a reader's browser reads it: the page's bytes as they arrive, until its end; and notebook 01 in a
+browser, its figure in the widget that redraws it, redrawn when its slider moves.
+"""
+
+import http.client
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import ROOT, start_plain_voila, stop_voila, watch
+
+NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+DEADLINE = 120
+"""Time a page may take to arrive whole [s]: ~3–15 s each on a quiet 2-core machine (06 simulates); a stopped
+page sends only Voilà's heartbeat, every 10 s, for ever."""
+
+
+@pytest.fixture(scope="module")
+def notebook_server(tmp_path_factory):
+    """Plain Voilà serving ``notebooks/`` (tree mode) with the ``drlab`` template and drmath's kernels."""
+    proc, url = start_plain_voila("notebooks", tmp_path_factory.mktemp("voila-pages") / "voila.log")
+    yield url
+    stop_voila(proc)
+
+
+def read_page(url, deadline):
+    """The body of ``url`` as far as it arrived within ``deadline`` seconds, and whether it arrived whole."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    body, end = b"", time.monotonic() + deadline
+    try:
+        conn.request("GET", parts.path)
+        response = conn.getresponse()
+        assert response.status == 200
+        while time.monotonic() < end:
+            chunk = response.read1(65536)
+            if not chunk:
+                return body.decode(), True
+            body += chunk
+        return body.decode(), False
+    finally:
+        conn.close()
+
+
+def test_every_notebook_is_found():
+    assert len(NOTEBOOKS) >= 8 and NOTEBOOKS[0].startswith("00_")
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_the_notebook_page_arrives_whole(notebook_server, notebook):
+    body, whole = read_page(f"{notebook_server}voila/render/{notebook}", DEADLINE)
+    cells = body.count("voila_process(")
+    assert whole, f"{notebook}: the page stopped after {cells} cells; its last bytes: {body[-300:]!r}"
+    assert body.rstrip().endswith("</html>")
+    assert "Traceback" not in body
+
+
+FIGURES_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(d =>
+  (d.closest('.widget-output') ? 'in its widget: ' : 'outside any widget: ') +
+  ((d.querySelector('.gtitle') || {}).textContent || '(no title yet)'))"""
+"""Each figure of the page: whether it lies in an ``ipywidgets.Output`` (where Redraw draws), and its title."""
+
+
+def test_the_notebook_figure_is_drawn_in_its_widget_and_redrawn_when_a_slider_moves(browser, notebook_server):
+    context = browser.new_context(viewport={"width": 1200, "height": 1400})
+    page = context.new_page()
+    log = watch(page)
+
+    def one_figure(title):
+        """Wait until the page holds one figure, in its widget, with a title ``title`` accepts; that title."""
+        page.wait_for_function(f"() => {{ const f = ({FIGURES_JS})(); return f.length === 1 && ({title})(f[0]); }}",
+                               timeout=120_000, polling=200)
+        return page.evaluate(FIGURES_JS)[0]
+
+    try:
+        page.goto(f"{notebook_server}voila/render/01_time_to_train.ipynb", wait_until="commit", timeout=120_000)
+        # a figure drawn outside the widget (as a cell's output) would never be redrawn
+        assert one_figure("t => t.startsWith('in its widget: ')") == \
+            "in its widget: Time to train vs MFU: 90.0 days at 40.0%"
+        page.locator(".widget-slider .noUi-handle").first.focus()  # GPUs: 8,000
+        for _ in range(4):
+            page.keyboard.press("ArrowRight")
+        moved = one_figure("t => t.startsWith('in its widget: ') && !t.includes('90.0 days')")
+        assert moved.startswith("in its widget: Time to train vs MFU: "), moved  # fewer days on more GPUs
+        page.wait_for_timeout(1000)  # an error thrown after the figure was drawn (as one was, by its renderer)
+        assert [e for e in log["errors"] if e.startswith("page error:")] == []
+        assert page.evaluate(FIGURES_JS) == [moved]
+    finally:
+        context.close()
