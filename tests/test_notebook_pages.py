@@ -101,3 +101,35 @@ def test_the_notebook_figure_is_drawn_in_its_widget_and_redrawn_when_a_slider_mo
         assert page.evaluate(FIGURES_JS) == [moved]
     finally:
         context.close()
+
+
+# installed before any page script: when the cells are shown (Voilà shows #rendered_cells) and when the drlab
+# template's loading box (#drmath-preview, over the page) goes, each on the first animation frame that sees it
+SHOWN_JS = """window.__shown = {cells: null, box: null, status: null};
+(function poll() {
+  const s = window.__shown, cells = document.getElementById('rendered_cells');
+  const box = document.getElementById('drmath-preview');
+  if (box && !s.status) s.status = box.querySelector('[role=status]').textContent.replace(/\\s+/g, ' ').trim();
+  if (s.cells === null && cells && cells.style.display !== 'none') s.cells = performance.now();
+  if (s.cells !== null && !box) { s.box = performance.now(); return; }
+  requestAnimationFrame(poll);
+})();"""
+
+
+def test_a_notebook_page_shows_its_cells_as_soon_as_they_are_run(browser, notebook_server):
+    """The drlab template's loading box waited for the dashboard's cards, which a notebook has none of: the
+    worked answer stayed hidden under "The live workbook is starting… static preview" for 20 s after its
+    cells were shown (cells at 4.7 s, box gone at 24.7 s in a measurement)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.add_init_script(SHOWN_JS)
+    try:
+        page.goto(f"{notebook_server}voila/render/00_worked_answer.ipynb", wait_until="commit", timeout=120_000)
+        page.wait_for_function("() => window.__shown.cells !== null", timeout=120_000, polling=200)
+        page.wait_for_function("() => window.__shown.box !== null", timeout=15_000, polling=200)
+        shown = page.evaluate("window.__shown")
+        assert shown["box"] - shown["cells"] < 500, shown  # the box goes as the cells are shown
+        assert shown["status"].startswith("The notebook is running"), shown["status"]
+        assert "preview" not in shown["status"], shown["status"]  # a notebook has no static preview
+    finally:
+        context.close()

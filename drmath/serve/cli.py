@@ -119,7 +119,9 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
     """
     from .._resources import PLOTLY_STATIC
 
-    resources = {"drmath_plotly": PLOTLY_STATIC}
+    # drmath_dashboard: the page is the dashboard, whose preview (the drlab template's) waits for its cards and
+    # charts; a plain notebook's goes as soon as its cells are shown
+    resources = {"drmath_plotly": PLOTLY_STATIC, "drmath_dashboard": True}
     tornado = {"websocket_compression_options": {}, "websocket_max_message_size": int(max_message_size)}
     return [
         str(notebook), "--no-browser", f"--port={int(port)}", f"--Voila.ip={ip}", "--template=drlab",
