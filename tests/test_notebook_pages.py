@@ -8,8 +8,9 @@ nbclient waited for ever, and the page stopped after its first figure's cell, it
 Notebook 01 stopped so in every one of a dozen first loads. :class:`drmath.offline.Redraw` now sets the
 widget's outputs itself, so nbclient has nothing to capture and sends nothing.
 
-Read as a reader's browser reads it: the page's bytes as they arrive, until its end; and notebook 01 in a
-browser, its figure in the widget that redraws it, redrawn when its slider moves.
+Read as a reader's browser reads it: the page's bytes as they arrive, until its end; notebook 01 in a browser,
+its figure in the widget that redraws it, redrawn when its slider moves; and the worked answer's loading box,
+gone as its cells are shown.
 """
 
 import http.client
