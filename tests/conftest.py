@@ -38,6 +38,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 CULL_INTERVAL = 5  # [s]
 CULL_IDLE_TIMEOUT = 10  # [s]
+NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+"""Every numbered notebook (00_worked_answer.ipynb …), as Voilà serves it in tree mode under voila/render/."""
 
 # every figure drawn (a plotly graph div with data and an SVG) and every card present
 READY_JS = """() => {
@@ -301,6 +303,19 @@ def voila_server(tmp_path_factory):
     log_path = tmp_path_factory.mktemp("voila") / "voila.log"
     proc, url, log_path = start_voila(log_path)
     yield {"proc": proc, "url": url, "log": log_path}
+    stop_voila(proc)
+
+
+@pytest.fixture(scope="module")
+def notebook_server(tmp_path_factory):
+    """Plain Voilà serving ``notebooks/`` (tree mode) with the ``drlab`` template and drmath's kernels, as
+    ``drmath.serve`` sets them up; its URL. A closed page's kernel goes (Voilà 0.5's tab-close beacon is refused,
+    stack.md P5)."""
+    log_path = tmp_path_factory.mktemp("voila-notebooks") / "voila.log"
+    proc, url = start_plain_voila("notebooks", log_path, extra=[
+        f"--MappingKernelManager.cull_interval={CULL_INTERVAL}",
+        f"--MappingKernelManager.cull_idle_timeout={CULL_IDLE_TIMEOUT}"])
+    yield url
     stop_voila(proc)
 
 

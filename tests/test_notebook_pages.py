@@ -22,20 +22,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import ROOT, start_plain_voila, stop_voila, watch
+from conftest import NOTEBOOKS, watch
 
-NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 DEADLINE = 120
 """Time a page may take to arrive whole [s]: ~3–15 s each on a quiet 2-core machine (06 simulates); a stopped
 page sends only Voilà's heartbeat, every 10 s, for ever."""
-
-
-@pytest.fixture(scope="module")
-def notebook_server(tmp_path_factory):
-    """Plain Voilà serving ``notebooks/`` (tree mode) with the ``drlab`` template and drmath's kernels."""
-    proc, url = start_plain_voila("notebooks", tmp_path_factory.mktemp("voila-pages") / "voila.log")
-    yield url
-    stop_voila(proc)
 
 
 def read_page(url, deadline):
@@ -55,10 +46,6 @@ def read_page(url, deadline):
         return body.decode(), False
     finally:
         conn.close()
-
-
-def test_every_notebook_is_found():
-    assert len(NOTEBOOKS) >= 8 and NOTEBOOKS[0].startswith("00_")
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)

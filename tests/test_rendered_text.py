@@ -23,12 +23,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import CULL_IDLE_TIMEOUT, CULL_INTERVAL, READY_JS, start_plain_voila, stop_voila, watch
+from conftest import NOTEBOOKS, READY_JS, watch
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 TIMEOUT = 300_000
 """How long a notebook may take to run and show in Voilà on a busy machine. [ms]"""
 
@@ -115,18 +113,6 @@ def typeset_faults(page):
         if TEX_COMMAND.search(text):
             faults.append(f"TeX command left as text: {text[:160]!r}")
     return faults
-
-
-@pytest.fixture(scope="module")
-def notebook_server(browser, tmp_path_factory):
-    """Voilà serving ``notebooks/`` (tree mode) with the ``drlab`` template, as ``drmath.serve`` sets it up."""
-    log_path = tmp_path_factory.mktemp("voila-notebooks") / "voila.log"
-    # a closed page's kernel goes (Voilà 0.5's tab-close beacon is refused, stack.md P5)
-    proc, url = start_plain_voila("notebooks", log_path, extra=[
-        f"--MappingKernelManager.cull_interval={CULL_INTERVAL}",
-        f"--MappingKernelManager.cull_idle_timeout={CULL_IDLE_TIMEOUT}"])
-    yield url
-    stop_voila(proc)
 
 
 def render(browser, url):
