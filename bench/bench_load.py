@@ -10,7 +10,7 @@ static figure visible (a browser: every static figure on its 1400x1500 first scr
 an HTTP client that sends a browser's ``Sec-Fetch-*`` headers: the static part of the page received) and the time
 to live controls (a browser: the live page drawn and the static box gone; an HTTP client: its widget states
 received, as ``ws``). For the browsers it also prints the time until every figure of the static page is drawn:
-the explainer's, below the first screen, are drawn while the page is idle or when scrolled near.
+the explainer's, below the first screen, are drawn after its first paint or when scrolled near.
 
 Not run in CI (``tests/test_capacity.py`` is the small in-CI check of the cap). Everything runs on this
 machine: ``python -m drmath.serve`` on a free 127.0.0.1 port (tests/conftest.py ``start_voila``) and
@@ -362,7 +362,7 @@ def static_figures(recs, n):
     and for all; returns ``(static [ms], live [ms])`` of every visitor that got them.
 
     A browser's "static" is every static figure on its first screen drawn (the static dashboard's, above the
-    explainer): the page draws the figures below it when idle or when scrolled near them. The time to every
+    explainer): the page draws the figures below it after its first paint or when scrolled near them. The time to every
     figure of the page drawn is printed beside it."""
     every_static, every_live = [], []
     for kind, what in (("browser", "browsers (static: every static figure on the first screen drawn; live: the "
@@ -384,7 +384,7 @@ def static_figures(recs, n):
             line += f", p50 {percentile(live, .5) / 1000:.1f} s, p95 {percentile(live, .95) / 1000:.1f} s"
         print(line)
         whole = [r["static_ms"] for r in mine if kind == "browser" and r.get("static_ms") is not None]
-        if whole:  # the explainer's figures too, below the first screen (drawn while the page is idle)
+        if whole:  # the explainer's figures too, below the first screen (drawn after the first paint)
             print(f"  {kind}s, every figure of the static page drawn (scrolled to or not): {len(whole)}/{len(mine)}, "
                   f"p50 {percentile(whole, .5) / 1000:.1f} s, p95 {percentile(whole, .95) / 1000:.1f} s")
     if every_static:
