@@ -9,8 +9,10 @@ plain HTTP clients for the rest, all arriving at once, and reports for each kind
 static figure visible (a browser: every static figure on its 1400x1500 first screen drawn, the static dashboard's;
 an HTTP client that sends a browser's ``Sec-Fetch-*`` headers: the static part of the page received) and the time
 to live controls (a browser: the live page drawn and the static box gone; an HTTP client: its widget states
-received, as ``ws``). For the browsers it also prints the time until every figure of the static page is drawn:
-the explainer's, below the first screen, are drawn after its first paint or when scrolled near.
+received, as ``ws``). For the browsers it also prints how many of the static dashboard's figures came as the
+server's SVGs (``drmath.serve.figure_svg``; the others drawn by plotly.js in the page) and the time until every
+figure of the static page is drawn: the explainer's, below the first screen, are drawn after its first paint or
+when scrolled near.
 
 Not run in CI (``tests/test_capacity.py`` is the small in-CI check of the cap). Everything runs on this
 machine: ``python -m drmath.serve`` on a free 127.0.0.1 port (tests/conftest.py ``start_voila``) and
@@ -113,6 +115,8 @@ STATIC_INIT_JS = """window.__static = null; window.__live = null; window.__onscr
       const seen = [...onScreen.keys()].filter((g) => onScreen.get(g));
       if (window.__onscreen === null && known && seen.length && seen.every((g) => drawnAt.has(g)))
         window.__onscreen = Math.max(...seen.map((g) => drawnAt.get(g)));
+      if (window.__onscreen !== null && window.__svgs === undefined)  // how many came as the server's SVGs
+        window.__svgs = document.querySelectorAll('#drmath-preview .drmath-s-svg').length;
       if (window.__live === null && !document.getElementById('drmath-preview') && ready())
         window.__live = now;
     } catch (e) {}
@@ -176,8 +180,9 @@ async def visitor(browser, url, i, timeout_ms):
         rec["status"] = response.status if response else None
         await page.wait_for_function("() => window.__ready !== null && (window.__live !== null || "
                                      "window.__static === null)", timeout=timeout_ms, polling=250)
-        rec["first_ms"], rec["ready_ms"], rec["static_ms"], rec["live_ms"], rec["onscreen_ms"] = await page.evaluate(
-            "[window.__first, window.__ready, window.__static, window.__live, window.__onscreen]")
+        (rec["first_ms"], rec["ready_ms"], rec["static_ms"], rec["live_ms"], rec["onscreen_ms"],
+         rec["svgs"]) = await page.evaluate("[window.__first, window.__ready, window.__static, window.__live, "
+                                            "window.__onscreen, window.__svgs]")
         before = await page.evaluate(SCENARIO_JS)
         t = time.monotonic()
         await page.locator(".drmath-control-training-gpus .noUi-handle").first.focus()
@@ -383,6 +388,8 @@ def static_figures(recs, n):
         if live:
             line += f", p50 {percentile(live, .5) / 1000:.1f} s, p95 {percentile(live, .95) / 1000:.1f} s"
         print(line)
+        if kind == "browser":  # the static dashboard's figures that came as the server's SVG (the others: plotly.js)
+            print(f"  browsers, static dashboard figures that came as SVG: {[r.get('svgs') for r in mine]}")
         whole = [r["static_ms"] for r in mine if kind == "browser" and r.get("static_ms") is not None]
         if whole:  # the explainer's figures too, below the first screen (drawn after the first paint)
             print(f"  {kind}s, every figure of the static page drawn (scrolled to or not): {len(whole)}/{len(mine)}, "

@@ -8,12 +8,15 @@ import sys
 
 import voila.app
 from jupyter_server.services.kernels.handlers import KernelHandler
+from jupyter_server.utils import url_path_join
 from tornado.ioloop import IOLoop
 from voila.request_info_handler import RequestInfoSocketHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
+from .figure_svg import ROUTE as SVG_ROUTE
+from .figure_svg import SVGS, FigureSVGHandler, key_in
 from .handlers import (
     BoundedLog,
     LogoutHandler,
@@ -52,7 +55,8 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
             elif str(rule[0]).endswith("/logout"):
                 rule = (rule[0], LogoutHandler)  # jupyter_server's logout page answered 500
             rules.append(rule)
-        return rules
+        # issue 24: the static dashboard's figures as SVG (drmath.serve.figure_svg), before Voilà's catch-all rules
+        return [(url_path_join(self.base_url, SVG_ROUTE), FigureSVGHandler), *rules]
 
     def listen(self):
         # issue 12: tornado closes a request over 64 KiB with no answer; let it read up to MAX_HEADER_SIZE
@@ -65,10 +69,18 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
         BoundedLog.install(self.log)
         # the default scenario's explainer (busy and static pages) is rendered before a visitor asks
         IOLoop.current().add_callback(CappedVoilaHandler.explainers.get, link_query("")[0])
-        IOLoop.current().add_callback(CappedVoilaHandler.dashboards.get, "")  # and its static dashboard (issue 24)
+        SVGS.log = self.log
+        IOLoop.current().add_callback(_default_dashboard)  # and its static dashboard, its figures as SVG (issue 24)
         if fork_kernels(self.log):  # issue 24: page kernels are forks of one process that has imported what they need
             IOLoop.current().add_callback(zygote, self.log)
         return super().listen()
+
+
+async def _default_dashboard():
+    """Render the default scenario's static dashboard, then queue its figures' SVGs for the commonest windows."""
+    key = key_in(await CappedVoilaHandler.dashboards.get(""))
+    if key:
+        SVGS.prerender(key)
 
 
 def voila_main(argv=None):

@@ -347,7 +347,7 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
             document = await self._explainer(query)
             dashboard = await self._explainer(self.request.query, self.dashboards)  # as its kernel will read it
             plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
-            prelude = static_prelude(document, dashboard, plotly and self.base_url + plotly, notice)
+            prelude = static_prelude(document, dashboard, plotly and self.base_url + plotly, notice, self.base_url)
         except asyncio.CancelledError:
             self.log.info("A visitor left before their explainer was rendered")
             return None

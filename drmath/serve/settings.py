@@ -294,3 +294,41 @@ STARTING_PER_CORE = 1
 """Kernels that may start at once per core (``--max-starting`` unless told): a start is one busy Python
 process (~0.3 CPU-s to its ``kernel_info`` reply), so one per core keeps every core busy, and a burst's
 first visitors get their kernels first instead of all of them sharing the CPU until the last is ready. [1]"""
+
+# --------------------------------------------------------------------------- issue 24: the static figures as SVG
+
+SVG_MIN_WIDTH = 200
+"""The plot width of the first rung of the SVG ladder (:mod:`drmath.serve.figure_svg`). [px]"""
+
+SVG_STEP = 1.02
+"""The ratio of one rung's plot width to the one below: an SVG is stretched at most half of it off (1 %). [1]"""
+
+SVG_RUNGS = 106
+"""Rungs on the ladder: plot widths 200 to 1,609 px (a figure wider or narrower is drawn by plotly.js). [1]"""
+
+SVG_WINDOWS = (1920, 1536, 1440, 1400, 1366, 1280)
+"""The windows whose figures' SVGs the default scenario's static dashboard gets when the server starts: the
+commonest desktop windows, and the architect's 1400 px laptop of issue 22. Any other is drawn when first asked
+for. [px]"""
+
+SVG_QUEUE = 64
+"""Most figures waiting to be drawn as SVG; past it a page's ask draws nothing more (its page draws with
+plotly.js). [1]"""
+
+SVG_SCENARIOS = 16
+"""Static dashboards whose figures the server keeps to draw as SVG (the last rendered). [1]"""
+
+SVG_CACHE_BYTES = 16 * 2**20
+"""Most bytes of SVG the server keeps (about 20 kB a figure). [B]"""
+
+SVG_TIMEOUT = 30.0
+"""Longest one SVG may take to draw before the renderer is given up on. [s]"""
+
+SVG_IDLE = 60.0
+"""The renderer's Chromium closes after this long without a figure to draw. [s]"""
+
+SVG_WAIT = 4.0
+"""How long a page waits for its figures' SVGs before it draws them with plotly.js: the answer of a server too busy
+to send a few kilobytes in that time would be followed by plotly.js's megabyte. An answer without them (not drawn
+yet) or an error draws with plotly.js at once. In a 50-arrival burst with a wait of 1.5 s, one browser in six gave
+up and drew its figures at 5.2 s, against 3.0 s for the median. [s]"""

@@ -3,11 +3,13 @@
 A browser's page navigation (:func:`wants_static_first`) is answered before, and whatever becomes of, any
 kernel: the response starts with :func:`static_prelude`: the static twin of the live dashboard
 (:mod:`drmath.serve.static_dashboard`: the live page's own widgets as ipywidgets draws them, controls
-disabled, figures drawn by plotly.js from the live figures' specs, those on screen first and the rest after the
-first paint: ``data/widgets/static_figures.js``), then, for the reader who scrolls, the
+disabled, figures drawn once by the server as SVG from the live figures' specs, :mod:`drmath.serve.figure_svg`),
+then, for the reader who scrolls, the
 standalone explainer of the link's scenario (the busy page's: every number with its derivation, every
 figure), both cached (:class:`~drmath.serve.pages.Explainers`), in the ``drlab`` template's preview box,
-under a notice that the page is static, live in a few seconds. The box is where the live page's scrolling
+under a notice that the page is static, live in a few seconds. plotly.js draws the explainer's figures (and any
+dashboard figure the server has no SVG of), loaded without holding up the page, those on screen first and the rest
+after the first paint (``data/widgets/static_figures.js``). The box is where the live page's scrolling
 panel will be, so the static dashboard has the live one's boxes, size for size. Its seat is a ticket
 (:func:`~drmath.serve.sessions.give_ticket`), since the headers go before the kernel is known. When every
 seat is taken its status is 503 with ``Retry-After`` (a balancer retries another replica, ``deploy/haproxy``;
@@ -89,7 +91,7 @@ def _part(document, start, end, what):
     return document[i:j + len(end)]
 
 
-def static_prelude(document, dashboard, plotly, notice=None):
+def static_prelude(document, dashboard, plotly, notice=None, base="/"):
     """The static first part of a page: the static dashboard, then the explainer, in the preview box.
 
     Parameters
@@ -102,11 +104,13 @@ def static_prelude(document, dashboard, plotly, notice=None):
         The URL of plotly.js ("" for none).
     notice : str, optional
         Why the link's settings were not used (text).
+    base : str, optional
+        The server's base URL (the static figures' SVGs are asked for under it).
 
     Returns
     -------
     html : str
-        A document's start: its head (the explainer's style scoped to its part of the box, plotly.js), the
+        A document's start: its head (the explainer's style scoped to its part of the box, plotly.js preloaded), the
         box ``#drmath-preview`` where the live page will be (the same scrolling box, the same padding) with the
         notice and progress bar the ``drlab`` template's script drives over its foot, the static dashboard
         laid out as the live one, the explainer's content below it (``.drmath-static-explainer``), its figures
@@ -125,8 +129,9 @@ def static_prelude(document, dashboard, plotly, notice=None):
             f'{title}<link rel="icon" href="data:;base64,=">'
             f"<style>{scope_css(style, _BOX + ' .drmath-static-explainer')}\n{_BOX_CSS}</style>"
             f"<script>{_DRAWER}</script>"
-            + (f'<script src="{e(plotly, quote=True)}"></script>' if plotly else "") + "</head><body>\n")
-    box = ('<div id="drmath-preview" class="drmath-static" aria-busy="true">'
+            + (f'<link rel="preload" as="script" href="{e(plotly, quote=True)}" data-drmath-static-plotly>'
+               if plotly else "") + "</head><body>\n")
+    box = (f'<div id="drmath-preview" class="drmath-static" aria-busy="true" data-base="{e(base, quote=True)}">'
            '<div class="drmath-preview-status">'
            '<div class="drmath-preview-progress" role="progressbar" aria-label="The live workbook is starting" '
            'aria-valuemin="0" aria-valuemax="100" aria-valuenow="5"><span></span></div>'

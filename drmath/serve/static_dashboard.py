@@ -7,8 +7,9 @@ when it has one, as the kernel does with its request), written out as the HTML t
 each widget: the same elements, CSS classes and layout styles, and the layout rules of ipywidgets that size them
 (``drmath/data/widgets/static_first.css``), so that the browser lays it out as it lays out the live page.
 Its controls are drawn as they stand, disabled: their label and value, nothing to touch until the live page.
-Its figures are the same specs the live figures draw (:attr:`~drmath.dashboard.Dashboard.figures`), drawn by
-plotly.js in boxes of the same classes and sizes.
+Its figures are the same specs the live figures draw (:attr:`~drmath.dashboard.Dashboard.figures`), in boxes of
+the same classes and sizes: shown as SVG drawn once by the server from those specs
+(:mod:`drmath.serve.figure_svg`), or drawn by plotly.js in the page where the server has none.
 
 Every ``drmath-*`` class is written ``drmath-s-*`` (in the dashboard's style too): the static twin keeps its
 layout but never answers a selector meant for the live page (a test's ``.drmath-figure``, a live script's).
@@ -202,7 +203,9 @@ def static_dashboard(query):
 
 def dashboard_block(query, scope):
     """The static dashboard of ``query`` ready for a page: its style (scoped under ``scope``), the ipywidgets
-    wrappers the live page puts around it (same boxes), and the script that draws its figures.
+    wrappers the live page puts around it (same boxes), and the script that shows its figures: the SVGs the
+    server draws of them (:mod:`drmath.serve.figure_svg`, which keeps the figures to draw), plotly.js drawing any
+    it lacks.
 
     Parameters
     ----------
@@ -217,6 +220,7 @@ def dashboard_block(query, scope):
     """
     from .. import viz
     from ..report import _json_script
+    from . import figure_svg, settings
     from .static import scope_css
 
     markup, figures = static_dashboard(query)
@@ -228,9 +232,11 @@ def dashboard_block(query, scope):
     page = ('<div class="drmath-s-page" style="padding-top: 5px">'
             '<div style="display: table; table-layout: fixed; width: 100%; overflow: hidden">'
             '<div style="display: table-cell; width: 100%">' + markup + "</div></div></div>")
-    # drawn by the static page's drawer (drmath/data/widgets/static_figures.js): the ones on screen first
-    draw = ("<script>(function(){var C=" + str(_json_script(PLOT_CONFIG)) + ";var F=" + str(_json_script(figures))
-            + ";document.querySelectorAll('.drmath-s-page [data-figure]').forEach(function(box){"
-              "window.drmathStaticFigures.add(box.querySelector('.drmath-s-plot'),F[box.getAttribute('data-figure')],C);"
-              "});})();</script>")
+    # the static page's drawer (drmath/data/widgets/static_figures.js) asks the server for its figures as SVG,
+    # each at the rung of the ladder nearest its box (drmath.serve.figure_svg); plotly.js draws those it lacks
+    ladder = {"url": figure_svg.URL + figure_svg.remember(figures) + "/", "min": settings.SVG_MIN_WIDTH,
+              "step": settings.SVG_STEP, "rungs": settings.SVG_RUNGS, "wait": settings.SVG_WAIT * 1000}
+    draw = ("<script>window.drmathStaticFigures.dashboard(document.querySelectorAll('.drmath-s-page [data-figure]'),"
+            + str(_json_script(figures)) + "," + str(_json_script(PLOT_CONFIG)) + "," + str(_json_script(ladder))
+            + ");</script>")
     return style + page + draw

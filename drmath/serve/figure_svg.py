@@ -1,0 +1,311 @@
+"""The static dashboard's figures as SVG, drawn once on the server (issue 24).
+
+A page sent static first (:mod:`drmath.serve.static`) drew its five dashboard figures with plotly.js in the
+browser. Measured in one headless Chromium at 1400x1500 (nothing else running): parsing plotly.js and drawing
+them held its first paint until 0.74 s and took 0.96 s of the page's main thread, against 0.25 s and 0.32 s
+with the figures as SVG. In the 50-arrival burst, where the visitors' browsers share the machine's cores, that
+is the difference between every static figure at p95 5.1 s and 1.6 s. So the server draws each figure once with
+kaleido (plotly's own static export: plotly.js, the page's own bundle, in a headless Chromium) and the page puts
+the SVG in the figure's box. Same spec, same plotly.js, same size: the live figure that later takes the box
+draws the same picture.
+
+A figure is as wide as its box, and its box as the visitor's window allows. The SVGs are made for plot widths on
+a ladder of rungs 2 % apart (:func:`rung_width`); the page asks for the rung nearest each box (:func:`rung`) and
+stretches the SVG to the box's width, at most 1 % (``data/widgets/static_figures.js``). The rungs of the
+commonest desktop windows (:data:`~drmath.serve.settings.SVG_WINDOWS`, plot widths from :func:`plot_widths`)
+are drawn for the default scenario when the server starts; any other rung, or a share link's scenario, is drawn
+when a page first asks for it, and that page draws its figures with plotly.js as before. SVGs are keyed by a
+hash of the figures' specs (:func:`figures_key`), so a link whose figures are the default's shares them.
+
+What a visitor can make the server spend is bounded: only the figures of a static dashboard the server has
+rendered (:func:`remember`, the last :data:`~drmath.serve.settings.SVG_SCENARIOS`), at rungs on the ladder,
+at most :data:`~drmath.serve.settings.SVG_QUEUE` figures queued (the rest are not drawn), one at a time, each
+within :data:`~drmath.serve.settings.SVG_TIMEOUT`; the SVGs kept are at most
+:data:`~drmath.serve.settings.SVG_CACHE_BYTES`. The renderer's Chromium runs at the lowest CPU priority and
+closes after :data:`~drmath.serve.settings.SVG_IDLE` s without work. Without kaleido or a Chromium the page draws
+its figures with plotly.js, as before (logged once).
+
+    >>> rung_width(0), rung_width(1), rung(457), rung_width(rung(457))
+    (200, 204, 42, 459)
+    >>> rung(100) is None, rung(10_000) is None
+    (True, True)
+    >>> plot_widths(1400), plot_widths(360)
+    ((457, 926), (338, 338))
+"""
+
+import asyncio
+import collections
+import hashlib
+import json
+import logging
+import math
+import re
+import threading
+
+import tornado.web
+
+from .. import _resources
+from . import settings
+from .handlers import PlainErrors
+
+__all__ = ["rung", "rung_width", "plot_widths", "figures_key", "remember", "key_in", "FigureSVGs",
+           "FigureSVGHandler", "SVGS", "URL", "ROUTE", "WIDE", "FAILURES"]
+
+URL = "drmath/static-figures/"
+"""Where a page asks for its figures' SVGs: ``<base>drmath/static-figures/<key>/<rung>,<rung>,…`` (a rung per
+figure, in the page's order), answered with ``{name: svg}`` for those drawn already."""
+
+ROUTE = URL + r"([0-9a-f]{16})/([0-9]{1,3}(?:,[0-9]{1,3}){0,15})"
+"""The handler's URL pattern under the base URL: a key and at most 16 rungs."""
+
+def rung_width(k):
+    """The plot width of rung ``k`` of the ladder [px].
+
+    Notes
+    -----
+    .. math:: w_k = \\mathrm{round}(w_0 \\, s^k)
+
+    with :math:`w_0` :data:`~drmath.serve.settings.SVG_MIN_WIDTH` and :math:`s`
+    :data:`~drmath.serve.settings.SVG_STEP`.
+
+    >>> rung_width(10)
+    244
+    """
+    return round(settings.SVG_MIN_WIDTH * settings.SVG_STEP ** k)
+
+
+def rung(width):
+    """The rung nearest a plot ``width`` [px] (None off the ladder: narrower than its first or wider than its
+    last).
+
+    >>> rung(244), rung(459)
+    (10, 42)
+    """
+    if not isinstance(width, (int, float)) or not math.isfinite(width) or width <= 0:
+        return None
+    k = round(math.log(width / settings.SVG_MIN_WIDTH) / math.log(settings.SVG_STEP))
+    return k if 0 <= k < settings.SVG_RUNGS else None
+
+
+def plot_widths(window):
+    """The plot widths of the dashboard's figures in a window ``window`` px wide: ``(one column, the link's)``
+    [px], as the dashboard's style lays them out (``drmath/data/widgets/dashboard.css``: the page's 10 px
+    padding, the 440 px controls beside the figures above 1100 px with a 12 px gap, two columns 10 px apart
+    above 760 px, each figure's 1 px border). ``tests/test_static_first.py`` holds it to a browser's layout.
+
+    >>> plot_widths(1920), plot_widths(1000), plot_widths(390)
+    ((717, 1446), (483, 978), (368, 368))
+    """
+    grid = window - 2 * 10
+    if window > 1100:
+        grid -= 440 + 12
+    if window > 760:
+        return (grid - 10) // 2 - 2, grid - 2
+    return grid - 2, grid - 2
+
+
+def figures_key(figures):
+    """The key of a static dashboard's figures (``{name: spec}``): a hash of their specs and of plotly.js's
+    version, so that SVGs are shared by scenarios with the same figures and never outlive their plotly.js.
+
+    >>> figures_key({"a": {"data": []}}) == figures_key({"a": {"data": []}}) != figures_key({"a": {}})
+    True
+    """
+    from plotly.utils import PlotlyJSONEncoder
+
+    text = json.dumps([_resources.PLOTLY_JS_VERSION, figures], sort_keys=True, separators=(",", ":"),
+                      cls=PlotlyJSONEncoder)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+WIDE = "cost_link"
+"""The figure that spans the dashboard's two columns (its grid's ``link`` area): :func:`plot_widths`'s second."""
+
+FAILURES = 3
+"""Figures the renderer may fail in a row (each with a fresh renderer) before the server gives SVGs up."""
+
+_FIGURES = collections.OrderedDict()  # key -> {name: spec}: the static dashboards rendered, the last SVG_SCENARIOS
+_FIGURES_LOCK = threading.Lock()  # remembered in the explainers' worker thread, read in the event loop
+
+
+def _figures(key):
+    """The figures of ``key`` (``{}`` if this server did not render them, or no longer keeps them)."""
+    with _FIGURES_LOCK:
+        return _FIGURES.get(key, {})
+
+
+def key_in(block):
+    """The figures' key a static dashboard's block (:func:`~drmath.serve.static_dashboard.dashboard_block`) asks
+    its SVGs by (None if it names none)."""
+    found = re.search(URL + r"([0-9a-f]{16})/", block)
+    return found.group(1) if found else None
+
+
+def remember(figures):
+    """Keep a static dashboard's figures for its page's SVGs; returns their key (:func:`figures_key`)."""
+    key = figures_key(figures)
+    with _FIGURES_LOCK:
+        _FIGURES[key] = figures
+        _FIGURES.move_to_end(key)
+        while len(_FIGURES) > settings.SVG_SCENARIOS:
+            _FIGURES.popitem(last=False)
+    return key
+
+
+class FigureSVGs:
+    """The SVGs drawn, and the queue of those to draw (one at a time, in the server's event loop)."""
+
+    def __init__(self):
+        self.log = logging.getLogger(__name__)  # the server's, once it runs (drmath.serve.app)
+        self._svgs = collections.OrderedDict()  # (key, name, rung) -> svg, LRU within SVG_CACHE_BYTES
+        self._queue = collections.OrderedDict()  # (key, name, rung) -> None: waiting to be drawn, in order
+        self._worker = None
+        self._broken = None  # why SVGs cannot be drawn here (no kaleido, no Chromium): logged once
+
+    def ready(self, key, rungs):
+        """``{name: svg}`` of the figures of ``key`` drawn at ``rungs`` (a rung per figure, in their order);
+        the others are queued. None if ``key`` is not a dashboard's this server rendered, or ``rungs`` does
+        not fit it."""
+        figures = _figures(key)
+        if not figures or len(rungs) != len(figures) or not all(
+                isinstance(k, int) and 0 <= k < settings.SVG_RUNGS for k in rungs):
+            return None
+        found = {}
+        for name, k in zip(figures, rungs):
+            svg = self._svgs.get((key, name, k))
+            if svg is None:
+                self.queue(key, name, k)
+            else:
+                self._svgs.move_to_end((key, name, k))
+                found[name] = svg
+        return found
+
+    def queue(self, key, name, k):
+        """Draw figure ``name`` of ``key`` at rung ``k`` when the renderer comes to it (unless the queue is full)."""
+        job = (key, name, k)
+        if self._broken or job in self._svgs or job in self._queue or len(self._queue) >= settings.SVG_QUEUE:
+            return
+        self._queue[job] = None
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.ensure_future(self._work())
+
+    def prerender(self, key, windows=settings.SVG_WINDOWS):
+        """Queue the SVGs of the figures of ``key`` (a static dashboard's) at the rungs of ``windows`` [px], the
+        first first."""
+        for window in windows:
+            one, link = plot_widths(window)
+            for name in _figures(key):
+                k = rung(link if name == WIDE else one)
+                if k is not None:
+                    self.queue(key, name, k)
+        return key
+
+    async def _work(self):
+        """Draw the queued SVGs, one at a time; close the renderer once idle for SVG_IDLE s. A renderer that
+        cannot start, or fails :data:`FAILURES` figures in a row, is given up on for good (logged once)."""
+        loop = asyncio.get_running_loop()
+        renderer, drawn, failed, began = None, 0, 0, loop.time()
+        try:
+            while True:
+                if not self._queue:
+                    if drawn:
+                        self.log.info("Static figures: %d SVGs drawn in %.1f s (%d kept)", drawn,
+                                      loop.time() - began, len(self._svgs))
+                        drawn = 0
+                    if renderer is not None:
+                        await asyncio.sleep(settings.SVG_IDLE)
+                    if not self._queue:
+                        return
+                    began = loop.time()
+                job = next(iter(self._queue))
+                spec = _figures(job[0]).get(job[1])
+                try:
+                    if spec is not None:
+                        if renderer is None:
+                            renderer = await _open_renderer()
+                        svg = await asyncio.wait_for(_draw(renderer, spec, rung_width(job[2])), settings.SVG_TIMEOUT)
+                        self._keep(job, svg)
+                        drawn, failed = drawn + 1, 0
+                except Exception as err:  # noqa: BLE001 - no SVG: the page draws with plotly.js, as before
+                    failed += 1
+                    if renderer is None or failed >= FAILURES:
+                        self._broken = f"{type(err).__name__}: {err}"[:300]
+                        self._queue.clear()
+                        self.log.warning("Static figures are drawn in the page: no SVG renderer here (%s)",
+                                         self._broken)
+                        return
+                    await _close_renderer(renderer)  # a fresh one for the next figure
+                    renderer = None
+                finally:
+                    self._queue.pop(job, None)
+        finally:
+            if renderer is not None:
+                await _close_renderer(renderer)
+
+    def _keep(self, job, svg):
+        self._svgs[job] = svg
+        while sum(map(len, self._svgs.values())) > settings.SVG_CACHE_BYTES and len(self._svgs) > 1:
+            self._svgs.popitem(last=False)
+
+
+SVGS = FigureSVGs()
+"""The server's SVGs (one per process)."""
+
+
+async def _open_renderer():
+    """A kaleido renderer with the page's own plotly.js and no MathJax (it would be fetched from a CDN), its
+    Chromium at the lowest CPU priority."""
+    import kaleido
+
+    bundle = _resources.plotly_bundle(_resources.PLOTLY_JS_VERSION)
+    renderer = kaleido.Kaleido(n=1, timeout=settings.SVG_TIMEOUT, plotlyjs=str(bundle),
+                               mathjax=False)
+    await renderer.open()
+    _lower_priority_of_children()
+    return renderer
+
+
+async def _close_renderer(renderer):
+    try:
+        await renderer.close()
+    except Exception:  # noqa: BLE001 - closing a renderer that failed
+        pass
+
+
+def _lower_priority_of_children():
+    """Every process this server started that is not a kernel (the renderer's Chromium) at niceness 19."""
+    import os
+
+    try:
+        import psutil
+    except ImportError:
+        return
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "chrom" in child.name().lower():
+                for thread in child.threads():
+                    os.setpriority(os.PRIO_PROCESS, thread.id, settings.REFILL_NICENESS)
+        except (psutil.Error, OSError):
+            pass
+
+
+async def _draw(renderer, spec, width):
+    """The SVG of plotly figure ``spec`` at plot ``width`` [px] (its height is its layout's)."""
+    height = (spec.get("layout") or {}).get("height") or 400
+    data = await renderer.calc_fig(spec, opts={"format": "svg", "width": width, "height": height})
+    return data.decode("utf-8") if isinstance(data, bytes) else str(data)
+
+
+class FigureSVGHandler(PlainErrors, tornado.web.RequestHandler):
+    """``GET <base>drmath/static-figures/<key>/<rung>,…``: the SVGs drawn of a static dashboard's figures."""
+
+    def get(self, key, rungs):
+        ladder = [int(k) for k in rungs.split(",")]  # ROUTE lets through at most 16 numbers of 1-3 digits
+        found = SVGS.ready(key, ladder)
+        if found is None:  # figures this server did not render (another replica's page) or not a rung for each
+            found = {}
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        # all drawn: the answer never changes (its key names the figures); else ask again next time
+        self.set_header("Cache-Control", "max-age=31536000, immutable" if found and len(found) == len(ladder)
+                        else "no-store")
+        self.finish(json.dumps(found))
