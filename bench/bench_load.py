@@ -125,6 +125,14 @@ STATIC_INIT_JS = """window.__static = null; window.__live = null; window.__onscr
   const changes = new MutationObserver(() => { if (check()) { changes.disconnect(); if (watch) watch.disconnect(); } });
   changes.observe(document, {subtree: true, childList: true});
 })();"""
+# where a browser's first screen went [ms]: its page's first byte, its first paint, and its SVGs' request and answer
+TIMING_JS = """() => {
+  const nav = performance.getEntriesByType('navigation')[0] || {};
+  const paint = performance.getEntriesByName('first-contentful-paint')[0];
+  const svg = performance.getEntriesByType('resource').find(e => e.name.includes('/static-figures/'));
+  return {first_byte: nav.responseStart, paint: paint && paint.startTime, svg_asked: svg && svg.startTime,
+          svg_came: svg && svg.responseEnd};
+}"""
 BROWSER_HEADERS = {"Accept": "text/html", "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate",
                    "Sec-Fetch-Site": "none"}
 """What a browser sends with a page navigation: the server answers it static first (issue 24)."""
@@ -183,6 +191,7 @@ async def visitor(browser, url, i, timeout_ms):
         (rec["first_ms"], rec["ready_ms"], rec["static_ms"], rec["live_ms"], rec["onscreen_ms"],
          rec["svgs"]) = await page.evaluate("[window.__first, window.__ready, window.__static, window.__live, "
                                             "window.__onscreen, window.__svgs]")
+        rec["timing"] = await page.evaluate(TIMING_JS)
         before = await page.evaluate(SCENARIO_JS)
         t = time.monotonic()
         await page.locator(".drmath-control-training-gpus .noUi-handle").first.focus()
@@ -390,6 +399,10 @@ def static_figures(recs, n):
         print(line)
         if kind == "browser":  # the static dashboard's figures that came as the server's SVG (the others: plotly.js)
             print(f"  browsers, static dashboard figures that came as SVG: {[r.get('svgs') for r in mine]}")
+            for what in ("first_byte", "paint", "svg_asked", "svg_came"):
+                times = [(r.get("timing") or {}).get(what) for r in mine]
+                print(f"  browsers' {what.replace('_', ' ')} [s]: "
+                      + ", ".join("-" if t is None else f"{t / 1000:.1f}" for t in times))
         whole = [r["static_ms"] for r in mine if kind == "browser" and r.get("static_ms") is not None]
         if whole:  # the explainer's figures too, below the first screen (drawn after the first paint)
             print(f"  {kind}s, every figure of the static page drawn (scrolled to or not): {len(whole)}/{len(mine)}, "
