@@ -180,3 +180,31 @@ def test_a_figure_that_fails_is_skipped_with_a_fresh_renderer_and_failures_in_a_
         assert len(renderer.drawn) == 1 and len(svgs._queue) == 0
 
     run_async(scenario())
+
+
+REAPED = """
+import asyncio, psutil
+from drmath.serve import figure_svg
+from drmath.serve.zygote import subreaper
+assert subreaper()  # as the server is: Chromium's helpers become this process's children when their parent goes
+
+async def draw():
+    renderer = await figure_svg._open_renderer()
+    await figure_svg._draw(renderer, {"data": [], "layout": {"height": 100}}, 300)
+    await figure_svg._close_renderer(renderer)
+
+asyncio.run(draw())
+print(sorted((c.name(), c.status()) for c in psutil.Process().children()))
+"""
+
+
+@pytest.mark.slow
+def test_a_closed_renderer_leaves_no_process_behind_in_a_subreaper():
+    """The server reaps its orphans (its kernels are forks): Chromium's ended helpers stayed zombies (4 a renderer)."""
+    import subprocess
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is absent")
+    out = subprocess.run([sys.executable, "-c", REAPED], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"

@@ -270,6 +270,34 @@ async def _close_renderer(renderer):
         await renderer.close()
     except Exception:  # noqa: BLE001 - closing a renderer that failed
         pass
+    for _ in range(10):  # its processes, as they end
+        if not _reap_renderer():
+            break
+        await asyncio.sleep(0.5)
+
+
+def _reap_renderer():
+    """Reap the renderer's Chromium processes that have ended: the server is a subreaper (its kernels are forks,
+    :mod:`drmath.serve.zygote`), so Chromium's helpers become its children when their parent goes, and would
+    stay zombies. Returns how many are still running."""
+    import os
+
+    try:
+        import psutil
+    except ImportError:
+        return 0
+    running = 0
+    for child in psutil.Process().children():
+        try:
+            if "chrom" not in child.name().lower():
+                continue
+            if child.status() == psutil.STATUS_ZOMBIE:
+                os.waitpid(child.pid, os.WNOHANG)
+            else:
+                running += 1
+        except (psutil.Error, ChildProcessError):
+            pass
+    return running
 
 
 def _lower_priority_of_children():
