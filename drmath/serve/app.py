@@ -94,7 +94,8 @@ class CachedTemplatesExporter(VoilaExporter):
 
 
 class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
-    """Voilà with :data:`REPLACEMENTS`, ``/logout`` sent home, bounded logs and no ``Server`` header."""
+    """Voilà with :data:`REPLACEMENTS`, ``/logout`` sent home, bounded logs, no ``Server`` header, and the static
+    dashboard's figures as SVG (:class:`~drmath.serve.figure_svg.FigureSVGHandler`)."""
 
     def init_handlers(self):
         rules = []

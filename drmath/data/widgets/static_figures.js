@@ -27,6 +27,7 @@ window.drmathStaticFigures = window.drmathStaticFigures || (function () {
     plotly.src = link.href;
     plotly.onload = function () {
       if (amd && amd.amd) window.define = amd;
+      if (!box()) return waiting.clear();  // the live page has taken over meanwhile: its own figures are drawn
       waiting.forEach(function (job, element) { if (onScreen(element)) draw(element); });
       drawRest();
     };
