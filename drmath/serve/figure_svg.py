@@ -2,9 +2,10 @@
 
 A page sent static first (:mod:`drmath.serve.static`) drew its five dashboard figures with plotly.js in the
 browser. Measured in one headless Chromium at 1400x1500 (nothing else running): parsing plotly.js and drawing
-them held its first paint until 0.74 s and took 0.96 s of the page's main thread, against 0.25 s and 0.32 s
-with the figures as SVG. In the 50-arrival burst, where the visitors' browsers share the machine's cores, that
-is the difference between every static figure at p95 5.1 s and 1.6 s. So the server draws each figure once with
+them held its first paint until 0.74 s and took 0.96 s of the page's main thread, against 0.25-0.28 s and
+0.42-0.45 s with the figures as SVG. In the 50-arrival burst, where the visitors' browsers share the machine's
+cores, the browsers' first screens went from p95 5.1 s to 1.8-4.3 s (six runs; with
+:class:`~drmath.serve.app.CachedTemplatesExporter` too). So the server draws each figure once with
 kaleido (plotly's own static export: plotly.js, the page's own bundle, in a headless Chromium) and the page puts
 the SVG in the figure's box. Same spec, same plotly.js, same size: the live figure that later takes the box
 draws the same picture.
@@ -57,6 +58,7 @@ figure, in the page's order), answered with ``{name: svg}`` for those drawn alre
 
 ROUTE = URL + r"([0-9a-f]{16})/([0-9]{1,3}(?:,[0-9]{1,3}){0,15})"
 """The handler's URL pattern under the base URL: a key and at most 16 rungs."""
+
 
 def rung_width(k):
     """The plot width of rung ``k`` of the ladder [px].
