@@ -472,8 +472,9 @@ Object.defineProperty(window, 'Plotly', {configurable: true, set(value) {
 
 
 def default_svgs(url, window, wait=60):
-    """``(key, rungs, answer)``: the SVGs the server has of the default dashboard's figures at ``window`` [px],
-    asked for until it has them all (it draws those of its commonest windows at start) or ``wait`` s pass."""
+    """``(figures, rungs, answer, response)``: the default dashboard's figures, their rungs at ``window`` [px], and
+    the server's answer for them (``{name: svg}``), asked for until it has them all (it draws those of its
+    commonest windows at start) or ``wait`` s pass."""
     import json
 
     from drmath.serve.figure_svg import URL, WIDE, figures_key, plot_widths, rung
