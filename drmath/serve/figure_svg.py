@@ -200,7 +200,6 @@ class FigureSVGs:
                 k = rung(link if name == WIDE else one)
                 if k is not None:
                     self.queue(key, name, k)
-        return key
 
     async def _work(self):
         """Draw the queued SVGs, one at a time; close the renderer once idle for SVG_IDLE s. A renderer that
@@ -303,8 +302,8 @@ def _reap_renderer():
 
 
 def _lower_priority_of_children():
-    """Every process this server started that is not a kernel (the renderer's Chromium) at niceness 19."""
-    import os
+    """Every Chromium process under this server (the renderer's) at a refill kernel's niceness, every thread."""
+    from .kernels import _set_niceness
 
     try:
         import psutil
@@ -313,9 +312,8 @@ def _lower_priority_of_children():
     for child in psutil.Process().children(recursive=True):
         try:
             if "chrom" in child.name().lower():
-                for thread in child.threads():
-                    os.setpriority(os.PRIO_PROCESS, thread.id, settings.REFILL_NICENESS)
-        except (psutil.Error, OSError):
+                _set_niceness(child.pid, settings.REFILL_NICENESS)
+        except psutil.Error:
             pass
 
 
