@@ -12,12 +12,14 @@
   :data:`~drmath.serve.settings.MAX_LOG_LINE` (a 255 KiB link wrote 261 kB to the log).
 - :class:`Wire` (issue 24): text and JavaScript gzip-compressed on the wire (a cold page shipped 6.56 MB
   as is), static assets cached by their URL (a year and ``immutable`` when the URL names the content),
-  everything else private to the browser.
+  everything else private to the browser. A response that starts with a :class:`GzipStart` (the static
+  page's start, the same for every visitor of a scenario) sends that start as compressed once.
 """
 
 import collections
 import logging
 import re
+import struct
 import zlib
 
 import tornado.web
@@ -29,7 +31,7 @@ from .sessions import has_seat
 from .settings import MAX_LOG_LINE
 
 __all__ = ["PlainErrors", "SeatKernelHandler", "SeatShutdownHandler", "LogoutHandler", "SecurityHeaders",
-           "BoundedLog", "log_request", "cut", "Wire", "cache_policy"]
+           "BoundedLog", "log_request", "cut", "Wire", "GzipStart", "cache_policy"]
 
 
 def cut(text, limit=MAX_LOG_LINE):
@@ -192,6 +194,64 @@ class _Compressed:
             self.size -= len(self._bodies.popitem(last=False)[1])
 
 
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+"""A gzip member's header (RFC 1952, 2.3): deflate, no flags, no time, no extra flags, OS unknown."""
+
+
+class GzipStart:
+    """The first bytes of many responses and their gzip form, compressed once (issue 24).
+
+    The static page's start (:func:`drmath.serve.static.static_prelude`) is the same ~0.4 MB for every visitor
+    of a scenario. Compressed for each of them, it was the server's largest cost in a burst: 41 % of the server
+    process's py-spy samples (every thread) over the first 7 s of 50 arrivals
+    (``bench/bench_load.py --clients mixed --visitors 50``).
+
+    Its deflate data ends on a full flush: byte-aligned, and nothing after it refers back into it. So the rest
+    of each response, compressed as it streams, continues the same gzip member (:class:`Wire`), and the
+    member's CRC-32 continues from :attr:`crc`.
+
+    Parameters
+    ----------
+    data : bytes
+        The bytes every response using it starts with.
+    level : int, optional
+        zlib level [1].
+
+    Examples
+    --------
+    >>> start = GzipStart(b"<p>static</p>" * 100)
+    >>> stream = _GzipStream(start=start)
+    >>> import gzip
+    >>> gzip.decompress(stream.compress(b"<p>live</p>", finishing=True)) == start.data + b"<p>live</p>"
+    True
+    """
+
+    def __init__(self, data, level=settings.GZIP_STATIC_LEVEL):
+        deflate = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+        self.data = bytes(data)
+        self.body = GZIP_HEADER + deflate.compress(self.data) + deflate.flush(zlib.Z_FULL_FLUSH)
+        self.crc = zlib.crc32(self.data)
+
+
+class _GzipStream:
+    """One gzip member, compressed as it streams: each chunk flushed (``Z_SYNC_FLUSH``) so that the client can
+    use it at once, the CRC-32 and size trailer after the last. With ``start``, the member opens with its
+    compressed bytes (the chunk given then must not repeat them)."""
+
+    def __init__(self, level=settings.GZIP_LEVEL, start=None):
+        self._deflate = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+        self._head = start.body if start else GZIP_HEADER
+        self._crc, self._size = (start.crc, len(start.data)) if start else (0, 0)
+
+    def compress(self, chunk, finishing):
+        self._crc, self._size = zlib.crc32(chunk, self._crc), self._size + len(chunk)
+        out = self._head + self._deflate.compress(chunk)
+        self._head = b""
+        if not finishing:
+            return out + self._deflate.flush(zlib.Z_SYNC_FLUSH)
+        return out + self._deflate.flush(zlib.Z_FINISH) + struct.pack("<II", self._crc, self._size & 0xFFFFFFFF)
+
+
 class Wire(tornado.web.OutputTransform):
     """Every response: its ``Cache-Control`` (:func:`cache_policy`) and, for text and JavaScript a client
     accepts gzip for, a gzip body.
@@ -199,7 +259,8 @@ class Wire(tornado.web.OutputTransform):
     A static asset (it has an ``ETag``) is compressed once at :data:`~drmath.serve.settings.GZIP_STATIC_LEVEL`
     and the result kept (:data:`~drmath.serve.settings.GZIP_CACHE_BYTES`), so a burst of cold visitors costs
     the server no compression; a page is compressed as it streams, each flush sent at once (``Z_SYNC_FLUSH``),
-    so the page still renders progressively.
+    so the page still renders progressively. A page whose handler called :meth:`start_with` sends the start's
+    bytes as they were compressed once, when its first chunk begins with them.
     """
 
     compressed = _Compressed(settings.GZIP_CACHE_BYTES)
@@ -207,9 +268,17 @@ class Wire(tornado.web.OutputTransform):
     def __init__(self, request):
         self._request = request
         self._accepts = "gzip" in request.headers.get("Accept-Encoding", "") and request.method != "HEAD"
-        self._gzip = None  # the compressor while compressing
+        self._gzip = None  # the compressor while compressing (a _GzipStream)
         self._sent = False  # a cached body was sent whole with the first chunk
         self._key = self._parts = None
+        self._start = None  # the GzipStart this response's first chunk begins with
+
+    @staticmethod
+    def start_with(handler, start):
+        """``handler``'s response begins with ``start`` (a :class:`GzipStart`): its compressed bytes go as they are."""
+        for transform in handler._transforms:  # tornado makes a request's transforms before its handler runs
+            if isinstance(transform, Wire):
+                transform._start = start
 
     def transform_first_chunk(self, status_code, headers, chunk, finishing):
         request = self._request
@@ -233,8 +302,9 @@ class Wire(tornado.web.OutputTransform):
                 return status_code, headers, body
             self._parts = []
         level = settings.GZIP_STATIC_LEVEL if self._key else settings.GZIP_LEVEL
-        self._gzip = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-        chunk = self.transform_chunk(chunk, finishing)
+        start = self._start if self._start is not None and chunk.startswith(self._start.data) else None
+        self._gzip = _GzipStream(level, start)
+        chunk = self.transform_chunk(chunk[len(start.data):] if start else chunk, finishing)
         if finishing:
             headers["Content-Length"] = str(len(chunk))
         else:
@@ -246,7 +316,7 @@ class Wire(tornado.web.OutputTransform):
             return b""
         if self._gzip is None:
             return chunk
-        out = self._gzip.compress(chunk) + self._gzip.flush(zlib.Z_FINISH if finishing else zlib.Z_SYNC_FLUSH)
+        out = self._gzip.compress(chunk, finishing)
         if self._parts is not None:
             self._parts.append(out)
             if finishing:
