@@ -286,7 +286,8 @@ class Wire(tornado.web.OutputTransform):
         if policy:
             headers["Cache-Control"] = policy
         ctype = headers.get("Content-Type", "").split(";")[0].strip()
-        if status_code != 200 or not (ctype.startswith("text/") or ctype in _COMPRESSIBLE):
+        # 503: a page shown static while every seat is taken (drmath.serve.pages), which may then go live
+        if status_code not in (200, 503) or not (ctype.startswith("text/") or ctype in _COMPRESSIBLE):
             return status_code, headers, chunk
         headers["Vary"] = ", ".join(filter(None, (headers.get("Vary"), "Accept-Encoding")))
         if (not self._accepts or "Content-Encoding" in headers
