@@ -58,7 +58,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, READY_JS, KernelWatch, kernel_processes, start_voila, stop_voila  # noqa: E402
+from conftest import BROWSER, CHROMIUM, CHROMIUM_ARGS, READY_JS, KernelWatch, kernel_processes, start_voila, stop_voila  # noqa: E402
 
 MB = 1024 * 1024
 FIRST_FIGURE_JS = """() => { for (const f of document.querySelectorAll('.drmath-figure')) {
@@ -133,9 +133,6 @@ TIMING_JS = """() => {
   return {first_byte: nav.responseStart, paint: paint && paint.startTime, svg_asked: svg && svg.startTime,
           svg_came: svg && svg.responseEnd};
 }"""
-BROWSER_HEADERS = {"Accept": "text/html", "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate",
-                   "Sec-Fetch-Site": "none"}
-"""What a browser sends with a page navigation: the server answers it static first (issue 24)."""
 STATIC_END = b"<!--drmath-static-end-->"  # drmath.serve.static.STATIC_END
 
 
@@ -211,7 +208,7 @@ async def ws_visitor(url, i, timeout, static_first=False):
     ``jupyter.widget.control`` comm and ``request_states`` as ipywidgets' manager does: the reply carries
     every widget's state, figures included (= "first figure" for this client). Then move the GPU slider
     one step (a ``comm_msg`` update of its ``index``) and time until the kernel pushes the new figures.
-    With ``static_first`` it sends a browser's headers (:data:`BROWSER_HEADERS`) and also times the static
+    With ``static_first`` it sends a browser's headers (``conftest.BROWSER``) and also times the static
     part of the page (``static_ms``); "live" (``live_ms``) is when its widget states arrive.
     """
     import re
@@ -233,7 +230,7 @@ async def ws_visitor(url, i, timeout, static_first=False):
             rec["static_ms"] = ms()
     try:
         r = await AsyncHTTPClient().fetch(url, request_timeout=timeout, raise_error=False, streaming_callback=received,
-                                          headers=BROWSER_HEADERS if static_first else None)
+                                          headers=BROWSER if static_first else None)
         rec["status"] = r.code
         if r.code != 200 and not (static_first and r.code == 503 and rec["static_ms"] is not None):
             raise RuntimeError(f"HTTP {r.code}")  # a page sent static first is 503 while it waits for a seat

@@ -36,6 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+BROWSER = {"Accept": "text/html", "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate",
+           "Sec-Fetch-Site": "none"}
+"""What a browser sends for a link typed or followed: the server answers it static first (issue 24)."""
 CULL_INTERVAL = 5  # [s]
 CULL_IDLE_TIMEOUT = 10  # [s]
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

@@ -19,15 +19,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import CHROMIUM, READY_JS, kernel_ids, problems, run_async, start_voila, stop_voila, watch  # noqa: E402
+from conftest import BROWSER, CHROMIUM, READY_JS, kernel_ids, problems, run_async, start_voila, stop_voila, watch  # noqa: E402
 
 import drmath  # noqa: E402
 from drmath.report import FIGURES as REPORT_FIGURES  # noqa: E402
 from drmath.scenario_io import to_query  # noqa: E402
 from drmath.serve.static import STATIC_END  # noqa: E402
 
-BROWSER = {"Accept": "text/html", "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate",
-           "Sec-Fetch-Site": "none"}  # what a browser sends for a link typed or followed
 SHARED = {"training.gpus": 4096, "failover.tier": "hot"}
 NUMBER = re.compile(r'<span class="num" data-field="(\w+)" data-si="[^"]*">([^<]*)</span>')
 STATIC_DRAWN_JS = """() => { const f = document.querySelectorAll('#drmath-preview .drmath-static-plot');
@@ -165,8 +163,8 @@ def leave(page, context, url):
     The page's tab-close beacon shuts its kernel down, but a beacon still in flight when the test closes the
     browser context can be lost; the kernel then holds the server's one visitor seat until it is culled as idle
     (120 s here), and the next test's :func:`hold_seat` gave up after 60 s (in one of two runs of this module
-    alone). So the page's kernel, if it still runs, is shut down as its page would: with its seat cookie and XSRF
-    token."""
+    beside test_wire.py, before issue 24's gzip changes). So the page's kernel, if it still runs, is shut down as
+    its page would: with its seat cookie and XSRF token."""
     try:
         kernel = page.evaluate("""() => { const c = document.getElementById('jupyter-config-data');
                                           return c ? JSON.parse(c.textContent).kernelId : null; }""")

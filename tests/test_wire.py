@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import start_voila, stop_voila
+from conftest import BROWSER, start_voila, stop_voila
 
 from drmath._resources import PLOTLY_STATIC
-from drmath.serve.handlers import GzipStart, Wire
+from drmath.serve.handlers import GZIP_HEADER, GzipStart, Wire
 from drmath.serve.static import STATIC_END
 
 pytestmark = pytest.mark.slow
@@ -178,20 +178,17 @@ def test_a_first_chunk_without_its_start_is_compressed_whole():
 def test_the_static_start_is_made_once_per_scenario():
     from drmath.serve.pages import _static_start
 
-    one = _static_start("<title>t</title><style></style><main></main>"
-                        "<script>(function(){var C=1;</script>", "<div></div>", "/plotly.js", None, "/")
-    again = _static_start("<title>t</title><style></style><main></main>"
-                          "<script>(function(){var C=1;</script>", "<div></div>", "/plotly.js", None, "/")
-    assert one is again and one.data.endswith(STATIC_END.encode() + b"\n")
+    scenario = ("<title>t</title><style></style><main></main><script>(function(){var C=1;</script>", "<div></div>",
+                "/plotly.js", None, "/")  # its explainer, static dashboard, plotly.js URL, notice and base URL
+    one = _static_start(*scenario)
+    assert _static_start(*scenario) is one and one.data.endswith(STATIC_END.encode() + b"\n")
 
 
 def test_a_static_first_page_decodes_to_the_same_static_part_for_every_visitor(server):
     """Two browsers' pages, gzip, and one page as is: the same static part, and a whole page each."""
-    browser = {"Accept": "text/html", "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate",
-               "Sec-Fetch-Site": "none"}
     pages = []
     for encoding in ("gzip", "gzip", "identity"):
-        request = urllib.request.Request(server, headers={**browser, "Accept-Encoding": encoding})
+        request = urllib.request.Request(server, headers={**BROWSER, "Accept-Encoding": encoding})
         with urllib.request.urlopen(request, timeout=120) as r:
             body = r.read()
             assert (r.headers.get("Content-Encoding") == "gzip") == (encoding == "gzip")
@@ -201,5 +198,5 @@ def test_a_static_first_page_decodes_to_the_same_static_part_for_every_visitor(s
     assert len(static) == 1 and b'id="drmath-preview"' in static.pop()
     assert all(html.rstrip().endswith(b"</html>") for _, html in pages)
     (one, _), (two, _), _ = pages
-    head = len(GzipStart(b"").body)  # the header; the static part's compressed bytes follow, the same for both
+    head = len(GZIP_HEADER)  # the static part's compressed bytes follow it, the same for both
     assert one[:head + 10_000] == two[:head + 10_000]
