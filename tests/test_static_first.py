@@ -143,39 +143,40 @@ def hold_seat(url, wait=60):
         conn.close()
 
 
-def free_seat(url, kernel_id, cookies, statuses=(204,)):
-    """Shut the holder's kernel down, as its page may (its seat and XSRF token): the seat is free. ``statuses``:
-    the answers that say so (404: shut down already)."""
+def free_seat(url, kernel_id, cookies):
+    """Shut the holder's kernel down, as its page may (its seat and XSRF token): the seat is free."""
     conn = connection(url)
     try:
         conn.request("DELETE", f"/api/kernels/{kernel_id}", headers={
             "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items()), "X-XSRFToken": cookies["_xsrf"]})
         r = conn.getresponse()
         r.read()
-        assert r.status in statuses, r.status
+        assert r.status == 204, r.status
     finally:
         conn.close()
 
 
 def leave(page, context, url):
-    """Close a test's page as its reader closes the tab, and its seat is free for the next test.
+    """Close a test's page, its seat free for the next test.
 
     The page's tab-close beacon shuts its kernel down, but a beacon still in flight when the test closes the
     browser context can be lost; the kernel then holds the server's one visitor seat until it is culled as idle
     (120 s here), and the next test's :func:`hold_seat` gave up after 60 s (in one of two runs of this module
-    beside test_wire.py, before issue 24's gzip changes). So the page's kernel, if it still runs, is shut down as
-    its page would: with its seat cookie and XSRF token."""
+    beside test_wire.py). So the page's kernel is shut down first, as its page may, with its seat cookie and
+    XSRF token, while the page still holds it: the answer is 204 and nothing else. (Shut down after the page
+    closed, the kernel may be gone by its beacon already, and a kernel the server does not know gets the same
+    403 as a request without its seat.)"""
     try:
         kernel = page.evaluate("""() => { const c = document.getElementById('jupyter-config-data');
                                           return c ? JSON.parse(c.textContent).kernelId : null; }""")
     except Exception:  # noqa: BLE001 - a page that crashed or is navigating: its seat comes back by itself
         kernel = None
     cookies = {c["name"]: c["value"] for c in context.cookies()}
-    with page.expect_event("close"):
-        page.close(run_before_unload=True)
-    context.close()
-    if kernel and "_xsrf" in cookies:
-        free_seat(url, kernel, cookies, statuses=(204, 404))  # shut down now, or by its beacon already
+    try:
+        if kernel and "_xsrf" in cookies:
+            free_seat(url, kernel, cookies)
+    finally:
+        context.close()
 
 
 def static_part(url, target, headers=BROWSER, timeout=60):
