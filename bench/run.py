@@ -1,12 +1,12 @@
 """Run every benchmark of the project and print one table: figure, value, target, pass or fall short.
 
     ./tasks bench                 # everything, then writes BENCHMARKS.md
-    ./tasks bench --only core     # some of them (core, import, simulate, report, plotly, browser, load, replicas,
-                                  # kernel, solve, uncertainty)
+    ./tasks bench --only core     # some of them (core, import, simulate, report, plotly, browser, load, burst,
+                                  # replicas, kernel, solve, calibrate, frames, uncertainty)
     ./tasks bench --no-write      # print the table, leave BENCHMARKS.md alone
 
-Each script in bench/ also runs alone and prints its own details; its full output is kept in
-bench/out/<name>.log. Benchmarks measure and print; nothing here is a test.
+Each script in bench/ also runs alone and prints its own details, with the arguments SCRIPTS gives it here;
+its full output is kept in bench/out/<name>.log. Benchmarks measure and print; nothing here is a test.
 """
 
 import argparse
@@ -22,14 +22,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-SCRIPTS = {
+SCRIPTS = {  # name: the script and its arguments
     "core": ["bench_core.py"],
     "import": ["bench_import.py"],
     "simulate": ["bench_simulate.py"],
     "report": ["bench_report.py"],
     "plotly": ["bench_plotly.py"],
     "browser": ["bench_browser.py"],
-    "load": ["bench_load.py"],
+    "load": ["bench_load.py"],  # 20 visitors' websocket clients: the server's cost of a live page
+    "burst": ["bench_load.py", "--clients", "mixed", "--visitors", "50"],  # issue 24: 50 arrivals, 6 browsers
     "replicas": ["bench_replicas.py"],
     "kernel": ["bench_kernel.py"],
     "solve": ["bench_solve.py"],
@@ -69,10 +70,12 @@ def run(names):
             if not script.exists():
                 print(f"-- {name}: {script.name} is not there, skipped", flush=True)
                 continue
-            print(f"-- {name}: {script.name} (load average {os.getloadavg()[0]:.1f})", flush=True)
+            arguments = SCRIPTS[name][1:]
+            print(f"-- {name}: {' '.join([script.name, *arguments])} (load average {os.getloadavg()[0]:.1f})",
+                  flush=True)
             start = time.monotonic()
             with open(out_dir / f"{name}.log", "w") as log:
-                proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env, stdout=log,
+                proc = subprocess.run([sys.executable, str(script), *arguments], cwd=ROOT, env=env, stdout=log,
                                       stderr=subprocess.STDOUT)
             print(f"   {time.monotonic() - start:.0f} s, exit {proc.returncode}; output in bench/out/{name}.log",
                   flush=True)
