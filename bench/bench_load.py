@@ -582,18 +582,22 @@ def main(argv=None):
                    f"p50 {percentile(lv, .5) / 1000:.1f} s, p95 {percentile(lv, .95) / 1000:.1f} s", "", None,
                    f"{len(lv)}/{n} went live")
     if seats_full and busy_pages:
-        record("arrivals over capacity shown a page with figures", f"{len(shown)}/{len(busy_pages)}",
+        record(f"{n} visitors: arrivals over capacity shown a page with figures", f"{len(shown)}/{len(busy_pages)}",
                f"{len(busy_pages)}/{len(busy_pages)}", len(shown) == len(busy_pages),
                "503 + Retry-After with its static page at once: the static notice and every figure of the "
                "visitor's own scenario")
-    record("kernel RSS per visitor", fmt_mb(statistics.median(kr)), "", None,
+    record(f"{n} visitors: kernel RSS per visitor", fmt_mb(statistics.median(kr)), "", None,
            f"{MB * 1024 / (added_rss / n):.1f} visitors per GB of RSS; server {fmt_mb(loaded['server_rss'])}")
-    record("kernel cap holds (busy page over the cap)", "held" if cap_held else "NOT held", "held", cap_held,
+    record(f"{n} visitors: kernel cap holds (busy page over the cap)", "held" if cap_held else "NOT held", "held",
+           cap_held,
            f"at most {most_kernels} kernels for a cap of {max_kernels}; over-cap GETs got "
            f"{sorted(s for s, _, _ in over)}")
-    record("memory back within 10% of baseline after visitors leave",
+    record(f"{n} visitors: memory back within 10% of baseline after they leave",
            "never" if recovered_after is None else f"{recovered_after:.0f} s", "<= 120 s",
-           recovered_after is not None and recovered_after <= 120)
+           recovered_after is not None and recovered_after <= 120,
+           f"after: server + {len(after['kernels'])} kernels RSS {fmt_mb(after['total_rss'])} (baseline "
+           f"{fmt_mb(baseline['total_rss'])}), of it the server process {fmt_mb(after['server_rss'])} (baseline "
+           f"{fmt_mb(baseline['server_rss'])})")
     return results
 
 
