@@ -255,3 +255,31 @@ def test_on_a_laptop_the_chart_menu_leaves_every_title_clear(voila_server, brows
     assert banners and max(banners) <= width, f"a banner's right edge is cut: {banners} > {width}"
     assert menus == 5, "hovering a chart shows its menu on a laptop"
     assert found == []
+
+
+# each card title whose text runs past its card's content box (the next card then covers it): [text, how far, px]
+TITLES_CUT_JS = """() => [...document.querySelectorAll('.drmath-card-title')].filter(e => e.offsetParent !== null)
+  .map(e => { const text = document.createRange(); text.selectNodeContents(e);
+              const card = e.closest('.drmath-card');
+              const edge = card.getBoundingClientRect().right - parseFloat(getComputedStyle(card).paddingRight);
+              const past = text.getBoundingClientRect().right - edge;
+              return [e.textContent, Math.round(past)]; })
+  .filter(([, past]) => past > 0.5)"""
+
+
+def test_on_a_laptop_every_card_title_shows_whole(voila_server, browser):
+    """At 1400×900 (the architect's screen) and 1280×800 the cards share one row, and "Replication keeps up" ran
+    6 and 20 px past its card, where the next card covered its last letter; a title wraps instead."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    pg = context.new_page()
+    pg.goto(voila_server["url"], wait_until="commit", timeout=120_000)
+    pg.wait_for_function(READY_JS, timeout=120_000, polling=100)
+    pg.wait_for_function("() => !document.getElementById('drmath-preview')", timeout=60_000)
+    try:
+        for width, height in [(1400, 900), (1280, 800)]:
+            pg.set_viewport_size({"width": width, "height": height})
+            pg.wait_for_timeout(200)
+            assert pg.evaluate(TITLES_CUT_JS) == [], (width, height)
+            assert "Replication keeps up" in pg.locator(".drmath-cards").first.inner_text()
+    finally:
+        close(context, pg)
