@@ -25,9 +25,10 @@ PHONES = [(360, 740), (390, 844)]
 HEADLINE = ("rpo_site", "rto_site", "total_dr_cost")  # the numbers a visitor must see first
 
 
-def open_phone(browser, url, width, height):
-    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True,
-                                  device_scale_factor=1)
+def open_page(browser, url, width, height, **device):
+    """The live page at ``width`` × ``height`` (``device``: more of Playwright's context options), once its static
+    box has gone: ``(context, page, its console log)``."""
+    context = browser.new_context(viewport={"width": width, "height": height}, **device)
     pg = context.new_page()
     log = watch(pg)
     pg.goto(url, wait_until="commit", timeout=120_000)
@@ -35,6 +36,10 @@ def open_phone(browser, url, width, height):
     pg.wait_for_function("() => !document.getElementById('drmath-preview')", timeout=60_000)
     pg.wait_for_timeout(600)  # plotly fits each plot to its box on the next frame
     return context, pg, log
+
+
+def open_phone(browser, url, width, height):
+    return open_page(browser, url, width, height, is_mobile=True, has_touch=True, device_scale_factor=1)
 
 
 def close(context, pg):
@@ -231,11 +236,7 @@ def test_every_jargon_term_is_defined_in_the_glossary(phone):
 
 def test_on_a_laptop_the_chart_menu_leaves_every_title_clear(voila_server, browser):
     """The architect's 1400×900 screen: hovering a chart shows its menu, which must not cover the title."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    pg = context.new_page()
-    pg.goto(voila_server["url"], wait_until="commit", timeout=120_000)
-    pg.wait_for_function(READY_JS, timeout=120_000, polling=100)
-    pg.wait_for_function("() => !document.getElementById('drmath-preview')", timeout=60_000)
+    context, pg, _ = open_page(browser, voila_server["url"], 1400, 900)
     found, menus = [], 0
     for i in range(pg.locator(".drmath-figure").count()):
         figure = pg.locator(".drmath-figure").nth(i)
@@ -270,11 +271,7 @@ TITLES_CUT_JS = """() => [...document.querySelectorAll('.drmath-card-title')].fi
 def test_on_a_laptop_every_card_title_shows_whole(voila_server, browser):
     """At 1400×900 (the architect's screen) and 1280×800 the cards share one row, and "Replication keeps up" ran
     6 and 20 px past its card, where the next card covered its last letter; a title wraps instead."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    pg = context.new_page()
-    pg.goto(voila_server["url"], wait_until="commit", timeout=120_000)
-    pg.wait_for_function(READY_JS, timeout=120_000, polling=100)
-    pg.wait_for_function("() => !document.getElementById('drmath-preview')", timeout=60_000)
+    context, pg, _ = open_page(browser, voila_server["url"], 1400, 900)
     try:
         for width, height in [(1400, 900), (1280, 800)]:
             pg.set_viewport_size({"width": width, "height": height})
