@@ -13,6 +13,9 @@ everywhere and live in one place:
   :data:`MAX_NESTING` levels within each other, is refused. tomllib's time and memory grow
   with the square of a key's parts (20,000 parts: 6.4 s and 1.6 GB).
 - A FIFO named as an output waits at most :data:`FIFO_TIMEOUT` for a reader.
+- A file's name, and anything a message quotes from a file, is shown through :func:`visible`: a control
+  character in it is written as its escape (``\x1b``), so a name or a cell cannot retitle, clear or write
+  the clipboard of the terminal that prints the message, nor reach a page.
 
 Errors are ``ValueError`` (or ``OSError`` for an output) whose one-line message starts with the
 file's name.
@@ -61,6 +64,12 @@ FIFO_TIMEOUT = 10.0
 _KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
           stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
 
+# C0 and C1 controls, DEL, and the format characters that reorder or break a line of text (bidirectional
+# embeddings, overrides and isolates; the line and paragraph separators): shown as their Python escapes.
+_HIDDEN = [*range(0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F),
+           *range(0x2066, 0x206A)]
+_VISIBLE = str.maketrans({code: repr(chr(code))[1:-1] for code in _HIDDEN})
+
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -85,6 +94,33 @@ def kind_of(mode):
     if stat.S_ISREG(mode):
         return "a regular file"
     return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def visible(text):
+    r"""Text from a file, or a file's name, as a terminal or a page may show it: every control character escaped.
+
+    An ESC, BEL or OSC sequence printed raw retitles or clears a terminal, or writes its clipboard (OSC 52);
+    a bidirectional override reorders what a reader sees. Each such character becomes its escape, visibly.
+
+    Parameters
+    ----------
+    text : str
+        A file's name, a cell, a column's name. [1]
+
+    Returns
+    -------
+    text : str
+        ``text`` with each C0 or C1 control character, DEL, bidirectional control and line or paragraph
+        separator written as its Python escape (``\x1b``, ``\u202e``); other text unchanged. [1]
+
+    Examples
+    --------
+    >>> print(visible("log\x1b]0;owned\x07.csv"))
+    log\x1b]0;owned\x07.csv
+    >>> visible("ok.csv")
+    'ok.csv'
+    """
+    return text.translate(_VISIBLE)
 
 
 def _too_big(name, limit, size=None):
@@ -138,13 +174,14 @@ def read_input(path, limit=None):
         if len(data) > limit:
             raise _too_big(STDIN_NAME, limit)
         return data
-    name = os.fspath(path)
+    path = os.fspath(path)
+    name = visible(path)
     try:
-        mode = os.stat(name).st_mode
+        mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
             raise ValueError(f"{name}: cannot read: it is {kind_of(mode)}, not a regular file"
                              + (f"; give a file, or {STDIN} to read standard input" if stat.S_ISFIFO(mode) else ""))
-        fd = os.open(name, _FLAGS)
+        fd = os.open(path, _FLAGS)
     except OSError as exc:
         raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
     with open(fd, "rb") as fh:

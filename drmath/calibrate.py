@@ -40,7 +40,12 @@ The rules that turn rows into events, stated once:
 Bad input is refused, never skipped: every row that the filter keeps is checked, and a file with
 problems raises :class:`IncidentLogError` (a ``ValueError``) naming the row (as a spreadsheet numbers
 it: the header is row 1) and the column of the first ten problems and counting all of them. Nothing
-is fitted from a file that is partly wrong.
+is fitted from a file that is partly wrong. Before anything is parsed, the text is held to the reader's
+bounds (:func:`check_table`: :data:`MAX_ROWS` lines, counting CR, LF and CRLF alike, :data:`MAX_LINE_CHARS`
+a line, :data:`MAX_COLUMNS` columns, :data:`MAX_CELLS` cells, then :data:`MAX_CELL_CHARS` a cell), a
+``time_format`` is checked on its own, and a time is parsed only if it has at most :data:`MAX_TIME_CHARS`
+characters, so a hostile file answers in about a second. Every name and value a message quotes is shown with
+its control characters escaped (:func:`drmath._files.visible`), so none reaches a terminal or a page.
 
 pandas and scipy are imported inside the functions that use them, so ``import drmath`` stays numpy-only.
 
@@ -62,8 +67,10 @@ Examples
 (4, 24.0, 6.0)
 """
 
+import csv
 import io
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,11 +78,14 @@ from pathlib import Path
 import numpy as np
 
 from . import _files
-from ._validate import short_repr
+from ._files import visible
+from ._validate import clip, short_repr
 
 __all__ = ["IncidentLogError", "Calibration", "read_incidents", "parse_incidents", "fit_events",
            "exponential_fit", "weibull_fit", "laplace_trend", "lognormal_fit", "cause_table", "DURATION_UNITS",
-           "MAX_LISTED", "MIN_EVENTS", "CONFIDENCE", "example_log"]
+           "MAX_LISTED", "MIN_EVENTS", "CONFIDENCE", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_LINE_CHARS",
+           "MAX_CELL_CHARS", "MAX_TIME_CHARS", "MAX_FORMAT_CHARS", "MAX_DURATION", "count_lines", "check_table",
+           "example_log"]
 
 DURATION_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0}
 """The units a duration column may be in, and their length [s]."""
@@ -88,6 +98,41 @@ MIN_EVENTS = 3
 
 CONFIDENCE = 0.95
 """The level of every interval [1]."""
+
+# The reader's bounds, all checked before the text is parsed (check_table, then the cells of _read_table): each
+# hostile file of tests/test_hostile_files.py gets its clear message in under 1.5 s of CPU and 230 MB, where a
+# 1 MiB cell of digits took 117 s (dateutil's fallback parse is quadratic), a 4 MiB header of commas passed
+# 1.2 GB in 40 s (a MemoryError at ~2.7 GB) and 16 MiB of bad rows took 72.8 s and 1.77 GB.
+
+MAX_ROWS = 300_000
+"""Most lines a log may have besides its header [1]; CR, LF and CRLF each end one. A 16 MiB file
+(:data:`drmath._files.MAX_TABLE_BYTES`) of real rows (50-80 B) holds 200,000-350,000; 500,000 short rows, each
+with a value too many, peaked at 285 MB."""
+
+MAX_COLUMNS = 256
+"""Most columns a log's header may name [1]."""
+
+MAX_CELLS = 2_000_000
+"""Most cells, data lines times the header's columns [1]: each cell is a Python string (~60 B), so this
+bounds the table's memory whatever the shape (2 million cells, as 299,000 lines of 6 columns or 7,900 of 250:
+a peak RSS of 138-169 MB, of which ~120 MB is Python, pandas and scipy)."""
+
+MAX_LINE_CHARS = 65_536
+"""Longest line, the header's included [characters]."""
+
+MAX_CELL_CHARS = 4_096
+"""Longest cell [characters]; a longer one is refused before any value is parsed."""
+
+MAX_TIME_CHARS = 64
+"""Longest time or date read [characters]: an ISO time with nanoseconds and a zone is 35. Parsing a
+longer one costs time that grows with the square of its length (64 KiB of digits: 1.5 s)."""
+
+MAX_FORMAT_CHARS = 256
+"""Longest ``time_format`` [characters]."""
+
+MAX_DURATION = 100 * 365.25 * 86400.0
+"""Longest incident [s]: a century. A duration past it is refused naming its row, before any time is
+computed from it (``1e308 h`` overflowed to an error naming no row)."""
 
 _TRUE = frozenset({"1", "true", "yes", "y", "x", "t"})
 _FALSE = frozenset({"", "0", "false", "no", "n", "f"})
@@ -232,10 +277,10 @@ class Calibration:
         from .formatting import short_duration as d
 
         p = self.provenance
-        head = f"drmath calibrate: {p.get('file', 'incidents')}"
+        head = f"drmath calibrate: {visible(str(p.get('file', 'incidents')))}"
         used = f"{p['rows_used']:,} of {p['rows_read']:,} rows" if "rows_read" in p else ""
         if p.get("filter"):
-            used += f" where {' and '.join(p['filter'])}"
+            used += f" where {_listed(p['filter'], ' and ')}"
         lines = [head + (f" ({used})" if used else ""),
                  f"Events          {self.events:,} in a window of {d(self.window)}"
                  + (f" ({p['window_start']} to {p['window_end']})" if p.get("window_start") else ""),
@@ -826,19 +871,94 @@ def _rows(table):
 # --------------------------------------------------------------------------- reading a log
 
 
-def _read_table(text, name):
-    """CSV text -> (cells, problems, columns, header row): str cells indexed by spreadsheet row, and bad rows.
+def count_lines(text):
+    r"""How many lines ``text`` holds: CR, LF and CRLF each end one, and a last line without an end counts.
 
-    Comment lines (first non-blank character ``#``) and blank lines are skipped but counted, so row
-    numbers are those a spreadsheet shows. A file whose rows all hold at most the header's count of values
-    is read in one :func:`pandas.read_csv` call (:func:`_read_rows`); otherwise each line goes to it
-    tagged with its row number, so a row with too many values (which pandas skips) is found missing and
-    reported (:func:`_read_tagged`).
+    Parameters
+    ----------
+    text : str
+        CSV text. [1]
+
+    Returns
+    -------
+    lines : int
+        As a spreadsheet counts them (old Mac files end lines with CR alone). [1]
+
+    Examples
+    --------
+    >>> count_lines("a\r\nb\rc\nd"), count_lines("a\n"), count_lines("")
+    (4, 1, 0)
     """
-    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    ends = text.count("\n") + text.count("\r") - text.count("\r\n")
+    return ends + (1 if text and text[-1] not in "\r\n" else 0)
+
+
+def _skipped(lines):
+    """The rows (from 1) that are skipped, ascending: blank lines and comments (first non-blank character ``#``)."""
     # only a line that is empty or starts with # or a space can be skipped: the others are not stripped
-    skipped = [row for row, line in enumerate(lines, 1) if not line or line[0] == "#"
-               or (line[0].isspace() and (not (bare := line.strip()) or bare[0] == "#"))]
+    return [row for row, line in enumerate(lines, 1) if not line or line[0] == "#"
+            or (line[0].isspace() and (not (bare := line.strip()) or bare[0] == "#"))]
+
+
+def check_table(text, name, *, max_rows=MAX_ROWS, max_columns=MAX_COLUMNS, reader="drmath calibrate", hint=""):
+    """Refuse CSV text over the reader's bounds before any parser sees it; else its lines and its header.
+
+    The one place the bounds are checked, in order of cost: the lines (:func:`count_lines`, a count of
+    line ends), the longest line, then the header's columns and the cells (data lines times columns); the
+    text is split into lines only once their count is within the bound. ``drmath calibrate`` checks them
+    through :func:`parse_incidents`, and the dashboard's fleet panel with its own, smaller, ``max_rows`` and
+    ``max_columns``.
+
+    Parameters
+    ----------
+    text : str
+        CSV text, a byte-order mark removed.
+    name : str
+        What to call the text in messages (already :func:`drmath._files.visible`).
+    max_rows : int, default MAX_ROWS
+        Most lines besides the header [1].
+    max_columns : int, default MAX_COLUMNS
+        Most columns the header may name [1].
+    reader, hint : str
+        Who takes at most so much, and what to add to a refusal of too many lines (where to go instead).
+
+    Returns
+    -------
+    lines : list of str
+        The lines, line ends removed. [1]
+    skipped : list of int
+        The rows (from 1) that are blank or comments, ascending. [1]
+    head_row : int
+        The header's row (from 1). [1]
+    columns : list of str
+        The header's names, spaces around them removed. [1]
+
+    Raises
+    ------
+    ValueError
+        One line naming the file and the bound: more lines than ``max_rows`` and a header, a line of more
+        than :data:`MAX_LINE_CHARS` (and its row), no header, more columns than ``max_columns``, or more
+        than :data:`MAX_CELLS` cells.
+
+    Examples
+    --------
+    >>> check_table("start,end\\r2024-05-01,2024-05-02\\r", "mac.csv")[3]
+    ['start', 'end']
+    >>> check_table("s\\r" * 30, "mac.csv", max_rows=20, reader="this page")
+    Traceback (most recent call last):
+    ...
+    ValueError: mac.csv has 30 lines: this page takes at most 20 rows
+    """
+    count = count_lines(text)
+    if count > max_rows + 1:
+        raise ValueError(f"{name} has {count:,} lines: {reader} takes at most {max_rows:,} rows{hint}")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # at most max_rows + 2 of them
+    lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+    if lengths.max() > MAX_LINE_CHARS:
+        row = int(np.argmax(lengths > MAX_LINE_CHARS))
+        raise ValueError(f"{name} row {row + 1:,}: a line of {int(lengths[row]):,} characters; {reader} takes at "
+                         f"most {MAX_LINE_CHARS:,}")
+    skipped = _skipped(lines)
     if len(skipped) == len(lines):
         raise ValueError(f"{name}: no header: the file holds no row")
     head_row = 1
@@ -846,6 +966,28 @@ def _read_table(text, name):
         if row > head_row:
             break
         head_row += 1
+    columns = [column.strip() for column in next(csv.reader([lines[head_row - 1]]), [])]
+    if len(columns) > max_columns:
+        raise ValueError(f"{name} has {len(columns):,} columns: {reader} takes at most {max_columns:,}")
+    cells = (len(lines) - head_row) * len(columns)
+    if cells > MAX_CELLS:
+        raise ValueError(f"{name} has {cells:,} cells ({len(lines) - head_row:,} lines of {len(columns)} columns): "
+                         f"{reader} takes at most {MAX_CELLS:,}")
+    return lines, skipped, head_row, columns
+
+
+def _read_table(text, name):
+    """CSV text -> (cells, problems, columns, header row): str cells indexed by spreadsheet row, and bad rows.
+
+    The text is checked against the reader's bounds first (:func:`check_table`). Comment lines (first
+    non-blank character ``#``) and blank lines are skipped but counted, so row numbers are those a
+    spreadsheet shows. A file whose rows all hold at most the header's count of values is read in one
+    :func:`pandas.read_csv` call (:func:`_read_rows`); otherwise the values of each line are counted
+    first, and a row with more than the header's count (which pandas would skip, or take the first column
+    of as an index) is reported (:func:`_read_counted`). A cell over :data:`MAX_CELL_CHARS` refuses the file
+    before any value is parsed.
+    """
+    lines, skipped, head_row, _ = check_table(text.removeprefix("\ufeff"), name)
     last = len(lines)
     while skipped and skipped[-1] == last:  # blank lines at the end
         skipped.pop()
@@ -856,20 +998,50 @@ def _read_table(text, name):
     if inner:
         rows = [row for row in rows if row not in inner]
     body = [lines[row - 1] for row in rows] if inner else lines[head_row:last]
+    del lines
     problems = {}
     if '"' in text:
         problems = {row: 'cannot read as CSV: a quote (") is not closed'
                     for row, line in zip(rows, body) if line.count('"') % 2}
     frame = None if problems else _read_rows(head, body, rows)
     if frame is None:
-        return _read_tagged(head, head_row, [(row, line) for row, line in zip(rows, body) if row not in problems],
-                            problems, name)
-    return frame, problems, list(frame.columns), head_row
+        frame = _read_counted(head, rows, body, problems, name)
+    del body
+    columns = list(frame.columns)
+    long = [(frame.index[bad].to_numpy(), column, lambda row, column=column: (
+        f"a cell of {len(frame.at[row, column]):,} characters; at most {MAX_CELL_CHARS:,} are read"))
+        for column in frame.columns if (bad := (frame[column].str.len() > MAX_CELL_CHARS).to_numpy()).any()]
+    if long:  # refused before any value is parsed, with the rows that are not CSV
+        _refuse(name, _kinds(problems) + long)
+    return frame, problems, columns, head_row
+
+
+def _kinds(problems):
+    """The rows that are not CSV, ``{row: why}``, as one kind of problem for :func:`_refuse`."""
+    return [(np.fromiter(problems, dtype=np.int64, count=len(problems)), "", problems.__getitem__)] if problems else []
+
+
+def _refuse(name, kinds):
+    """Raise :class:`IncidentLogError` when any ``(rows, column, why)`` kind holds a row: ``why(row)`` is built for
+    the first :data:`MAX_LISTED` problems only, and all of them are counted (a file of 500,000 bad rows costs
+    a count, not 500,000 messages)."""
+    kinds = [(np.asarray(rows, dtype=np.int64), column, why) for rows, column, why in kinds if len(rows)]
+    if not kinds:
+        return
+    count = sum(rows.size for rows, _, _ in kinds)
+    rows = np.concatenate([rows for rows, _, _ in kinds])
+    rows.sort()
+    rows = int(rows.size and 1 + np.count_nonzero(np.diff(rows)))  # distinct rows (np.unique's hash is slower)
+    first = sorted((int(row), column, why) for some, column, why in kinds for row in np.sort(some)[:MAX_LISTED])
+    listed = [f"{name} row {row}: {why(row)}" if not column else
+              f"{name} row {row}, column {clip(visible(column))}: {why(row)}"
+              for row, column, why in first[:MAX_LISTED]]
+    raise IncidentLogError(listed, count, rows, name)
 
 
 def _read_rows(head, body, rows):
     """Header and body lines -> the frame of str cells indexed by ``rows``, when pandas reads each line as one
-    row of at most the header's count of values; else None (:func:`_read_tagged` then finds the line)."""
+    row of at most the header's count of values; else None (:func:`_read_counted` then finds the line)."""
     import pandas as pd
 
     if head.startswith("\ufeff") or "__row__" in head:  # pandas drops a BOM that starts its text; the tag's name
@@ -889,46 +1061,77 @@ def _read_rows(head, body, rows):
     return frame
 
 
-def _read_tagged(head, head_row, body, problems, name):
-    """Each ``(row, line)`` tagged with its row number and read by pandas: rows with too many values are found."""
+def _read_counted(head, rows, body, problems, name):
+    """The frame of the lines that hold at most the header's count of values (counted by :mod:`csv`, one line at a
+    time); each other row goes into ``problems``. Rows already in ``problems`` (a quote not closed) are left out."""
     import pandas as pd
 
-    tagged = "\n".join([f"__row__,{head}", *(f"{row},{line}" for row, line in body)])
+    width = len(next(csv.reader([head]), []))
+    why = f"has more than {width} values, the header's count"
+    kept, lines = [], []
     try:
-        frame = pd.read_csv(io.StringIO(tagged), dtype=str, keep_default_na=False, na_filter=False,
-                            on_bad_lines="skip", engine="c")
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise ValueError(f"{name}: cannot read as CSV: {str(exc).splitlines()[0]}") from None
-    columns = [str(c).strip() for c in frame.columns[1:]]
-    frame.columns = ["__row__", *columns]
-    frame.index = pd.Index(pd.to_numeric(frame.pop("__row__"), errors="coerce"), name="row")
-    found = set(frame.index)
-    problems.update((row, f"has more than {len(columns)} values, the header's count")
-                    for row, _ in body if row not in found)
-    frame = frame[frame.index.notna()]
-    frame.index = frame.index.astype(int)
-    return frame, problems, columns, head_row
+        for (row, line), values in zip(((row, line) for row, line in zip(rows, body) if row not in problems),
+                                       csv.reader(line for row, line in zip(rows, body) if row not in problems)):
+            if len(values) > width:
+                problems[row] = why
+            else:
+                kept.append(row)
+                lines.append(line)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frame = pd.read_csv(io.BytesIO("\n".join([head, *lines]).encode("utf-8")), encoding="utf-8", dtype=str,
+                                keep_default_na=False, na_filter=False, index_col=False, engine="c")
+    except (csv.Error, pd.errors.ParserError, ValueError) as exc:
+        raise ValueError(f"{name}: cannot read as CSV: {clip(visible(str(exc).splitlines()[0]))}") from None
+    if len(frame) != len(kept):
+        raise ValueError(f"{name}: cannot read as CSV: {len(kept):,} rows read as {len(frame):,}")
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame.index = pd.Index(np.asarray(kept, dtype=np.int64), name="row")
+    return frame
+
+
+def _check_format(time_format):
+    """Refuse a ``time_format`` pandas cannot use, in one line naming the option (before any cell is parsed)."""
+    import pandas as pd
+
+    what = f"time_format (--time-format) = {short_repr(time_format)}"
+    if not isinstance(time_format, str) or not 0 < len(time_format) <= MAX_FORMAT_CHARS:
+        raise ValueError(f"{what} is not valid: must be a strftime format of 1 to {MAX_FORMAT_CHARS} characters, "
+                         'e.g. "%d/%m/%Y %H:%M"')
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pd.to_datetime(pd.Series(["2024-05-01 00:00"]), format=time_format, utc=True, errors="coerce")
+    except (ValueError, TypeError, re.error) as exc:  # re.error: a directive twice ("%Y%Y")
+        reason = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{what} is not valid: {clip(visible(reason))}") from None
 
 
 def _parse_times(cells, time_format):
-    """Cells -> UTC timestamps (NaT where a cell does not parse), with the format given or inferred."""
-    import pandas as pd
+    """Cells -> UTC timestamps (NaT where a cell does not parse), with the format given or inferred.
 
+    A cell over :data:`MAX_TIME_CHARS` is not parsed (NaT). Without a format, ISO 8601 is tried, then one
+    format guessed from the first value; pandas' own fallback, dateutil cell by cell, is never taken: its time
+    grows with the square of a cell's length (1 MiB of digits: 117 s).
+    """
+    import pandas as pd
+    from pandas.tseries.api import guess_datetime_format
+
+    too_long = (cells.str.len() > MAX_TIME_CHARS).to_numpy()
+    if too_long.any():
+        cells = cells.where(~too_long, "")  # too long to be a time: never parsed
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pandas' "could not infer format" and dayfirst warnings: bad cells say more
-        if time_format is None:  # ISO 8601 first, on the cells as they are (it skips spaces around a time)
-            parsed = pd.to_datetime(cells, format="ISO8601", utc=True, errors="coerce")
-            if not parsed.isna().any():
-                return parsed.rename(None)
-        codes, distinct = pd.factorize(cells)  # each distinct value once
-        values = pd.Series(distinct, dtype=object).str.strip()
-        if time_format is None:
-            parsed = pd.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
-            if parsed.isna().any():
-                parsed = pd.to_datetime(values, utc=True, errors="coerce")
-        else:
-            parsed = pd.to_datetime(values, format=time_format, utc=True, errors="coerce")
-    return parsed.take(codes).set_axis(cells.index)
+        warnings.simplefilter("ignore")  # pandas' dayfirst warnings: bad cells say more
+        if time_format is not None:
+            return pd.to_datetime(cells.str.strip(), format=time_format, utc=True, errors="coerce").rename(None)
+        parsed = pd.to_datetime(cells, format="ISO8601", utc=True, errors="coerce")  # it skips spaces around a time
+        if parsed.isna().any():
+            values = cells.str.strip()
+            given = values[(values != "").to_numpy()]
+            guessed = guess_datetime_format(given.iloc[0]) if len(given) else None
+            if guessed:
+                parsed = pd.to_datetime(values, format=guessed, utc=True, errors="coerce")
+    return parsed.rename(None)
 
 
 def _seconds(times):
@@ -942,7 +1145,7 @@ def _timestamp(value, what):
     import pandas as pd
 
     try:
-        stamp = pd.Timestamp(value)
+        stamp = pd.NaT if isinstance(value, str) and len(value) > MAX_TIME_CHARS else pd.Timestamp(value)
     except (ValueError, TypeError):
         stamp = pd.NaT
     if stamp is pd.NaT:
@@ -960,7 +1163,7 @@ def _where(frame, where, name, columns):
         column, value = (part.strip() for part in item.split("=", 1))
         if column not in columns:
             raise ValueError(f"{name}: unknown column {short_repr(column)} in where {short_repr(item)}; "
-                             f"the columns are {', '.join(columns)}")
+                             f"the columns are {_listed(columns)}")
         wanted.setdefault(column, set()).add(value)
     keep = np.ones(len(frame), dtype=bool)
     for column, values in wanted.items():
@@ -971,38 +1174,59 @@ def _where(frame, where, name, columns):
     return keep
 
 
+def _listed(names, between=", "):
+    """Column names (or conditions) for a message: one line, its control characters escaped, its length capped."""
+    return clip(visible(between.join(names)), 1000)
+
+
 def _times(frame, start_column, end_column, duration_column, duration_unit, time_format):
     """The rows' start times, durations [s] and every problem with them, as ``(start, durations, errors)``;
-    an error is ``(row, column, message)`` (unparseable time, end before start, bad or missing duration)."""
+    the errors are ``(rows, column, why)`` kinds for :func:`_refuse` (unparseable time, end before start, bad,
+    missing or too long a duration), each row's message built only if it is listed."""
     import pandas as pd
 
-    errors = []  # (row, column, message)
+    errors = []  # (rows, column, why(row))
+    fmt = f" in the format {short_repr(time_format)}" if time_format else " (give --time-format)"
+
+    def unread(column, parsed, kind):
+        cells = frame[column]
+
+        def why(row):
+            cell = cells.at[row].strip()
+            if not cell:
+                return f"missing {kind} time"
+            if len(cell) > MAX_TIME_CHARS:
+                return f"{short_repr(cell)} is not a time: it is longer than {MAX_TIME_CHARS} characters"
+            return f"{short_repr(cell)} is not a time{fmt}"
+        errors.append((frame.index[parsed.isna().to_numpy()].to_numpy(), column, why))
+
     start = _parse_times(frame[start_column], time_format)
-    fmt = f" in the format {time_format!r}" if time_format else " (give --time-format)"
-    for row in frame.index[start.isna().to_numpy()]:
-        cell = frame.at[row, start_column].strip()
-        errors.append((row, start_column, "missing start time" if not cell else
-                       f"{short_repr(cell)} is not a time{fmt}"))
+    unread(start_column, start, "start")
     if end_column is not None:
         end = _parse_times(frame[end_column], time_format)
-        for row in frame.index[end.isna().to_numpy()]:
-            cell = frame.at[row, end_column].strip()
-            errors.append((row, end_column, "missing end time" if not cell else
-                           f"{short_repr(cell)} is not a time{fmt}"))
-        before = (end < start).to_numpy()
-        for row in frame.index[before]:
-            errors.append((row, end_column, f"{short_repr(frame.at[row, end_column].strip())} is before the start "
-                                            f"{short_repr(frame.at[row, start_column].strip())}"))
+        unread(end_column, end, "end")
+        errors.append((frame.index[(end < start).to_numpy()].to_numpy(), end_column, lambda row: (
+            f"{short_repr(frame.at[row, end_column].strip())} is before the start "
+            f"{short_repr(frame.at[row, start_column].strip())}")))
         durations = _seconds(end) - _seconds(start)
     else:
         cells = frame[duration_column].str.strip()
         number = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float)
-        bad = ~(np.isfinite(number) & (number >= 0))
-        for row, cell, value in zip(frame.index[bad], cells[bad], number[bad]):
-            what = ("missing duration" if not cell else f"{short_repr(cell)} is negative" if value < 0
-                    else f"{short_repr(cell)} is not a number of {duration_unit}")
-            errors.append((row, duration_column, what))
-        durations = number * DURATION_UNITS[duration_unit]
+        with np.errstate(over="ignore", invalid="ignore"):
+            durations = number * DURATION_UNITS[duration_unit]
+            bad = ~(np.isfinite(durations) & (number >= 0) & (durations <= MAX_DURATION))
+
+        def why(row):
+            cell, value = cells.at[row], float(number[frame.index.get_loc(row)])
+            if not cell:
+                return "missing duration"
+            if value < 0:
+                return f"{short_repr(cell)} is negative"
+            if math.isnan(value):
+                return f"{short_repr(cell)} is not a number of {duration_unit}"
+            return (f"{short_repr(cell)} {duration_unit} is longer than a century: at most "
+                    f"{MAX_DURATION / DURATION_UNITS[duration_unit]:.4g} {duration_unit}")
+        errors.append((frame.index[bad].to_numpy(), duration_column, why))
     return start, durations, errors
 
 
@@ -1067,11 +1291,13 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     ------
     IncidentLogError
         Naming row and column: a time that does not parse, an end before its start, a missing,
-        negative or non-numeric duration, a join flag that is not yes or no, a row that is not
-        CSV; the first :data:`MAX_LISTED` are listed and all counted.
+        negative, non-numeric or longer than :data:`MAX_DURATION` duration, a join flag that is not yes
+        or no, a cell over :data:`MAX_CELL_CHARS`, a row that is not CSV; the first :data:`MAX_LISTED`
+        are listed and all counted.
     ValueError
-        An unknown column, both or neither of end and duration, a bad unit, ``since`` or ``until``,
-        no row left after the filter, or fewer than :data:`MIN_EVENTS` events in the window.
+        An unknown column, both or neither of end and duration, a bad unit, ``time_format`` (one line
+        naming it), ``since`` or ``until``, text over a bound of :func:`check_table`, no row left after
+        the filter, or fewer than :data:`MIN_EVENTS` events in the window.
 
     References
     ----------
@@ -1093,6 +1319,9 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     if duration_column is not None and duration_unit not in DURATION_UNITS:
         raise ValueError(f"duration_unit = {short_repr(duration_unit)} is not valid: must be one of "
                          f"{', '.join(DURATION_UNITS)}")
+    if time_format is not None:
+        _check_format(time_format)
+    name = clip(visible(str(name)))
     frame, problems, columns, head_row = _read_table(text, name)
     optional = {}
     for key, column in (("cause_column", cause_column), ("scope_column", scope_column),
@@ -1103,27 +1332,23 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     for key, column in needed.items():
         if column is not None and column not in columns:
             raise ValueError(f"{name}: unknown column {short_repr(column)} ({key.replace('_', ' ')}); "
-                             f"the columns are {', '.join(columns)}")
+                             f"the columns are {_listed(columns)}")
     rows_read = len(frame) + len(problems)
     keep = _where(frame, where, name, columns)
     frame = frame[keep]
     if frame.empty and not problems:
-        raise ValueError(f"{name}: no row left after the filter {' and '.join(where)} (of {rows_read:,} rows)"
+        raise ValueError(f"{name}: no row left after the filter {_listed(where, ' and ')} "
+                         f"(of {rows_read:,} rows)"
                          if where else f"{name}: no data rows under the header (row {head_row})")
     start, durations, errors = _times(frame, start_column, end_column, duration_column, duration_unit, time_format)
     joins = np.zeros(len(frame), dtype=bool)
     if "join_column" in optional:
-        flags = frame[optional["join_column"]].str.strip().str.lower()
+        join = optional["join_column"]
+        flags = frame[join].str.strip().str.lower()
         joins = flags.isin(_TRUE).to_numpy()
-        for row in frame.index[~(joins | flags.isin(_FALSE).to_numpy())]:
-            errors.append((row, optional["join_column"], f"{short_repr(frame.at[row, optional['join_column']])} "
-                           "is not a yes or no (1/0, true/false, yes/no, y/n, x or blank)"))
-    if errors or problems:
-        listed = sorted([(row, "", f"{name} row {row}: {why}") for row, why in problems.items()]
-                        + [(row, column, f"{name} row {row}, column {column}: {why}")
-                           for row, column, why in errors])
-        rows = len({row for row, _, _ in listed})
-        raise IncidentLogError([line for _, _, line in listed], len(listed), rows, name)
+        errors.append((frame.index[~(joins | flags.isin(_FALSE).to_numpy())].to_numpy(), join, lambda row: (
+            f"{short_repr(frame.at[row, join])} is not a yes or no (1/0, true/false, yes/no, y/n, x or blank)")))
+    _refuse(name, _kinds(problems) + errors)
 
     begin = _seconds(start)
     stop = begin + durations
@@ -1139,15 +1364,15 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     event_start, event_end, first = event_start[inside], event_end[inside], first[inside]
     if event_start.size < MIN_EVENTS:
         raise ValueError(f"{name}: {event_start.size} events in the window"
-                         + (f" (since {since})" if since is not None else "")
+                         + (f" (since {clip(visible(str(since)))})" if since is not None else "")
                          + f"; at least {MIN_EVENTS} are needed to fit")
     opens = a is None
     a = float(event_start[0]) if opens else a
     causes = scopes = None
     if "cause_column" in optional:
-        causes = [c if c else "(blank)" for c in frame[optional["cause_column"]].str.strip().to_numpy()[first]]
+        causes = [visible(c) if c else "(blank)" for c in frame[optional["cause_column"]].str.strip().to_numpy()[first]]
     if "scope_column" in optional:
-        scopes = [c if c else "(blank)" for c in frame[optional["scope_column"]].str.strip().to_numpy()[first]]
+        scopes = [visible(c) if c else "(blank)" for c in frame[optional["scope_column"]].str.strip().to_numpy()[first]]
     iso = [pd.Timestamp(x, unit="s", tz="UTC").isoformat().replace("+00:00", "Z") for x in (a, b)]
     provenance = {"file": name, "rows_read": rows_read, "rows_used": int(len(frame)), "filter": list(where),
                   "since": None if since is None else str(since), "until": None if until is None else str(until),
@@ -1192,7 +1417,7 @@ def read_incidents(path, **columns):
     (3, 2.7222222222222223, 1.6817928305074274)
     """
     raw = _files.read_input(path, _files.MAX_TABLE_BYTES)  # the one input guard: regular files or -, a ceiling
-    name = _files.STDIN_NAME if isinstance(path, str) and path == _files.STDIN else Path(path).name
+    name = _files.STDIN_NAME if isinstance(path, str) and path == _files.STDIN else visible(Path(path).name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

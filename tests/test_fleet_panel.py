@@ -109,7 +109,7 @@ def test_a_refusal_without_a_size_says_the_file_was_not_read(panel, size):
     ("big.csv", b"start\n" + b"2024-05-01\n" * (MAX_UPLOAD_BYTES // 11 + 1),
      r"^big\.csv is \d+ KiB: this page takes logs of at most 768 KiB; fit a bigger one with drmath calibrate$"),
     ("rows.csv", b"s\n" + b"1\n" * (MAX_UPLOAD_ROWS + 5),
-     r"^rows\.csv has 20,007 lines: this page takes at most 20,000 rows"),
+     r"^rows\.csv has 20,006 lines: this page takes at most 20,000 rows"),  # header + 20,005 rows
     ("latin.csv", "start,cause\n2024-05-01,défaut\n".encode("latin-1"), r"^latin\.csv: not a UTF-8 text file"),
     ("wide.csv", (",".join(f"c{i}" for i in range(100)) + "\n").encode(), r"^wide\.csv has 100 columns"),
     ("empty.csv", b"# only a comment\n\n", r"^empty\.csv: no header"),

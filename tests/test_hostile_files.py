@@ -6,23 +6,31 @@ one line and stays short; the CLI prints it as one line and exits 2. Big inputs 
 """
 
 import contextlib
+import dataclasses
 import errno
+import html
 import io
 import json
+import math
 import os
+import re
+import signal
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 import tomllib
+from pathlib import Path
 
 import pytest
 import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drmath import Scenario, _files, drills, plan, reliability
+from drmath import Scenario, _files, calibrate, drills, plan, reliability
 from drmath import scenario_io as sio
 from drmath._validate import MAX_SHOWN, clip, short_repr
 from drmath.cli import main
@@ -709,3 +717,285 @@ def test_a_full_disk_is_named(tmp_path, monkeypatch):
     err = one_line_error(_report(target), "plan.html: cannot write: No space left on device")
     assert err == f"drmath: error: {target}: cannot write: No space left on device\n"
     assert target.read_text() == "good" and sorted(p.name for p in tmp_path.iterdir()) == ["plan.html"]
+
+
+# --------------------------------------------------------------------------- 7. hostile incident logs (issue 32)
+# Each file is built in tmp_path and given to the real `python -m drmath calibrate`, or to the dashboard's fleet
+# panel, in a child process whose wall time, CPU time and peak RSS are measured (os.wait4). Before the reader's
+# bounds: a 1 MiB cell of digits took 117 s, a header of commas ran to a MemoryError at ~2.7 GB, 16 MiB of bad
+# rows took 72.8 s and 1.77 GB, `--time-format %Y%Y` gave a re.error traceback, ESC/BEL/OSC reached the terminal,
+# `1e308 h` gave an error naming no row, and a CR-only upload parsed 58,000 rows past the panel's cap.
+
+HOSTILE_SECONDS = 5.0
+"""The issue's bound on each hostile file's answer [s]; asserted with a margin for a loaded machine."""
+HOSTILE_MB = 300.0
+"""The issue's bound on the peak memory of the process that answers [MB]."""
+CPU_SLACK, WALL_SLACK, MB_SLACK = 2.0, 6.0, 1.2  # [1]: CPU is what the file costs; wall time waits for the machine
+CHILD_TIMEOUT = 90  # [s]: a child still running then is killed (the old reader took 117 s on one file)
+CHILD_ADDRESS_SPACE = 3_000_000_000  # [B]: a runaway child (the old reader took ~2.7 GB) stops here, not the machine
+CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")  # anything but \n
+ROOT = Path(__file__).resolve().parents[1]
+CALIBRATE = ["-m", "drmath", "calibrate"]
+PANEL = """
+import json, sys
+from drmath.dashboard import build_app
+from drmath.dashboard.fleet import FleetPanel
+path, name, mapping = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+panel = FleetPanel(build_app())
+loaded = panel.load(name, open(path, "rb").read())
+if loaded and mapping:
+    panel.map_columns(**mapping)
+    panel.fit()
+print(json.dumps({"loaded": loaded, "error": panel.error.value, "source": panel.source.value,
+                  "summary": panel.summary.value, "causes": panel.causes.value, "columns": panel.columns}))
+"""
+
+
+@dataclasses.dataclass
+class Child:
+    """What one child process answered, and what it cost."""
+    status: int
+    out: str
+    err: str
+    seconds: float  # [s] wall
+    cpu: float  # [s] user + system
+    peak_mb: float  # [MB] peak RSS
+
+
+SPAWN = """
+import json, os, resource, sys
+out, limit, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+pid = os.fork()
+if pid == 0:
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        os.execv(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(out, "w") as fh:
+    json.dump({"status": os.waitstatus_to_exitcode(status), "cpu": usage.ru_utime + usage.ru_stime,
+               "kib": usage.ru_maxrss}, fh)
+"""
+"""A small parent for the measured child: a child's peak RSS (ru_maxrss) starts at its parent's RSS at the fork
+and is kept across exec (forked from a 500 MB process, `python -c pass` reported 488 MB), so the child is forked
+from this small process, not from the test runner."""
+
+
+def measured_child(args):
+    """``python *args`` run from the repository, measured: wall and CPU time, peak RSS (os.wait4 in a small parent).
+    A child still running after :data:`CHILD_TIMEOUT` is killed (its CPU time and memory are then unknown: inf)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONIOENCODING": "utf-8"}
+    fd, usage_file = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", SPAWN, usage_file, str(CHILD_ADDRESS_SPACE), sys.executable, *args],
+                            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=CHILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+    seconds = time.perf_counter() - start
+    try:
+        with open(usage_file, encoding="utf-8") as fh:
+            usage = json.load(fh)
+    except (OSError, ValueError):
+        usage = {"status": proc.returncode, "cpu": math.inf, "kib": math.inf}
+    finally:
+        os.unlink(usage_file)
+    return Child(usage["status"], out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), seconds,
+                 usage["cpu"], usage["kib"] * 1024 / 1e6)
+
+
+def _within_bounds(child):
+    assert child.cpu <= HOSTILE_SECONDS * CPU_SLACK, f"{child.cpu:.1f} s of CPU; {child.err[-500:]}"
+    assert child.seconds <= HOSTILE_SECONDS * WALL_SLACK, f"{child.seconds:.1f} s; {child.err[-500:]}"
+    assert child.peak_mb <= HOSTILE_MB * MB_SLACK, f"{child.peak_mb:.0f} MB; {child.err[-500:]}"
+
+
+def _calibrate_error(path, match, *extra, lines=1):
+    """`drmath calibrate` on a hostile file: exit 2, ``lines`` lines of error (the first matching), no traceback,
+    no control character, within the issue's bounds."""
+    args = extra or ("--start-column", "start", "--end-column", "end")
+    child = measured_child([*CALIBRATE, str(path), *args])
+    assert child.status == 2 and "Traceback" not in child.err, (child.status, child.err[-2000:])
+    assert child.err.startswith("drmath: error: ") and child.err.count("\n") == lines, child.err[:3000]
+    assert re.search(match, child.err.splitlines()[0]), child.err[:1000]
+    assert not CONTROL.search(child.out + child.err), child.err[:1000]
+    assert all(len(line) < ERROR_CAP for line in child.err.splitlines())
+    _within_bounds(child)
+    return child
+
+
+def _write(path, text):
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def _bad_times(rows):
+    return "start,end\n" + "".join(f"{i:019d}x,{i:018d}y\n" for i in range(rows))
+
+
+CALIBRATE_FILES = {  # what each file is, its text, the error's first line
+    "a 1 MiB cell of digits": (lambda: "start,end\n" + "1" * 2**20 + ",2024-05-01 00:10\n" + "2024-05-01 00:00,"
+                               "2024-05-01 00:10\n", r"big.csv row 2: a line of 1,048,593 characters; drmath "
+                                                     r"calibrate takes at most 65,536$"),
+    "a 10,000-character time": (lambda: "start,end\n" + "1" * 10_000 + ",2024-05-01 00:10\n",
+                                r"big.csv row 2, column start: a cell of 10,000 characters; at most 4,096 are read$"),
+    "a header of 4 MiB of commas": (lambda: "," * 4 * 2**20 + "\n1,2\n",
+                                    r"big.csv row 1: a line of 4,194,304 characters; drmath calibrate takes at most"),
+    "a header of 60,000 commas": (lambda: "," * 60_000 + "\n1,2\n",
+                                  r"big.csv has 60,001 columns: drmath calibrate takes at most 256$"),
+    "16 MiB of bad rows": (lambda: "start,end\n" + "x,y\n" * (4 * 2**20 - 3),
+                           r"big.csv has 4,194,302 lines: drmath calibrate takes at most 300,000 rows$"),
+    "16 MiB of blank lines": (lambda: "start,end\n" + "\r" * (16 * 2**20 - 20),
+                              r"big.csv has 16,777,197 lines: drmath calibrate takes at most 300,000 rows$"),
+}
+
+
+@pytest.mark.parametrize("kind", list(CALIBRATE_FILES))
+def test_a_hostile_incident_log_is_refused_in_one_line_within_bounds(tmp_path, kind):
+    text, match = CALIBRATE_FILES[kind]
+    _calibrate_error(_write(tmp_path / "big.csv", text()), r"^drmath: error: " + match)
+
+
+def test_300_000_bad_rows_are_counted_not_each_described(tmp_path):
+    # within every bound: each row's two times are bad and distinct, so nothing is parsed twice
+    log = _write(tmp_path / "bad.csv", _bad_times(300_000))
+    child = _calibrate_error(log, r"^drmath: error: bad.csv row 2, column end: '000000000000000000y' is not a time "
+                                  r"\(give --time-format\)$", lines=11)
+    assert child.err.splitlines()[-1] == ("bad.csv: 600,000 problems in 300,000 rows (599,990 not shown); the file "
+                                          "was refused, nothing fitted")
+
+
+def test_300_000_rows_with_a_value_too_many_are_named(tmp_path):
+    log = _write(tmp_path / "wide.csv", "start,end\n" + "".join(f"{i:06d},{i:06d},{i:06d}\n" for i in range(300_000)))
+    child = _calibrate_error(log, r"^drmath: error: wide.csv row 2: has more than 2 values, the header's count$",
+                             lines=11)
+    assert child.err.splitlines()[-1].startswith("wide.csv: 300,000 problems in 300,000 rows")
+
+
+@pytest.mark.parametrize("fmt, match", [
+    ("%Y%Y", r"time_format \(--time-format\) = '%Y%Y' is not valid: redefinition of group name 'Y'"),
+    ("%d/%m/%Y %H:%M %z%z", r"time_format \(--time-format\) = '%d/%m/%Y %H:%M %z%z' is not valid: redefinition"),
+    ("%Q", r"time_format \(--time-format\) = '%Q' is not valid: 'Q' is a bad directive in format '%Q'"),
+    ("%\x1b]0;x\x07", r"time_format \(--time-format\) = '%\\x1b\]0;x\\x07' is not valid: '\\x1b' is a bad directive"),
+])
+def test_a_bad_time_format_is_one_line_naming_the_option(tmp_path, fmt, match):
+    log = _write(tmp_path / "log.csv", "start,hours\n2024-05-01,1\n2024-05-02,1\n2024-05-03,1\n2024-05-05,1\n")
+    _calibrate_error(log, match, "--start-column", "start", "--duration-column", "hours", "--duration-unit", "h",
+                     "--time-format", fmt)
+    with pytest.raises(ValueError, match=match):
+        calibrate.parse_incidents(log.read_text(), start_column="start", duration_column="hours", duration_unit="h",
+                                  time_format=fmt)
+
+
+def test_a_huge_duration_names_its_row_and_column(tmp_path):
+    log = _write(tmp_path / "log.csv", "start,hours\n2024-05-01,1\n2024-05-02,1e308\n2024-05-03,1\n2024-05-05,1\n")
+    _calibrate_error(log, r"log.csv row 3, column hours: '1e308' h is longer than a century: at most 8.766e\+05 h$",
+                     "--start-column", "start", "--duration-column", "hours", "--duration-unit", "h")
+
+
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b]52;c;aGk=\x07\u202e\x9b"  # retitle, clear, clipboard write, bidi, C1 CSI
+SHOWN = r"\x1b]0;owned\x07\x1b[2J\x1b]52;c;aGk=\x07\u202e\x9b"
+
+
+def _escape_log(tmp_path):
+    return _write(tmp_path / f"log{ESCAPES}.csv", f"start,hours,cause\n2024-05-01,1,{ESCAPES}GPU\n2024-05-02,1,NIC\n"
+                                                  f"2024-05-04,1,{ESCAPES}GPU\n2024-05-05,1,{ESCAPES}GPU\n")
+
+
+def test_control_characters_of_a_log_never_reach_the_terminal(tmp_path):
+    log = _escape_log(tmp_path)
+    hours = ("--start-column", "start", "--duration-column", "hours", "--duration-unit", "h")
+    child = measured_child([*CALIBRATE, str(log), *hours, "--where", f"cause={ESCAPES}GPU"])  # a fit: the summary
+    assert child.status == 0 and not CONTROL.search(child.out + child.err), child.out + child.err
+    assert f"drmath calibrate: log{SHOWN}.csv (3 of 4 rows where cause={SHOWN}GPU)" in child.out
+    assert f"{SHOWN}GPU" in child.out  # the cause table
+    _within_bounds(child)
+    err = _calibrate_error(log, rf"^drmath: error: log{re.escape(SHOWN)}.csv: unknown column 'x'", "--start-column",
+                           "x", "--duration-column", "hours", "--duration-unit", "h").err
+    assert "the columns are start, hours, cause" in err
+    _write(log, f"start,hours,cause{ESCAPES}\n2024-05-01,{ESCAPES}\n")
+    err = _calibrate_error(log, rf"^drmath: error: log{re.escape(SHOWN)}.csv: unknown column 'x'",
+                           "--start-column", "x", "--duration-column", "hours", "--duration-unit", "h").err
+    assert f"the columns are start, hours, cause{SHOWN}" in err
+    _write(log, f"start,hours\n2024-05-01,{ESCAPES}\n2024-05-02,1\n2024-05-03,1\n")
+    _calibrate_error(log, rf"^drmath: error: log{re.escape(SHOWN)}.csv row 2, column hours: '", *hours)
+    _calibrate_error(tmp_path / f"missing{ESCAPES}.csv", rf"missing{re.escape(SHOWN)}.csv: cannot read", *hours)
+
+
+# ---- the same files through the dashboard's fleet panel
+
+
+def _panel(path, name, mapping=None):
+    """The fleet panel of a dashboard, in a child: load ``path`` as ``name``, map and fit; what it shows, measured."""
+    child = measured_child(["-c", PANEL, str(path), name, json.dumps(mapping or {})])
+    assert child.status == 0, child.err[-2000:]
+    shown = json.loads(child.out)
+    assert not CONTROL.search(json.dumps(shown, ensure_ascii=False)), shown
+    _within_bounds(child)
+    return shown, child
+
+
+def _panel_error(shown):
+    """The panel's error as a reader sees it (tags stripped): one line."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", shown["error"]))
+    assert text and "\n" not in text, shown
+    return text
+
+
+HOURS = {"start": "start", "duration": "hours", "unit": "h"}
+PANEL_FILES = {  # the same attacks, at most the panel's 768 KiB
+    "CR-only line ends": (lambda: "start,hours\r" + "2024-05-01,1\r" * 58_000, None,
+                          r"^up.csv has 58,001 lines: this page takes at most 20,000 rows; fit a bigger log"),
+    "LF line ends": (lambda: "start,hours\n" + "2024-05-01,1\n" * 58_000, None, r"^up.csv has 58,001 lines"),
+    "CRLF line ends": (lambda: "start,hours\r\n" + "2024-05-01,1\r\n" * 50_000, None, r"^up.csv has 50,001 lines"),
+    "a 760 KiB cell of digits": (lambda: "start,hours\n" + "1" * 760 * 2**10 + ",1\n2024-05-01,1\n", HOURS,
+                                 r"^up.csv row 2: a line of 778,242 characters; this page takes at most 65,536$"),
+    "a header of 760 KiB of commas": (lambda: "," * 760 * 2**10 + "\n1,2\n", None,
+                                      r"^up.csv row 1: a line of 778,240 characters; this page takes at most 65,536$"),
+    "bad rows, CR line ends": (lambda: _bad_times(19_000).replace("\n", "\r"), {"start": "start", "end": "end"},
+                               r"^up.csv row 2, column end: '000000000000000000y' is not a time \(give --time-format\)"
+                               r" \(38,000 problems in 19,000 rows \(37,990 not shown\)"),
+    "12 cells of 60,000 digits": (lambda: "start,hours\n" + ("1" * 60_000 + ",1\n") * 12, HOURS,
+                                  r"^up.csv row 2, column start: a cell of 60,000 characters; at most 4,096 are read"
+                                  r" \(12 problems in 12 rows"),
+    "a 1e308 h duration": (lambda: "start,hours\n2024-05-01,1\n2024-05-02,1e308\n2024-05-03,1\n2024-05-05,1\n",
+                           HOURS, r"^up.csv row 3, column hours: '1e308' h is longer than a century"),
+}
+
+
+@pytest.mark.parametrize("kind", list(PANEL_FILES))
+def test_a_hostile_upload_is_one_line_in_the_fleet_panel(tmp_path, kind):
+    text, mapping, match = PANEL_FILES[kind]
+    text = text()
+    shown, _ = _panel(_write(tmp_path / "up.csv", text), "up.csv", mapping)
+    assert re.search(match, _panel_error(shown)), shown["error"]
+    assert shown["summary"] == ""
+    if shown["loaded"]:  # the lines the panel says it took, whatever ends them
+        assert f"{calibrate.count_lines(text):,} lines" in shown["source"] and calibrate.count_lines(text) > 2
+
+
+def test_every_line_end_counts_in_the_panel(tmp_path):
+    for end in ("\r", "\n", "\r\n"):
+        log = "start,hours,cause" + end + end.join(["2024-05-01,1,GPU", "2024-05-02,1,NIC", "2024-05-03,1,GPU",
+                                                     "2024-05-05,1,GPU"]) + end
+        shown, _ = _panel(_write(tmp_path / "up.csv", log), "up.csv", HOURS)
+        assert "up.csv: 3 columns, 5 lines" in shown["source"], (repr(end), shown["source"])  # before: "0 lines"
+        assert shown["loaded"] and shown["error"] == "" and "Events          3" in shown["summary"]
+
+
+def test_control_characters_of_an_upload_never_reach_the_page(tmp_path):
+    log = _escape_log(tmp_path)
+    shown, _ = _panel(log, f"mine{ESCAPES}.csv", {**HOURS, "cause": "cause"})
+    assert shown["error"] == "" and f"mine{SHOWN}.csv" in shown["source"] and f"{SHOWN}GPU" in shown["causes"]
+    assert f"drmath calibrate: mine{SHOWN}.csv" in html.unescape(shown["summary"])
+    _write(log, f"start,hours{ESCAPES}\n2024-05-01,1\n")
+    shown, _ = _panel(log, f"mine{ESCAPES}.csv")
+    assert shown["columns"] == ["start", f"hours{SHOWN}"]
+    _write(log, f"start,hours\n2024-05-01,{ESCAPES}\n2024-05-02,1\n2024-05-03,1\n2024-05-05,1\n")
+    shown, _ = _panel(log, f"mine{ESCAPES}.csv", HOURS)
+    assert _panel_error(shown).startswith(f"mine{SHOWN}.csv row 2, column hours: '")

@@ -10,9 +10,12 @@ dashboard's one funnel (:meth:`Dashboard.load`): all of it or nothing.
 The public page is hostile ground, so the panel bounds what it takes before parsing:
 :data:`MAX_UPLOAD_BYTES` (under the server's one-message limit, ``drmath.serve.MAX_MESSAGE_SIZE``; the
 upload button checks it in the page and sends a bigger file's name and size only, so a refused file gets
-this panel's message rather than an ended session; the kernel checks it again) and :data:`MAX_UPLOAD_ROWS`;
-the file is then read by :func:`drmath.calibrate.parse_incidents` with its own guards. Every failure shows as one line
-in ``.drmath-fleet-error`` and changes nothing.
+this panel's message rather than an ended session; the kernel checks it again), :data:`MAX_UPLOAD_ROWS` lines (CR,
+LF and CRLF each end one: a file of CR-only line ends is counted as a spreadsheet counts it) and :data:`MAX_COLUMNS`,
+checked by the reader's own :func:`drmath.calibrate.check_table` before anything is parsed; the file is then read
+by :func:`drmath.calibrate.parse_incidents` with its own guards. Every failure shows as one line in
+``.drmath-fleet-error`` and changes nothing; no control character of the file or its name reaches the page (each
+is shown as its escape, ``\\x1b``).
 
 The panel's widgets are made when it is first opened (:meth:`FleetPanel.open`): a page that never opens
 it pays for one toggle button.
@@ -31,12 +34,12 @@ of a hidden ``input[type=file]``: a browser test takes the chooser it opens),
     'falling'
 """
 
-import csv
 import html
 
 import ipywidgets as W
 
 from .. import calibrate, viz
+from .._files import visible
 from ..formatting import short_duration
 from .upload import UploadButton
 from .widgets import PlotlyView
@@ -50,7 +53,9 @@ MAX_UPLOAD_BYTES = 768 * 2**10
 the CLI's (``drmath calibrate``), which reads up to ``drmath._files.MAX_TABLE_BYTES``."""
 
 MAX_UPLOAD_ROWS = 20_000
-"""Most lines an uploaded log may have [1]: bounds the parse whatever the bytes hold."""
+"""Most lines an uploaded log may have besides its header [1]: bounds the parse whatever the bytes hold. CR, LF
+and CRLF each end a line (:func:`drmath.calibrate.count_lines`): counting LF alone let a log of CR-only line ends
+parse 58,000 rows while the panel said "0 lines"."""
 
 MAX_COLUMNS = 64
 """Most columns an uploaded log's header may name [1]: the dropdowns list them."""
@@ -77,15 +82,6 @@ _STYLE = """<style>
 .drmath-cause-table td { text-align: right; font-variant-numeric: tabular-nums; }
 .drmath-cause-table caption { text-align: left; font-weight: 600; }
 </style>"""
-
-
-def _header(text):
-    """The column names of a CSV's header: its first line that is not blank or a ``#`` comment."""
-    for line in text.splitlines():
-        bare = line.strip()
-        if bare and not bare.startswith("#"):
-            return [name.strip() for name in next(csv.reader([line]))]
-    return []
 
 
 def _too_big(name, size):
@@ -132,6 +128,7 @@ class FleetPanel:
         self.app = app
         self.calibration = None
         self.columns = []
+        self._raw = {}  # a column's name as shown (control characters escaped) -> as the log spells it
         self._text = self._name = None
         self.error = None
         self.toggle = W.ToggleButton(value=False, description="your own fleet: fit an incident log", icon="",
@@ -216,7 +213,7 @@ class FleetPanel:
     # ---- a log in
 
     def _show_error(self, message):
-        self.error.value = (f'<div class="drmath-fleet-error-message">{html.escape(message)}</div>'
+        self.error.value = (f'<div class="drmath-fleet-error-message">{html.escape(visible(message))}</div>'
                             if message else "")
 
     def _refuse(self, name, size):
@@ -241,40 +238,36 @@ class FleetPanel:
             False when refused (the reason is in :attr:`error`; the previous log and fit stay).
         """
         self.open()
-        name = name.replace("\n", " ")[:120] or "upload.csv"
+        name = visible(name.replace("\n", " ")[:120]) or "upload.csv"
         try:
-            text = self._checked(name, raw)
+            text, columns = self._checked(name, raw)
         except ValueError as exc:
             self._show_error(_one_line(exc))
             return False
-        self._text, self._name, self.columns = text, name, _header(text)
+        self._text, self._name = text, name
+        self.columns = [visible(column) for column in columns]
+        self._raw = dict(zip(self.columns, columns))
         self.calibration = None
         self.apply_button.disabled, self.fit_button.disabled = True, False
         self._offer_columns()
         self._clear_fit()
         self._show_error("")
         self.source.value = (f'<span class="drmath-fleet-note">{html.escape(name)}: '
-                             f"{len(self.columns)} columns, {text.count(chr(10)):,} lines</span>")
+                             f"{len(self.columns)} columns, {calibrate.count_lines(text):,} lines</span>")
         return True
 
     def _checked(self, name, raw):
-        """The log's text, or ValueError naming what is over its bound."""
+        """The log's text and its header's names, or ValueError naming what is over its bound."""
         if len(raw) > MAX_UPLOAD_BYTES:
             raise ValueError(_too_big(name, len(raw)))
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ValueError(f"{name}: not a UTF-8 text file (byte {exc.start})") from None
-        lines = text.count("\n") + 1
-        if lines > MAX_UPLOAD_ROWS + 1:
-            raise ValueError(f"{name} has {lines:,} lines: this page takes at most {MAX_UPLOAD_ROWS:,} rows; "
-                             "fit a bigger log with drmath calibrate")
-        columns = _header(text)
-        if not columns:
-            raise ValueError(f"{name}: no header: the file holds no row")
-        if len(columns) > MAX_COLUMNS:
-            raise ValueError(f"{name} has {len(columns):,} columns: this page takes at most {MAX_COLUMNS}")
-        return text
+        text = text.removeprefix("\ufeff")
+        columns = calibrate.check_table(text, name, max_rows=MAX_UPLOAD_ROWS, max_columns=MAX_COLUMNS,
+                                        reader="this page", hint="; fit a bigger log with drmath calibrate")[3]
+        return text, columns
 
     def use_example(self):
         """Load the shipped example log (:data:`EXAMPLE`) and map its columns (:data:`EXAMPLE_MAPPING`).
@@ -321,7 +314,7 @@ class FleetPanel:
     def _columns(self):
         """The keywords of :func:`drmath.calibrate.parse_incidents` the dropdowns say, or ValueError."""
         def column(widget):
-            return None if widget.value == NONE else widget.value
+            return None if widget.value == NONE else self._raw.get(widget.value, widget.value)
 
         if self._text is None:
             raise ValueError("no incident log yet: upload a CSV or use the example log")
@@ -334,7 +327,7 @@ class FleetPanel:
         if column(self.where) is not None:
             if not self.where_value.value.strip():
                 raise ValueError(f"keep where {self.where.value} equals what? Give a value, or choose (none)")
-            where = [f"{self.where.value}={self.where_value.value.strip()}"]
+            where = [f"{column(self.where)}={self.where_value.value.strip()}"]
         return {"start_column": column(self.start), "end_column": column(self.end),
                 "duration_column": column(self.duration),
                 "duration_unit": self.unit.value if column(self.duration) else None,
