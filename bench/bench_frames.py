@@ -1,6 +1,7 @@
-"""Hostile frames of a few bytes (issue 19): how long they freeze the server, and how much memory they take.
+"""Hostile frames (issues 19 and 32): how long they freeze the server, and what they cost it and the kernels.
 
-    .venv/bin/python bench/bench_frames.py [--counts 1e6 2e7 1e9] [--observe 15] [--guard 3e9]
+    .venv/bin/python bench/bench_frames.py [--counts 1e6 2e7 1e9] [--observe 15] [--guard 3e9] [--only NAME]
+                                           [--issue 19|32] [--scale 1]
 
 For each attack a fresh ``python -m drmath.serve`` starts on a free loopback port; one visitor opens the page
 and its kernel websocket, and sends one frame:
@@ -16,6 +17,37 @@ Meanwhile a second visitor asks the server for a small page every 0.1 s (``tests
 the slowest answer the second visitor got during the ``--observe`` s after the frame, the peak and final RSS
 growth, whether the attacker's socket was closed, and whether the server still answers. Figures, never
 asserts: ``tests/test_hostile_frames.py`` holds the same attacks to their bounds.
+
+Then the frames of issue 32, which pass the checks of issue 19 and cost the server instead (``tests/hostile.py``
+builds them; each is sent, compressed, on one socket of a fresh server's visitor, ``measure_flood``):
+
+- ``stdin buffers``: a valid ``comm_msg`` followed by 130,000 empty buffers (1 MiB, ~1.7 KB compressed), on the
+  stdin channel, which the kernel never reads;
+- ``shell buffers``: the same frame on shell;
+- ``dropped execute_request``: 1 MiB ``execute_request`` frames (a type a visitor may not send) whose code is the
+  costliest JSON to parse;
+- ``JSON 100k deep``: a ``comm_msg`` whose content nests 100,000 lists;
+- ``costliest passing``: the costliest frame a page may still send (``drmath.serve.settings``' bounds: the most
+  JSON arrays, floats up to the most JSON bytes, the most buffers, 900 KiB in all), to a comm that does not exist.
+
+Printed per attack: frames written, the socket's close code, the server's CPU-s from the socket's opening on (its
+idle rate subtracted, so a few ms of noise either way; 0 when that goes below 0) and per frame written, the second
+visitor's slowest answer (its requests time out at 30 s), and the largest kernel RSS against the kernels' memory
+limit. Measured on the shared 2-core project machine, before issue 32's bounds and after:
+
+========================  ==========================================  =========================================
+attack                    before                                      after
+========================  ==========================================  =========================================
+stdin buffers x120        32.6 CPU-s (272 ms/frame), visitor 30.0 s,  closed 4005 after 3 written, 0.02 CPU-s,
+                          kernel 1,057 MB (limit 1,000), never closed visitor 0.04 s, kernel 63 MB
+shell buffers x40         10.8 CPU-s (269 ms/frame), visitor 17.2 s   closed 4005 after 5, 0.01 CPU-s, 0.06 s
+dropped execute x150      45.9 CPU-s (306 ms/frame), visitor 30.0 s   closed 4005 after 9, < 0.01 CPU-s, 0.03 s
+JSON 100k deep x1         aborted, no close code (RecursionError)     closed 4005, < 0.01 CPU-s, 0.09 s
+costliest passing x60     1.4 ms/frame, visitor 0.61 s                3.7-7.7 ms/frame (two runs), 0.03-0.10 s
+========================  ==========================================  =========================================
+
+Before the bounds the costliest passing frame was 60 KiB of ``[[],[],…]`` and 900 KiB in one buffer: 28.3
+ms/frame and 3.2 s for the visitor; it is refused now (over ``MAX_JSON_CONTAINERS``).
 """
 
 import argparse
@@ -35,11 +67,25 @@ from hostile import (  # noqa: E402
     MB,
     MemoryGuard,
     SecondVisitor,
+    buffers_frame,
     connect,
+    costliest_passing_frame,
+    deep_frame,
+    dropped_frame,
     legacy_parts_frame,
+    measure_flood,
     open_page,
     v1_offsets_frame,
 )
+
+from drmath.serve.settings import KERNEL_MEMORY_LIMIT  # noqa: E402
+
+COSTLY = [("stdin buffers", lambda: buffers_frame("stdin"), 120),
+          ("shell buffers", lambda: buffers_frame("shell"), 40),
+          ("dropped execute_request", dropped_frame, 150),
+          ("JSON 100k deep", deep_frame, 1),
+          ("costliest passing", costliest_passing_frame, 60)]
+"""``(name, frame maker, frames sent)`` of the attacks of issue 32 (the counts of the issue's figures)."""
 
 
 def attacks(counts):
@@ -91,16 +137,51 @@ def run_one(name, protocol, frame, binary, observe, guard_limit, log_dir):
         stop_voila(proc)
 
 
+def run_costly(name, make, count, log_dir):
+    """One attack of issue 32 on a fresh server: its row (see the module docstring)."""
+    from conftest import run_async
+    from test_hostile_frames import kernel_info
+
+    proc, url, _ = start_voila(Path(log_dir) / f"{name.replace(' ', '-')}.log", pool_size=1,
+                               extra=["--max-kernels=4"])
+    try:
+        kernel_id, cookie, _ = open_page(url)
+        run_async(kernel_info(url, kernel_id, cookie))  # the page connects, as a browser's does
+        time.sleep(2)  # the page's kernel settles
+        row = measure_flood(proc.pid, url, kernel_id, cookie, make(), count)
+        return {"name": name, **row, "alive": proc.poll() is None}
+    finally:
+        stop_voila(proc)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--counts", type=float, nargs="+", default=[1e6, 2e7, 1e9])
     parser.add_argument("--observe", type=float, default=15.0, help="seconds watched after each frame")
     parser.add_argument("--guard", type=float, default=3e9, help="RSS growth [B] at which the server is killed")
     parser.add_argument("--only", default=None, help="run only the attacks whose name contains this")
+    parser.add_argument("--issue", type=int, choices=(19, 32), default=None,
+                        help="run only that issue's attacks (default: both)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply the frame counts of issue 32's attacks")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as log_dir:
-        for name, protocol, frame, binary in attacks(args.counts):
+        costly = []
+        for name, make, count in COSTLY if args.issue != 19 else ():
+            if args.only and args.only not in name:
+                continue
+            row = run_costly(name, make, max(int(count * args.scale), 1), log_dir)
+            costly.append(row)
+            print(f"{name:<24} {row['written']:4d} frames  closed: {row['code']}   server {row['cpu']:6.2f} CPU-s, "
+                  f"{row['per_frame'] * 1e3:7.1f} ms/frame   second visitor's slowest answer {row['worst']:6.2f} s   "
+                  f"largest kernel {row['kernel_peak'] / MB:5.0f} MB (limit {KERNEL_MEMORY_LIMIT / MB:.0f})   "
+                  f"server alive: {row['alive']}", flush=True)
+        if costly:
+            per_frame, worst = max(r["per_frame"] for r in costly), max(r["worst"] for r in costly)
+            record("costly frames: server CPU per frame", f"{per_frame * 1e3:.1f} ms", "<= 20 ms", per_frame <= 0.02,
+                   note=f"{len(costly)} attacks of issue 32, the worst")
+            record("costly frames: another visitor's slowest answer", f"{worst:.2f} s", "< 1 s", worst < 1)
+        for name, protocol, frame, binary in attacks(args.counts) if args.issue != 32 else ():
             if args.only and args.only not in name:
                 continue
             row = run_one(name, protocol, frame, binary, args.observe, args.guard, log_dir)

@@ -1,10 +1,12 @@
 """A hostile visitor's tools, shared by the frame tests (``tests/test_hostile_frames.py``) and
-``bench/bench_frames.py``: the frames of issue 19, a second visitor that times the server's answers, and a
-memory guard that kills a server before it takes the machine.
+``bench/bench_frames.py``: the frames of issues 19 and 32, a second visitor that times the server's answers, a
+memory guard that kills a server before it takes the machine, and the samplers and the flood that measure what a
+run of frames costs the server (its CPU time) and the kernels (their RSS).
 
 Every helper talks to a real ``python -m drmath.serve`` on loopback (``conftest.start_voila``).
 """
 
+import asyncio
 import http.cookiejar
 import json
 import re
@@ -28,6 +30,41 @@ def v1_offsets_frame(count):
 def legacy_parts_frame(count):
     """A 64-byte legacy binary frame whose first 4 bytes declare ``count`` parts (a struct format that long)."""
     return struct.pack("!i", int(count)) + bytes(60)
+
+
+def v1_message(msg_type="comm_msg", content=None, channel="shell", buffers=()):
+    """A v1 frame of one message (a fixed ``msg_id``: each copy sent still counts on its own)."""
+    from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_v1
+
+    header = {"msg_id": "hostile-1", "msg_type": msg_type, "session": "hostile", "username": "", "version": "5.3",
+              "date": "2026-01-01T00:00:00Z"}
+    content = b'{"comm_id": "nowhere", "data": {}}' if content is None else content
+    return serialize_msg_to_ws_v1([json.dumps(header).encode(), b"{}", b"{}", content, *buffers], channel)
+
+
+BUFFERS = 130_000
+"""Empty buffers after a valid ``comm_msg`` in :func:`buffers_frame`: its offset table makes it ~1 MiB, which
+websocket compression sends as ~1.7 KB (issue 32)."""
+
+
+def buffers_frame(channel="shell", count=BUFFERS):
+    """A valid ``comm_msg`` on ``channel`` followed by ``count`` empty buffers (a ZMQ frame each)."""
+    return v1_message(channel=channel, buffers=[b""] * count)
+
+
+def list_soup(size):
+    """``size`` bytes of JSON that are the costliest to parse per byte: ``[[],[],…]`` (1 MiB: ~50-100 ms)."""
+    return b"[" + b"[]," * ((size - 4) // 3) + b"[]]"
+
+
+def dropped_frame(size=2**20 - 1024):
+    """An ``execute_request`` (a type a visitor may not send) of ~``size`` bytes whose code is a list soup."""
+    return v1_message("execute_request", content=b'{"code": ' + list_soup(size - 300) + b"}")
+
+
+def deep_frame(depth=100_000):
+    """A ``comm_msg`` whose content nests ``depth`` lists (Python's JSON parser recurses into each)."""
+    return v1_message(content=b'{"comm_id": "nowhere", "data": ' + b"[" * depth + b"]" * depth + b"}")
 
 
 JUNK_JSON = b"{bad json"
@@ -133,3 +170,127 @@ class MemoryGuard:
     def stop(self):
         self._stop.set()
         self._thread.join(timeout=5)
+
+
+def cpu_seconds(process):
+    """User + system CPU time a ``psutil.Process`` has used [s]."""
+    times = process.cpu_times()
+    return times.user + times.system
+
+
+class KernelMemory:
+    """Samples the RSS of every kernel of the server ``pid`` every ``interval`` s; ``peak`` is the largest [B]."""
+
+    def __init__(self, pid, interval=0.1):
+        from conftest import kernel_processes
+
+        self._kernels, self.pid, self.interval, self.peak = kernel_processes, pid, interval, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            for process in self._kernels(self.pid):
+                try:
+                    self.peak = max(self.peak, process.memory_info().rss)
+                except psutil.Error:
+                    pass
+            self._stop.wait(self.interval)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+def wait_until_quiet(process, quiet=0.05, period=0.5, timeout=180.0):
+    """Wait until ``process`` uses less than ``quiet`` CPU-s in a ``period`` s (it has worked off what it was
+    sent), or ``timeout`` s; the time waited [s]."""
+    start = time.monotonic()
+    last = cpu_seconds(process)
+    while time.monotonic() - start < timeout:
+        time.sleep(period)
+        now = cpu_seconds(process)
+        if now - last < quiet:
+            break
+        last = now
+    return time.monotonic() - start
+
+
+async def flood(url, kernel_id, cookie, frame, count, binary=True, opened=None):
+    """Send ``count`` copies of ``frame`` on one compressed kernel websocket (as a browser would: the 1 MiB
+    frames of issue 32 travel as a few KB), then wait up to 10 s for the server to close it. ``opened``, if
+    given, is called once the socket is open, before the first frame.
+
+    Returns ``(time the first frame went [monotonic s], frames written, close code or None)``.
+    """
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    ws_url = url.replace("http://", "ws://") + f"api/kernels/{kernel_id}/channels?session_id=hostile"
+    ws = await websocket_connect(HTTPRequest(ws_url, headers={"Cookie": cookie}), subprotocols=[V1],
+                                 compression_options={}, max_message_size=64 * 2**20)
+    if opened is not None:
+        opened()
+    sent, written = time.monotonic(), 0
+    for _ in range(count):
+        try:
+            await ws.write_message(frame, binary=binary)
+        except Exception:  # noqa: BLE001 - the server closed the socket
+            break
+        written += 1
+    deadline = time.monotonic() + 10
+    try:
+        while await asyncio.wait_for(ws.read_message(), max(deadline - time.monotonic(), 0.01)) is not None:
+            pass
+        code = ws.close_code
+    except TimeoutError:
+        code = None
+    ws.close()
+    return sent, written, code
+
+
+def measure_flood(server_pid, url, kernel_id, cookie, frame, count):
+    """Flood a visitor's socket (:func:`flood`) while a second visitor, the server's CPU time and every kernel's
+    RSS are watched, until the server has worked it off and 1 s more.
+
+    Returns a dict: ``worst`` (the second visitor's slowest answer from the first frame on [s]), ``cpu`` (server
+    CPU-s spent from the socket's opening on, its idle rate before subtracted), ``per_frame`` (that over the frames
+    written [s]),
+    ``written``, ``code`` (the socket's close code or None), ``kernel_peak`` (largest kernel RSS seen [B]).
+    """
+    from conftest import run_async
+
+    server = psutil.Process(server_pid)
+    probe, kernels = SecondVisitor(url), KernelMemory(server_pid)
+    try:
+        start, cpu0 = time.monotonic(), cpu_seconds(server)
+        time.sleep(2)  # the server's rate with a second visitor and no attack
+        idle_rate = (cpu_seconds(server) - cpu0) / (time.monotonic() - start)
+        opened = {}
+
+        def note_opening():  # the socket's opening (its kernel channels, a kernel_info) is not the frames' cost
+            opened.update(start=time.monotonic(), cpu=cpu_seconds(server))
+
+        sent, written, code = run_async(flood(url, kernel_id, cookie, frame, count, opened=note_opening))
+        wait_until_quiet(server)
+        time.sleep(1)  # and a second after it
+        cpu = cpu_seconds(server) - opened["cpu"] - idle_rate * (time.monotonic() - opened["start"])
+        worst = probe.worst(since=sent)
+    finally:
+        probe.stop()
+        kernels.stop()
+    return {"worst": worst, "cpu": max(cpu, 0.0), "per_frame": max(cpu, 0.0) / max(written, 1), "written": written,
+            "code": code, "kernel_peak": kernels.peak}
+
+
+def costliest_passing_frame():
+    """The costliest frame a page may still send (``drmath.serve.settings``' bounds): a ``comm_msg`` (to no comm)
+    whose content holds all the JSON arrays a message may, as many floats as fit the rest of its JSON bytes (the
+    costliest to parse after containers), and the most buffers, 900 KiB in all (an upload sends its file as one)."""
+    from drmath.serve.settings import MAX_BUFFERS, MAX_JSON_BYTES, MAX_JSON_CONTAINERS
+
+    lists = b"[]," * (MAX_JSON_CONTAINERS - 8)
+    floats = b"1e5," * ((MAX_JSON_BYTES - 1024 - len(lists)) // 4)
+    return v1_message(content=b'{"comm_id": "nowhere", "data": [' + lists + floats + b"0]}",
+                      buffers=[bytes(900 * 2**10 // MAX_BUFFERS)] * MAX_BUFFERS)

@@ -14,6 +14,12 @@ Each finding of the attack session is a test here, with real websocket frames an
      left, a cross-site request, a page that never opens its websocket;
 7.   smaller leaks: the Server header, nosniff, long links in the log, tracebacks of websocket 404s,
      ``/logout``.
+
+Issue 32, one layer further: frames that pass those checks and cost the server instead (130,000 empty buffers
+on stdin or shell, 1 MiB dropped ``execute_request`` frames, JSON nested 100,000 deep, the costliest frame a page
+may still send) cost it at most 20 ms of CPU each while another visitor is answered within 1 s and no kernel
+goes over its memory limit; the watchdog acts while the event loop is held; a socket to a kernel that shut
+itself down is refused at once.
 """
 
 import asyncio
@@ -34,9 +40,15 @@ from hostile import (
     MB,
     MemoryGuard,
     SecondVisitor,
+    buffers_frame,
     connect,
+    costliest_passing_frame,
+    deep_frame,
+    dropped_frame,
     legacy_parts_frame,
+    measure_flood,
     open_page,
+    v1_message,
     v1_offsets_frame,
 )
 
@@ -195,6 +207,113 @@ def test_frames_after_a_sockets_end_are_dropped_unread(server, visitor):
     assert not guard.killed and guard.peak < 50 * MB, f"RSS grew by {guard.peak / MB:.0f} MB"
     assert server["log"].read_text()[size:].count("cannot be read") == 1  # one frame read: the junk
     assert run_async(kernel_info(url, kernel_id, cookie))
+
+
+# --------------------------------------------------------------------------- issue 32: frames that pass, at a cost
+
+LIMIT = 300 * MB  # [B] the kernels' memory limit on the costly-frames server: ~2x a kernel that ran the notebook
+PER_FRAME = 0.020  # [s] most server CPU per frame that passes the checks (issue 32)
+PER_SOCKET = 0.25  # [s] most server CPU for a socket refused at its first frame: opened, one frame read, closed
+
+
+@pytest.fixture(scope="module")
+def costly_server(tmp_path_factory):
+    """A server whose kernels may hold 300 MB, watched every 0.5 s."""
+    log = tmp_path_factory.mktemp("voila") / "voila.log"
+    proc, url, log = start_voila(log, pool_size=1, extra=["--max-kernels=8", f"--kernel-memory-limit={int(LIMIT)}",
+                                                          "--GraceKernelManager.watch_interval=0.5"])
+    yield {"proc": proc, "url": url, "log": Path(log)}
+    stop_voila(proc)
+
+
+COSTLY = [pytest.param(lambda: buffers_frame("stdin"), 40, CODE["malformed"], id="stdin-130k-buffers"),
+          pytest.param(lambda: buffers_frame("shell"), 40, CODE["malformed"], id="shell-130k-buffers"),
+          pytest.param(lambda: v1_message(channel="stdin"), 150, CODE["malformed"],
+                       id="stdin-comm-msgs"),  # never the kernel's: dropped, and past MAX_DROPPED refused
+          pytest.param(dropped_frame, 150, CODE["malformed"], id="dropped-execute-request"),
+          pytest.param(deep_frame, 1, CODE["malformed"], id="json-100k-deep"),
+          pytest.param(costliest_passing_frame, 60, None, id="costliest-passing")]
+
+
+@pytest.mark.parametrize("make, count, code", COSTLY)
+def test_a_frame_that_passes_the_checks_costs_the_server_little(costly_server, make, count, code):
+    url, proc, log = costly_server["url"], costly_server["proc"], costly_server["log"]
+    kernel_id, cookie, _ = open_page(url)
+    assert run_async(kernel_info(url, kernel_id, cookie))  # its page connects
+    size = len(log.read_text())
+    row = measure_flood(proc.pid, url, kernel_id, cookie, make(), count)
+    assert row["code"] == code, row  # refused: the socket closed with the page's notice; passing: still open
+    assert row["worst"] < 1.0, f"another visitor waited {row['worst']:.2f} s"
+    if code is None:  # each frame went to the kernel: what each cost the server
+        assert row["per_frame"] <= PER_FRAME, f"{row['per_frame'] * 1e3:.0f} ms of server CPU per frame, {row}"
+    else:  # refused at its first frame (before: 0.23-0.29 CPU-s per frame, each)
+        assert row["cpu"] <= PER_SOCKET, f"{row['cpu']:.2f} server CPU-s for one refused socket, {row}"
+    assert row["kernel_peak"] <= LIMIT, f"a kernel reached {row['kernel_peak'] / MB:.0f} MB"
+    assert run_async(kernel_info(url, kernel_id, cookie)), "the visitor's kernel no longer answers"
+    assert "RecursionError" not in log.read_text()[size:]  # JSON 100k deep: a traceback, and no close code
+
+
+def test_control_messages_count_toward_the_pages_queue(server):
+    url, proc = server["url"], server["proc"]
+    kernel_id, cookie, _ = open_page(url)
+
+    async def flood_control():
+        ws = await connect(url, kernel_id, cookie)
+        for _ in range(1000):  # nothing counted them: the queue's bound held shell only
+            try:
+                await ws.write_message(v1_frame(message("kernel_info_request", {}), "control"), binary=True)
+            except Exception:  # noqa: BLE001 - closed meanwhile
+                break
+        return await closed_with(ws, timeout=30)
+
+    assert run_async(flood_control()) == CODE["queue"]
+    wait_until(lambda: kernel_id not in kernel_ids(proc), 20, "the flooding page's kernel was not shut down")
+
+
+def test_the_watchdog_ends_a_kernel_over_its_memory_limit_while_the_loop_is_held():
+    import subprocess
+    from types import SimpleNamespace
+
+    from drmath.serve.kernels import GraceKernelManager
+
+    hog = subprocess.Popen([sys.executable, "-c", "import time; held = b'x' * 300_000_000; time.sleep(60)"])
+    try:
+        manager = GraceKernelManager(memory_limit=150_000_000, watch_interval=0.2)
+        manager._kernels["hog"] = SimpleNamespace(provisioner=SimpleNamespace(pid=hog.pid), last_activity=None)
+        manager._visitor_kernels["hog"] = time.monotonic()
+
+        async def hold_the_loop():
+            manager.initialize_culler()
+            time.sleep(8)  # the loop is held (by a flood of frames, a slow render …): nothing on it runs
+            return hog.poll()
+
+        assert run_async(hold_the_loop()) is not None, "the kernel over its memory limit outlived the held loop"
+    finally:
+        hog.kill()
+        hog.wait()
+        manager.stop_watchdog()
+
+
+def test_a_socket_to_a_kernel_that_shut_itself_down_is_refused_at_once(server):
+    from tornado.httpclient import HTTPClientError
+
+    url = server["url"]
+    kernel_id, cookie, _ = open_page(url)
+
+    async def shut_down_then_reconnect():
+        ws = await connect(url, kernel_id, cookie)
+        await ws.write_message(v1_frame(message("shutdown_request", {"restart": False}), "control"), binary=True)
+        code = await closed_with(ws, timeout=10)  # the page hears its kernel is gone...
+        start = time.monotonic()
+        try:  # ...and reconnects at once, while the server is still shutting the kernel down (it waited 20 s)
+            await asyncio.wait_for(connect(url, kernel_id, cookie), 60)
+        except HTTPClientError as err:
+            return code, err.code, time.monotonic() - start
+        return code, None, time.monotonic() - start
+
+    code, status, took = run_async(shut_down_then_reconnect())
+    assert code == CODE["dead"]
+    assert status in (403, 404) and took < 2, f"the socket got {status} after {took:.1f} s"
 
 
 # --------------------------------------------------------------------------- 4. a seat belongs to its visitor

@@ -96,13 +96,14 @@ class Socket:
                            "username": "visitor", "version": "5.3", "date": "2026-01-01T00:00:00Z"},
                 "parent_header": {}, "metadata": metadata or {}, "content": content, "buffers": []}
 
-    async def send(self, msg_type, content, channel="shell", metadata=None):
+    async def send(self, msg_type, content, channel="shell", metadata=None, buffers=()):
+        """Send a message (``buffers``: binary buffers after its JSON, v1 only); its msg_id."""
         from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_v1
 
         msg = self.message(msg_type, content, metadata)
         if self.protocol == "v1":
             parts = [json.dumps(msg[k]).encode() for k in ("header", "parent_header", "metadata", "content")]
-            await self.ws.write_message(serialize_msg_to_ws_v1(parts, channel), binary=True)
+            await self.ws.write_message(serialize_msg_to_ws_v1([*parts, *buffers], channel), binary=True)
         else:
             await self.ws.write_message(json.dumps({**msg, "channel": channel}))
         return msg["header"]["msg_id"]
@@ -265,20 +266,21 @@ def test_a_kernel_over_the_memory_limit_ends_that_session_with_a_notice(server, 
     context, page, kernel_id = new_page(browser, server["url"])
     try:
         async def grow():
-            # every widget the page opens lives in the kernel: 1 MB values make it grow ~1 MB each
+            # every widget the page opens lives in the kernel: 1 MB images make it grow ~1 MB each (sent as a
+            # binary buffer, as an upload sends its file: a message's JSON is bounded to 64 KiB, issue 32)
             sock = await Socket.open(server["url"], kernel_id)
             reader = asyncio.ensure_future(sock.until_closed(120))
-            state = {"_model_name": "HTMLModel", "_model_module": "@jupyter-widgets/controls",
-                     "_model_module_version": "2.0.0", "_view_name": "HTMLView",
+            state = {"_model_name": "ImageModel", "_model_module": "@jupyter-widgets/controls",
+                     "_model_module_version": "2.0.0", "_view_name": "ImageView",
                      "_view_module": "@jupyter-widgets/controls", "_view_module_version": "2.0.0"}
             for i in range(2 * MEMORY_LIMIT // 10**6):
                 if reader.done():
                     break
-                value = chr(65 + i % 26) * (10**6 - 2000)
+                value = bytes([65 + i % 26]) * (10**6 - 2000)
                 try:
                     await sock.send("comm_open", {"comm_id": uuid.uuid4().hex, "target_name": "jupyter.widget",
-                                                  "data": {"state": {**state, "value": value}, "buffer_paths": []}},
-                                    metadata={"version": "2.1.0"})
+                                                  "data": {"state": state, "buffer_paths": [["value"]]}},
+                                    metadata={"version": "2.1.0"}, buffers=[value])
                 except Exception:  # noqa: BLE001 - the server closed the socket meanwhile
                     break
                 await asyncio.sleep(0.05)  # a page that lets its kernel keep up (64 unfinished would end it)

@@ -8,6 +8,12 @@ visitors take are counted against the cap. The watchdog (:meth:`GraceKernelManag
 websocket within ``connect_timeout`` (a bot, a cross-site ``<img>``: its seat comes back), and one whose
 page has gone while it is still busy, after ``disconnect_grace`` (issue 19).
 
+The memory and CPU limits are watched from a thread of the server's own (issue 32), not from the event loop:
+while frames held the loop (120 frames of 130,000 buffers on stdin: 33 CPU-s of the server's), a kernel grew to
+1,057 MB against its 1,000 MB limit unseen. The thread samples each visitor kernel every ``watch_interval`` s
+and kills one over a limit at once (SIGKILL, which needs no loop); the page is told why
+(``SESSION_END["memory"]`` or ``["cpu"]``) as soon as the loop runs again.
+
 Past the preheated pool, a visitor's kernel starts at once, beside the others (issue 24): a page takes
 only a pooled kernel that has started (:meth:`CappedMixin.get_pool_size`), never a refill still waiting
 out Voilà's ``fill_delay``, so a burst no longer queues behind one refill at a time; at most
@@ -21,6 +27,7 @@ import contextlib
 import contextvars
 import functools
 import os
+import threading
 import time
 import uuid
 
@@ -146,6 +153,9 @@ class GraceKernelManager(AsyncMappingKernelManager):
         self._admitted = 0  # admitted requests that have no kernel yet
         self._ending = set()  # kernels whose session end_session is ending
         self._watchdog = None
+        self._usage_watch = None  # the thread that watches memory and CPU (issue 32)
+        self._stop_usage_watch = threading.Event()
+        self._killed = {}  # kernel id -> the reason the usage watch killed it (a key of SESSION_END)
         self._starting = 0  # kernels between their start and their kernel_info reply
         self._start_gate = None  # the asyncio.Semaphore of max_starting, made on first use
 
@@ -255,6 +265,7 @@ class GraceKernelManager(AsyncMappingKernelManager):
         self._seen_by_culler.discard(kernel_id)
         self._visitor_kernels.pop(kernel_id, None)
         self._cpu.pop(kernel_id, None)
+        self._killed.pop(kernel_id, None)
         try:
             return await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
@@ -299,8 +310,9 @@ class GraceKernelManager(AsyncMappingKernelManager):
 
     def _handle_kernel_died(self, kernel_id):
         """A kernel died (the restarter does not restart it: a restarted kernel has lost the page's widgets)."""
+        reason = self._killed.pop(kernel_id, "dead")  # or the usage watch killed it, and its page hears why
         self.log.warning("Kernel %s died: ending its session", kernel_id)
-        asyncio.ensure_future(self.end_session(kernel_id, "dead"))
+        asyncio.ensure_future(self.end_session(kernel_id, reason))
 
     def _kernel_alive(self, kernel_id):
         """Whether ``kernel_id`` is managed and its process has not exited (a cheap, synchronous check)."""
@@ -338,13 +350,59 @@ class GraceKernelManager(AsyncMappingKernelManager):
                 self.fill_if_needed(delay=0, notebook_name=name)
 
     def initialize_culler(self):
-        """Start the culler, and the watchdog of visitor kernels."""
+        """Start the culler, and the watchdog of visitor kernels: their pages on the loop, their memory and CPU in a
+        thread (:meth:`watch_usage`)."""
         super().initialize_culler()
         if self._watchdog is None and self.watch_interval > 0:
-            from tornado.ioloop import PeriodicCallback
+            from tornado.ioloop import IOLoop, PeriodicCallback
 
             self._watchdog = PeriodicCallback(self.watch, 1000 * self.watch_interval)
             self._watchdog.start()
+            loop = IOLoop.current()
+            self._usage_watch = threading.Thread(target=self.watch_usage, args=(loop,), daemon=True,
+                                                 name="drmath-kernel-usage-watch")
+            self._usage_watch.start()
+
+    def stop_watchdog(self):
+        """Stop the watchdog: the loop's and the usage thread (which ends within ``watch_interval`` s)."""
+        if self._watchdog is not None:
+            self._watchdog.stop()
+        self._stop_usage_watch.set()
+
+    def watch_usage(self, loop):
+        """Every ``watch_interval`` s until :meth:`stop_watchdog`, in a thread: kill each visitor kernel over its
+        memory limit or CPU budget, and have ``loop`` (a tornado ``IOLoop``) end its session once it can.
+
+        The kill needs no event loop, so a loop held by a page's frames or a slow render cannot starve it; only the
+        page's notice waits for the loop. The samples are ``psutil`` reads of each kernel's process (RSS and CPU times:
+        0.05 ms a kernel, measured).
+        """
+        while not self._stop_usage_watch.wait(self.watch_interval):
+            now = time.monotonic()
+            for kernel_id in list(self._visitor_kernels):
+                kernel = self._kernels.get(kernel_id)
+                if kernel is None or kernel_id in self._ending or kernel_id in self._killed:
+                    continue
+                rss, cpu = _usage(kernel)
+                used = None if cpu is None else self._over_cpu_budget(kernel_id, cpu, now)
+                reason = self._over_limits(kernel_id, rss, used)
+                if reason is not None:
+                    self._kill(kernel_id, kernel, reason, loop)
+
+    def _kill(self, kernel_id, kernel, reason, loop):
+        """Kill ``kernel_id``'s process now (from the usage thread) and end its session on ``loop``."""
+        import psutil
+
+        self._killed[kernel_id] = reason
+        process = _process(kernel)
+        try:
+            if process is not None:
+                for child in process.children(recursive=True):
+                    child.kill()
+                process.kill()
+        except psutil.Error:
+            pass  # gone already
+        loop.add_callback(self.end_session, kernel_id, reason)
 
     def _over_cpu_budget(self, kernel_id, cpu, now):
         """Record a CPU sample of ``kernel_id``; the CPU-seconds it used in the last ``cpu_window`` if over budget."""
@@ -356,22 +414,21 @@ class GraceKernelManager(AsyncMappingKernelManager):
         return used if self.cpu_budget > 0 and used > self.cpu_budget else None
 
     async def watch(self):
-        """Look at every visitor kernel once: memory, CPU, its page's websocket (see the class docstring)."""
+        """Look at every visitor kernel's page once (see the class docstring; memory and CPU: :meth:`watch_usage`)."""
         now = time.monotonic()
         for kernel_id, claimed in list(self._visitor_kernels.items()):
             kernel = self._kernels.get(kernel_id)
             if kernel is None or kernel_id in self._ending:
                 continue
-            rss, cpu = _usage(kernel)
-            used = None if cpu is None else self._over_cpu_budget(kernel_id, cpu, now)
-            reason = self._verdict(kernel_id, kernel, claimed, now, rss, used)
+            reason = self._verdict(kernel_id, kernel, claimed, now, None, None)
             if reason == "unclaimed":
                 await self.shutdown_kernel(kernel_id, now=True)
             elif reason is not None:
                 await self.end_session(kernel_id, reason)
 
-    def _verdict(self, kernel_id, kernel, claimed, now, rss, used):
-        """Why the watchdog must act on ``kernel_id`` now (a key of SESSION_END, or ``"unclaimed"``), or None."""
+    def _over_limits(self, kernel_id, rss, used):
+        """``"memory"`` or ``"cpu"`` if a kernel of RSS ``rss`` [B] that used ``used`` CPU-s (None: within budget)
+        in the last ``cpu_window`` is over a limit, else None."""
         if self.memory_limit > 0 and rss is not None and rss > self.memory_limit:
             self.log.warning("Kernel %s uses %.0f MB, over the limit of %.0f MB: ending its session",
                              kernel_id, rss / 1e6, self.memory_limit / 1e6)
@@ -380,6 +437,13 @@ class GraceKernelManager(AsyncMappingKernelManager):
             self.log.warning("Kernel %s used %.1f CPU-s in %g s, over its budget of %g: ending its session",
                              kernel_id, used, self.cpu_window, self.cpu_budget)
             return "cpu"
+        return None
+
+    def _verdict(self, kernel_id, kernel, claimed, now, rss, used):
+        """Why the watchdog must act on ``kernel_id`` now (a key of SESSION_END, or ``"unclaimed"``), or None."""
+        over = self._over_limits(kernel_id, rss, used)
+        if over is not None:
+            return over
         if CONNECTIONS.get(kernel_id):
             return None
         connected = getattr(kernel, "drmath_connected", None)  # when its page's websocket last went [monotonic]

@@ -19,7 +19,8 @@ __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "KERNEL_RSS", "SE
            "REFILL_NICENESS", "MAX_URL_LENGTH", "MAX_HEADER_SIZE", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "REQUEST_TIMEOUT", "IOPUB_TIMEOUT",
            "KERNEL_CPU_BUDGET", "CPU_WINDOW", "MAX_QUEUED", "MAX_QUEUED_BYTES", "CONNECT_TIMEOUT",
-           "DISCONNECT_GRACE", "MAX_DROPPED", "MAX_RENDERS", "MAX_LOG_LINE", "EXPLAINER_CACHE_COUNT",
+           "DISCONNECT_GRACE", "MAX_DROPPED", "MAX_BUFFERS", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_RENDERS",
+           "MAX_JSON_CONTAINERS", "MAX_LOG_LINE", "EXPLAINER_CACHE_COUNT",
            "EXPLAINER_CACHE_BYTES", "SEAT_WAIT", "MAX_SEAT_WAITERS", "SEAT_POLL", "HEARTBEAT", "TICKET_MAX_AGE",
            "parse_size",
            "machine_defaults"]
@@ -113,6 +114,23 @@ one is culled after ``--cull-idle-timeout`` as before, so a page that reconnects
 MAX_DROPPED = 100
 """Most messages of a type a visitor may not send (``execute_request`` …) that one socket may send: each is
 dropped, and past this many the socket is closed. [1]"""
+
+MAX_BUFFERS = 16
+"""Most binary buffers in one message a page sends (issue 32). The dashboard's page sends none, and its upload
+button one (the file); 130,000 empty ones in a 1 MiB frame cost the server 0.23-0.27 CPU-s. [1]"""
+
+MAX_JSON_BYTES = 64 * 2**10
+"""Most bytes of JSON (header, parent header, metadata and content) in one message a page sends (issue 32): the
+dashboard's page sends at most 305 (a whole session measured in Chromium); 1 MiB of ``[[],[],…]`` takes
+``json.loads`` 50-100 ms, 64 KiB of it 3-6 ms. [B]"""
+
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of the JSON of a message a page sends (issue 32): the dashboard's page nests 3 deep. [1]"""
+
+MAX_JSON_CONTAINERS = 1024
+"""Most JSON arrays and objects (``[`` and ``{``, counted in strings too) in one message a page sends (issue 32):
+the dashboard's page sends at most a handful. Each one the server parses is an object its garbage collector
+walks: 60 KiB of ``[[],[],…]`` (20,000 lists) cost the running server 32 ms of CPU per message. [1]"""
 
 MAX_RENDERS = 4
 """Most explainer renders (busy page, preview) queued at once; a request past it gets the plain busy page. [1]"""

@@ -4,19 +4,28 @@
 
 - it opens only for the page that holds the kernel's seat (:func:`~drmath.serve.sessions.has_seat`);
 - every frame passes :func:`~drmath.serve.frames.check_frame` before jupyter_server's parsers see it; a
-  frame that fails closes that socket (``SESSION_END["malformed"]``) and touches nothing else;
+  frame that fails closes that socket (``SESSION_END["malformed"]``) and touches nothing else (issue 32: it
+  bounds the buffers, the JSON's bytes, arrays and depth);
+- one frame per turn of the event loop (issue 32): frames already buffered were handled back to back, so one
+  socket held the loop for as long as its frames took (40 frames of 130,000 buffers: another visitor waited
+  17 s); now each frame yields to the loop before the next is read;
 - frames that arrive after the socket's end are dropped (they used to reach the legacy parser, which
   then read v1 frames as legacy ones);
-- a message type a visitor may not send (``execute_request`` …) is dropped here, logged once per socket,
-  and past :data:`~drmath.serve.settings.MAX_DROPPED` of them the socket closes;
+- a message type a visitor may not send (``execute_request`` …), or any message on stdin (the page never
+  answers ``input()``), is dropped here, recognised from its header alone, logged once per socket, and past
+  :data:`~drmath.serve.settings.MAX_DROPPED` of them the socket closes;
 - a page may have at most ``MAX_QUEUED`` messages (``MAX_QUEUED_BYTES``) sent to its kernel and not
-  finished (the kernel's ``idle`` status for them not yet back); past it the session ends;
+  finished (the kernel's ``idle`` status for them not yet back), on shell and control alike; past it the
+  session ends;
+- a socket to a kernel whose process has exited (it shut itself down, or died) is refused at once with 404,
+  and the kernel's session ended: it waited ~20 s for a kernel that would never answer (issue 32);
 - a message over ``websocket_max_message_size`` ends the session (tornado closes with 1009).
 
 :class:`KernelSessionConnection` records the page's activity, keeps tracebacks on the server
 (:data:`HIDDEN_ERROR` reaches the page instead), and can be ended with a code its page explains.
 """
 
+import asyncio
 import collections
 import re
 import time
@@ -28,7 +37,7 @@ from tornado.ioloop import IOLoop
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
 from . import settings
-from .frames import FrameError, check_frame
+from .frames import DROPPED_CHANNELS, FrameError, check_frame
 from .handlers import PlainErrors, cut
 from .kernels import restore_priority
 from .sessions import CONNECTIONS, SESSION_END, has_seat, trade_ticket
@@ -84,7 +93,7 @@ class KernelSessionConnection(ZMQChannelsWebsocketConnection):
 
     def connect(self):
         self.kernel_manager.drmath_visitor_activity = utcnow()  # connecting is activity
-        self.queue = Queue()  # the page's shell messages its kernel has not finished
+        self.queue = Queue()  # the page's messages its kernel has not finished
         self.kernel_manager.drmath_connected = time.monotonic()  # (the kernel's own manager, as the watchdog sees it)
         CONNECTIONS.setdefault(self.kernel_id, set()).add(self)
         restore_priority(self.multi_kernel_manager, self.kernel_id)  # started nicer while its page was static
@@ -180,12 +189,18 @@ class KernelSessionWebsocketHandler(PlainErrors, VoilaKernelWebsocketHandler):
         return KernelSessionConnection
 
     async def pre_get(self):
-        if not has_seat(self, self.kernel_id):
-            import tornado.web
+        import tornado.web
 
+        if not has_seat(self, self.kernel_id):
             raise tornado.web.HTTPError(403, "refused a websocket for kernel %s without its seat",
                                         cut(self.kernel_id, 80))
         trade_ticket(self, self.kernel_id)
+        km = self.kernel_manager
+        if hasattr(km, "_kernel_alive") and not km._kernel_alive(self.kernel_id):
+            if hasattr(km, "end_session") and self.kernel_id in km:
+                IOLoop.current().add_callback(km.end_session, self.kernel_id, "dead")
+            raise tornado.web.HTTPError(404, "refused a websocket for kernel %s, which has exited",
+                                        cut(self.kernel_id, 80))
         return await super().pre_get()
 
     def get_websocket_protocol(self):
@@ -201,31 +216,37 @@ class KernelSessionWebsocketHandler(PlainErrors, VoilaKernelWebsocketHandler):
             protocol.close = close_noting_size
         return protocol
 
-    def on_message(self, message):
+    async def on_message(self, message):
+        """Handle one frame, then yield to the event loop before tornado reads the next (it awaits this)."""
+        self._on_frame(message)
+        await asyncio.sleep(0)
+
+    def _on_frame(self, message):
         if self.ended or self.ws_connection is None or self.connection is None:
             return  # after the socket's end: dropped unread
         try:
-            info = check_frame(message, self.selected_subprotocol)
+            info = check_frame(message, self.selected_subprotocol, self.kernel_manager.allowed_message_types)
         except FrameError as err:
             self.log.warning("Kernel %s: its page sent a frame that cannot be read (%s): closing that socket",
                              self.kernel_id, err)
             self._end_socket("malformed")
             return
-        allowed = self.kernel_manager.allowed_message_types
-        if allowed and info.msg_type not in allowed:
+        if not info.allowed:
             self.dropped += 1
             if self.dropped == 1:
-                self.log.warning('Kernel %s: its page sent a message of type "%s", which is not allowed: dropped '
-                                 "(and any more like it, unlogged)", self.kernel_id, cut(info.msg_type, 60))
+                where = "" if info.channel not in DROPPED_CHANNELS else f" on {info.channel}"
+                self.log.warning('Kernel %s: its page sent a message of type "%s"%s, which is not allowed: dropped '
+                                 "(and any more like it, unlogged)", self.kernel_id, cut(info.msg_type, 60), where)
             if self.dropped > settings.MAX_DROPPED:
                 self._end_socket("malformed")
             return
-        if info.channel == "shell" and not self._queue(info):
+        if not self._queue(info):
             return
         super().on_message(message)
 
     def _queue(self, info):
-        """Count a shell message the page queues at its kernel; False (and the session ends) past the bounds."""
+        """Count a message the page queues at its kernel (shell or control: the kernel answers each with an ``idle``
+        status); False (and the session ends) past the bounds."""
         queue = self.connection.queue
         queue.add(info.msg_id, info.size)
         if queue.count <= settings.MAX_QUEUED and queue.size <= settings.MAX_QUEUED_BYTES:
