@@ -43,11 +43,11 @@ from ._resources import shipped_file
 from ._validate import short_repr
 from .formatting import format_quantity, listed, ordinal
 from .recovery import LOCAL_PHASES, SITE_PHASES
-from .units import day, hour, week
+from .units import day, hour, week, year
 
 __all__ = ["Drill", "DRILLS", "PHASES", "DrillRecord", "PhaseEvidence", "RTOPromise",
            "read_drill_records", "parse_drill_records", "example_log", "drill_costs", "drill_schedule",
-           "promised_rto", "promise_sentence", "phase_owner", "COLUMNS", "OUTCOMES"]
+           "check_run", "MAX_SCHEDULE_RUN", "promised_rto", "promise_sentence", "phase_owner", "COLUMNS", "OUTCOMES"]
 
 PHASES = {"local": tuple(f"local.{p}" for p in LOCAL_PHASES),
           "site": tuple(f"site.{p}" for p in SITE_PHASES)}
@@ -151,6 +151,37 @@ def phase_owner(phase):
     return min(owners, key=lambda d: d.cadence)
 
 
+MAX_SCHEDULE_RUN = 100 * year
+"""The longest run a drill schedule is drawn for (:func:`check_run`). [s]
+
+A drill is held on the run's first day and then once per cadence, the shortest a day: a run's schedule holds
+``run / day`` dates per drill. A ~7,600-year run (a share link with a small cluster and many tokens) built 2.78M
+dates, 3.5 CPU-s and ~200 MB per explainer, and a run past year 9999 raised OverflowError (issue 32). 100 years
+holds at most 36,525 daily dates, and no run that a schedule could help plan is longer."""
+
+
+def check_run(plan):
+    """Raise ValueError, naming the run's length and its range, unless ``plan``'s run can have a drill schedule
+    (finite, at most :data:`MAX_SCHEDULE_RUN`).
+
+    >>> from drmath import Scenario, plan
+    >>> check_run(plan())
+    >>> check_run(plan(Scenario.from_dict({"training.tokens": 1e11, "training.params": 4e9, "training.gpus": 1,
+    ...                                    "training.peak_flop_rate": 1e12, "training.mfu": 0.01})))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: time_to_train = 7,... years is out of range for a drill schedule: must be at most 100 years
+    """
+    from .formatting import short_duration
+
+    run = float(plan.time_to_train)
+    if not run <= MAX_SCHEDULE_RUN:  # inf and NaN too (a collapsed goodput)
+        shown = f"{run / year:,.0f} years" if math.isfinite(run) and run > MAX_SCHEDULE_RUN else short_duration(run)
+        raise ValueError(f"time_to_train = {shown} is out of range for a drill schedule: must be at most "
+                         f"{short_duration(MAX_SCHEDULE_RUN)}")
+
+
 def drill_costs(plan):
     r"""GPU-hours each drill costs, once and over the run.
 
@@ -167,6 +198,11 @@ def drill_costs(plan):
     costs : dict of str to dict
         Per drill name: ``"each"`` [GPU·h], ``"per_run"`` [1] (drills in the
         run, :math:`\lceil T/c \rceil`) and ``"total"`` [GPU·h].
+
+    Raises
+    ------
+    ValueError
+        If the run is longer than :data:`MAX_SCHEDULE_RUN` (:func:`check_run`).
 
     Notes
     -----
@@ -195,6 +231,7 @@ def drill_costs(plan):
     from ._plan import Plan
     if not isinstance(plan, Plan):
         raise TypeError(f"plan must be a Plan from drmath.plan(), got {type(plan).__name__}")
+    check_run(plan)
     G = plan.scenario.training.gpus
     local = plan.rto_local_phases
     each = {
@@ -237,6 +274,8 @@ def drill_schedule(plan, start):
     ------
     TypeError
         If ``plan`` is not a Plan or ``start`` is not a date.
+    ValueError
+        If the run is longer than :data:`MAX_SCHEDULE_RUN` (:func:`check_run`).
 
     Notes
     -----

@@ -109,6 +109,7 @@ def test_what_a_page_can_ask_for_is_bounded(monkeypatch):
 def test_the_svgs_kept_are_bounded_in_bytes(monkeypatch):
     stand_in(monkeypatch, FakeRenderer())
     monkeypatch.setattr(settings, "SVG_CACHE_BYTES", 200)
+    monkeypatch.setattr(settings, "SVG_CLIENT_LAYOUTS", 100)  # eight layouts from one client: not its budget's test
 
     async def scenario():
         svgs = FigureSVGs()

@@ -41,8 +41,11 @@ class PlotlyView(anywidget.AnyWidget):
     'bar'
     """
 
-    _esm = _resources.data_file("widgets", "plotly_view.js")
-    _css = _resources.data_file("widgets", "plotly_view.css")
+    # as text, not as a path: anywidget connects every instance made from a path to a class-level file-watch
+    # signal, which kept every static dashboard's figures alive in the server (issue 32: 120 PlotlyViews after
+    # 20 renders, ~1 GB per 5,000 links)
+    _esm = _resources.data_file("widgets", "plotly_view.js").read_text("utf-8")
+    _css = _resources.data_file("widgets", "plotly_view.css").read_text("utf-8")
     figure = traitlets.Dict().tag(sync=True)
     revision = traitlets.Int(0).tag(sync=True)
 
@@ -59,8 +62,8 @@ class ShareLink(anywidget.AnyWidget):
     'training.gpus=4096'
     """
 
-    _esm = _resources.data_file("widgets", "share_link.js")
-    _css = _resources.data_file("widgets", "share_link.css")
+    _esm = _resources.data_file("widgets", "share_link.js").read_text("utf-8")  # text: see PlotlyView
+    _css = _resources.data_file("widgets", "share_link.css").read_text("utf-8")
     query = traitlets.Unicode("").tag(sync=True)
 
 

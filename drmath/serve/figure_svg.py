@@ -19,9 +19,14 @@ when a page first asks for it, and that page draws its figures with plotly.js as
 hash of the figures' specs (:func:`figures_key`), so a link whose figures are the default's shares them.
 
 What a visitor can make the server spend is bounded: only the figures of a static dashboard the server has
-rendered (:func:`remember`, the last :data:`~drmath.serve.settings.SVG_SCENARIOS`), at rungs on the ladder,
-at most :data:`~drmath.serve.settings.SVG_QUEUE` figures queued (the rest are not drawn), one at a time, each
-within :data:`~drmath.serve.settings.SVG_TIMEOUT`; the SVGs kept are at most
+rendered (:func:`remember`, the last :data:`~drmath.serve.settings.SVG_SCENARIOS`), at rungs on the ladder that
+one window lays out (:func:`fits_a_window`), at most :data:`~drmath.serve.settings.SVG_CLIENT_LAYOUTS` new
+layouts per client and :data:`~drmath.serve.settings.SVG_SCENARIO_LAYOUTS` per scenario each
+:data:`~drmath.serve.settings.SVG_BUDGET_PERIOD` (a page asks once, for its window's: one client looping over the
+rungs of one scenario had 468 SVGs drawn in 90 s, its Chromium at ~0.9 core, issue 32), at most
+:data:`~drmath.serve.settings.SVG_QUEUE` figures queued (the rest are not drawn), one at a time, each
+within :data:`~drmath.serve.settings.SVG_TIMEOUT`, the renderer drawing at most
+:data:`~drmath.serve.settings.SVG_DUTY` of the time; the SVGs kept are at most
 :data:`~drmath.serve.settings.SVG_CACHE_BYTES`. The renderer's Chromium runs at the lowest CPU priority and
 closes after :data:`~drmath.serve.settings.SVG_IDLE` s without work. Without kaleido or a Chromium the page draws
 its figures with plotly.js, as before (logged once).
@@ -36,6 +41,7 @@ its figures with plotly.js, as before (logged once).
 
 import asyncio
 import collections
+import functools
 import hashlib
 import json
 import logging
@@ -49,8 +55,8 @@ from .. import _resources
 from . import settings
 from .handlers import PlainErrors
 
-__all__ = ["rung", "rung_width", "plot_widths", "figures_key", "remember", "key_in", "FigureSVGs",
-           "FigureSVGHandler", "SVGS", "URL", "ROUTE", "WIDE", "FAILURES"]
+__all__ = ["rung", "rung_width", "plot_widths", "window_rungs", "fits_a_window", "figures_key", "remember", "key_in",
+           "Budget", "FigureSVGs", "FigureSVGHandler", "SVGS", "URL", "ROUTE", "WIDE", "FAILURES"]
 
 URL = "drmath/static-figures/"
 """Where a page asks for its figures' SVGs: ``<base>drmath/static-figures/<key>/<rung>,<rung>,…`` (a rung per
@@ -104,6 +110,72 @@ def plot_widths(window):
     if window > 760:
         return (grid - 10) // 2 - 2, grid - 2
     return grid - 2, grid - 2
+
+
+@functools.lru_cache(maxsize=1)
+def window_rungs():
+    """The rungs ``(one column, the link's)`` of every window whose plot widths (:func:`plot_widths`) are both on
+    the ladder, as a frozenset: the layouts a page can ask for (about 130 of the 106 x 106 pairs).
+
+    >>> (rung(457), rung(926)) in window_rungs(), (0, 105) in window_rungs()
+    (True, False)
+    """
+    window = 1
+    pairs = set()
+    while min(plot_widths(window)) <= rung_width(settings.SVG_RUNGS - 1) * settings.SVG_STEP:
+        one, link = (rung(w) for w in plot_widths(window))
+        if one is not None and link is not None:
+            pairs.add((one, link))
+        window += 1
+    return frozenset(pairs)
+
+
+def fits_a_window(names, rungs):
+    """Whether ``rungs`` (one per figure of ``names``, in order) are what one window lays out: every figure but
+    :data:`WIDE` at the rung of one column, :data:`WIDE` at the link's, each give or take a rung (a box's width is
+    rounded by the browser).
+
+    >>> one, link = rung(457), rung(926)
+    >>> fits_a_window(["a", WIDE, "b"], [one, link, one + 1]), fits_a_window(["a", WIDE], [one, one + 10])
+    (True, False)
+    """
+    narrow = [k for name, k in zip(names, rungs) if name != WIDE]
+    wide = [k for name, k in zip(names, rungs) if name == WIDE]
+    ones = range(max(narrow) - 1, min(narrow) + 2) if narrow else range(settings.SVG_RUNGS)
+    links = range(wide[0] - 1, wide[0] + 2) if wide else range(settings.SVG_RUNGS)
+    return len(wide) <= 1 and any((a, b) in window_rungs() for a in ones for b in links)
+
+
+class Budget:
+    """At most ``most`` takes per key within any ``period`` s (a sliding window), for at most ``keys`` keys at
+    once (the least recently used forgotten past it).
+
+    >>> budget = Budget(2, 60.0)
+    >>> [budget.room("a", now=t) for t in (0, 1, 2)], budget.room("b", now=2), budget.room("a", now=61)
+    ([True, True, False], True, True)
+    """
+
+    def __init__(self, most, period, keys=settings.SVG_CLIENTS):
+        self.most, self.period, self.keys = most, period, keys
+        self._takes = collections.OrderedDict()  # key -> deque of times [s]
+
+    def room(self, key, take=True, now=None):
+        """Whether ``key`` has a take left now; ``take``: and take it."""
+        import time
+
+        now = time.monotonic() if now is None else now
+        times = self._takes.setdefault(key, collections.deque())
+        self._takes.move_to_end(key)
+        while times and times[0] <= now - self.period:
+            times.popleft()
+        free = len(times) < self.most
+        if free and take:
+            times.append(now)
+        if not times:
+            del self._takes[key]
+        while len(self._takes) > self.keys:
+            self._takes.popitem(last=False)
+        return free
 
 
 def figures_key(figures):
@@ -163,31 +235,47 @@ class FigureSVGs:
         self._queue = collections.OrderedDict()  # (key, name, rung) -> None: waiting to be drawn, in order
         self._worker = None
         self._broken = None  # why SVGs cannot be drawn here (no kaleido, no Chromium): logged once
+        # new layouts drawn, per client and per scenario (issue 32)
+        self._clients = Budget(settings.SVG_CLIENT_LAYOUTS, settings.SVG_BUDGET_PERIOD)
+        self._scenarios = Budget(settings.SVG_SCENARIO_LAYOUTS, settings.SVG_BUDGET_PERIOD)
 
-    def ready(self, key, rungs):
+    def ready(self, key, rungs, client=None):
         """``{name: svg}`` of the figures of ``key`` drawn at ``rungs`` (a rung per figure, in their order);
-        the others are queued. None if ``key`` is not a dashboard's this server rendered, or ``rungs`` does
-        not fit it."""
+        the others are queued if ``client`` (its IP address) and the scenario have a new layout left in their
+        budgets. None if ``key`` is not a dashboard's this server rendered, or ``rungs`` does not fit it (one rung
+        per figure, on the ladder, as one window lays them out)."""
         figures = _figures(key)
         if not figures or len(rungs) != len(figures) or not all(
-                isinstance(k, int) and 0 <= k < settings.SVG_RUNGS for k in rungs):
+                isinstance(k, int) and 0 <= k < settings.SVG_RUNGS for k in rungs) or not fits_a_window(figures,
+                                                                                                        rungs):
             return None
-        found = {}
+        found, missing = {}, []
         for name, k in zip(figures, rungs):
             svg = self._svgs.get((key, name, k))
             if svg is None:
-                self.queue(key, name, k)
+                missing.append((key, name, k))
             else:
                 self._svgs.move_to_end((key, name, k))
                 found[name] = svg
+        new = [job for job in missing if job not in self._queue]
+        if new and not self._broken and len(self._queue) < settings.SVG_QUEUE:
+            if not (self._clients.room(client, take=False) and self._scenarios.room(key, take=False)):
+                self.log.debug("Static figures: no new layout drawn for %s (its budget is spent)", client)
+                return found
+            self._clients.room(client)
+            self._scenarios.room(key)
+        for job in new:
+            self.queue(*job)
         return found
 
-    def queue(self, key, name, k):
-        """Draw figure ``name`` of ``key`` at rung ``k`` when the renderer comes to it (unless the queue is full)."""
+    def queue(self, key, name, k, own=False):
+        """Draw figure ``name`` of ``key`` at rung ``k`` when the renderer comes to it (unless the queue is full);
+        ``own``: the server's own (:meth:`prerender`: a fixed few, once, as the server starts), drawn without the
+        rests of :data:`~drmath.serve.settings.SVG_DUTY`."""
         job = (key, name, k)
         if self._broken or job in self._svgs or job in self._queue or len(self._queue) >= settings.SVG_QUEUE:
             return
-        self._queue[job] = None
+        self._queue[job] = own
         if self._worker is None or self._worker.done():
             self._worker = asyncio.ensure_future(self._work())
 
@@ -199,7 +287,7 @@ class FigureSVGs:
             for name in _figures(key):
                 k = rung(link if name == WIDE else one)
                 if k is not None:
-                    self.queue(key, name, k)
+                    self.queue(key, name, k, own=True)
 
     async def _work(self):
         """Draw the queued SVGs, one at a time; close the renderer once idle for SVG_IDLE s. A renderer that
@@ -224,9 +312,12 @@ class FigureSVGs:
                     if spec is not None:
                         if renderer is None:
                             renderer = await _open_renderer()
+                        start = loop.time()
                         svg = await asyncio.wait_for(_draw(renderer, spec, rung_width(job[2])), settings.SVG_TIMEOUT)
                         self._keep(job, svg)
                         drawn, failed = drawn + 1, 0
+                        if not self._queue.get(job):  # its Chromium draws at most SVG_DUTY of the time (issue 32)
+                            await asyncio.sleep((loop.time() - start) * (1 - settings.SVG_DUTY) / settings.SVG_DUTY)
                 except Exception as err:  # noqa: BLE001 - no SVG: the page draws with plotly.js, as before
                     failed += 1
                     if renderer is None or failed >= FAILURES:
@@ -329,7 +420,7 @@ class FigureSVGHandler(PlainErrors, tornado.web.RequestHandler):
 
     def get(self, key, rungs):
         ladder = [int(k) for k in rungs.split(",")]  # ROUTE lets through at most 16 numbers of 1-3 digits
-        found = SVGS.ready(key, ladder)
+        found = SVGS.ready(key, ladder, self.request.remote_ip)
         if found is None:  # figures this server did not render (another replica's page) or not a rung for each
             found = {}
         self.set_header("Content-Type", "application/json; charset=utf-8")

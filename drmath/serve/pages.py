@@ -21,7 +21,10 @@
 The explainers (busy page, static pages) and the static dashboards come from :class:`Explainers`: rendered
 once per scenario off the event loop, at most :data:`~drmath.serve.settings.MAX_RENDERS` queued, a queued render
 whose visitors have all left dropped, and at most :data:`~drmath.serve.settings.EXPLAINER_CACHE_COUNT`
-(:data:`~drmath.serve.settings.EXPLAINER_CACHE_BYTES`) kept.
+(:data:`~drmath.serve.settings.EXPLAINER_CACHE_BYTES`) kept, a failed render kept as a good one. Each is cached under
+its scenario's share link (:func:`link_query`, :func:`dashboard_key`), never the raw query: 40 spellings of one link
+cost the server 4.1 CPU-s, one render each, and 0.2 CPU-s so (issue 32). A link whose run is too long for a drill
+schedule is a bad link (:func:`page_scenario`): its page shows the default's explainer and the reason.
 """
 
 import asyncio
@@ -41,8 +44,8 @@ from .kernels import SLOT
 from .sessions import bind_ticket, give_seat, give_ticket
 from .static import SeatLine, cut_template_box, static_prelude, wants_static_first
 
-__all__ = ["BUSY_HTML", "BUSY_TEXT", "TOO_LONG_HTML", "PREVIEW_MARKER", "Overloaded", "Explainers",
-           "link_query", "page_scenario", "preview_html", "CappedVoilaHandler"]
+__all__ = ["BUSY_HTML", "BUSY_TEXT", "TOO_LONG_HTML", "PREVIEW_MARKER", "Overloaded", "RenderFailed", "Explainers",
+           "link_query", "dashboard_key", "page_scenario", "preview_html", "CappedVoilaHandler"]
 
 BUSY_HTML = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>drmath is busy</title>
@@ -91,11 +94,48 @@ def _without(query, names):
                     if part and urllib.parse.unquote_plus(part.split("=", 1)[0]) not in names)
 
 
+def _link_scenario(query):
+    """``(scenario, notice)`` of a share link's query (the default's when the link is bad, with the reason), its
+    work bounded: a run too long for a drill schedule (:func:`drmath.drills.check_run`) is a bad link. A ~7,600-year
+    run built 2.78M drill dates per explainer (3.5 CPU-s, ~200 MB), a ~7,970-year one raised OverflowError
+    (issue 32); the scenario itself may run that long (the dashboard draws no drill schedule)."""
+    from .. import plan
+    from ..drills import check_run
+    from ..scenario import Scenario
+    from ..scenario_io import VOILA_PARAMETERS, from_query
+
+    scenario, notice = from_query(query, ignore=VOILA_PARAMETERS)
+    if notice is None:
+        try:
+            check_run(plan(scenario))
+        except ValueError as err:
+            return Scenario(), f"This link's settings were not used ({err}); showing the default scenario."
+    return scenario, notice
+
+
 def link_query(query):
     """``(share-link query of the scenario, notice)`` for a page request's query: the scenario's own
-    :func:`~drmath.scenario_io.to_query` (the default's when the link is bad, with the reason)."""
+    :func:`~drmath.scenario_io.to_query` (the default's when the link is bad, with the reason). Every spelling of
+    one scenario (a trailing ``&``, another order) has the same: what the explainers are cached under."""
+    from ..scenario_io import to_query
+
+    scenario, notice = _link_scenario(query)
+    return to_query(scenario), notice
+
+
+def dashboard_key(query):
+    """What the static dashboard of a page request's query is cached under: the same for every spelling of one
+    scenario (its share link, and the reason a bad link was not used), as its kernel restores it
+    (:meth:`~drmath.dashboard.Dashboard.restore`; no query: the seed's page, ``""``). 400 spellings of one
+    scenario were 400 renders and 79 MiB of server RSS (issue 32).
+
+    >>> dashboard_key("training.gpus=4096&") == dashboard_key("training.gpus=4096") != dashboard_key("")
+    True
+    """
     from ..scenario_io import VOILA_PARAMETERS, from_query, to_query
 
+    if not query:
+        return ""
     scenario, notice = from_query(query, ignore=VOILA_PARAMETERS)
     return to_query(scenario), notice
 
@@ -103,12 +143,12 @@ def link_query(query):
 def page_scenario(query):
     """``(scenario, notice)`` of a page request's query, as the dashboard opens it: the seed
     (:func:`~drmath.scenario_io.seed`, the worked answer's targets) for no query, else the link's scenario (the
-    default's when the link is bad, with the reason)."""
-    from ..scenario_io import VOILA_PARAMETERS, from_query, seed
+    default's when the link is bad or its work past a bound, with the reason: :func:`_link_scenario`)."""
+    from ..scenario_io import seed
 
     if not query:
         return seed(), None
-    return from_query(query, ignore=VOILA_PARAMETERS)
+    return _link_scenario(query)
 
 
 def _render_explainer(query):
@@ -131,14 +171,20 @@ class Overloaded(Exception):
     """:data:`~drmath.serve.settings.MAX_RENDERS` renders are queued already: answer without an explainer."""
 
 
+class RenderFailed(Exception):
+    """The render of this query failed (now or before: a failure is cached as a render is); its one-line reason."""
+
+
 class Explainers:
     """The rendered explainers of the last ``size`` scenarios (LRU), each rendered once, off the event loop.
 
-    ``await get(query)`` returns ``render(query)``: from the cache, or from the render already under way
-    for that query (a burst of visitors renders it once), or from a new render in a worker thread. At
-    most ``most`` renders wait at once (:class:`Overloaded` past it); a render that has not started when
-    its last waiting visitor leaves (their ``get`` is cancelled) is dropped. The cache keeps at most
-    ``size`` documents and ``most_bytes`` characters of them.
+    ``await get(key)`` returns ``render(key)`` (``render(query)`` when a ``query`` is given: one spelling of what
+    ``key`` names): from the cache, or from the render already under way for that key (a burst of visitors renders
+    it once), or from a new render in a worker thread. A render that fails is cached as one that succeeds: its
+    :class:`RenderFailed` and reason are the answer until it leaves the cache (a link that raised OverflowError
+    was rendered again on every request, issue 32). At most ``most`` renders wait at once (:class:`Overloaded`
+    past it); a render that has not started when its last waiting visitor leaves (their ``get`` is cancelled) is
+    dropped. The cache keeps at most ``size`` documents and ``most_bytes`` characters of them.
     """
 
     def __init__(self, render, size=settings.EXPLAINER_CACHE_COUNT, most=settings.MAX_RENDERS,
@@ -147,12 +193,12 @@ class Explainers:
         self._done, self._pending, self._waiting = collections.OrderedDict(), {}, collections.Counter()
         self._executor = None
 
-    async def get(self, query):
-        """The document for ``query``."""
-        if query in self._done:
-            self._done.move_to_end(query)
-            return self._done[query]
-        job = self._pending.get(query)
+    async def get(self, key, query=None):
+        """The document for ``key`` (rendered from ``query`` if given, else from ``key``)."""
+        if key in self._done:
+            self._done.move_to_end(key)
+            return self._answer(self._done[key])
+        job = self._pending.get(key)
         if job is None:
             if len(self._pending) >= self._most:
                 raise Overloaded(f"{len(self._pending)} explainers are being rendered")
@@ -160,26 +206,41 @@ class Explainers:
                 from concurrent.futures import ThreadPoolExecutor
 
                 self._executor = ThreadPoolExecutor(1, thread_name_prefix="drmath-explainer")
-            job = self._executor.submit(self._render, query)
-            self._pending[query] = job
+            job = self._executor.submit(self._render, key if query is None else query)
+            self._pending[key] = job
             loop = asyncio.get_running_loop()  # the cache is the loop's own: the worker hands its result over
-            job.add_done_callback(lambda done: loop.call_soon_threadsafe(self._finished, query, done))
-        self._waiting[query] += 1
+            job.add_done_callback(lambda done: loop.call_soon_threadsafe(self._finished, key, done))
+        self._waiting[key] += 1
         try:
-            return await asyncio.shield(asyncio.wrap_future(job))  # a visitor who leaves cancels no one else's
+            await asyncio.wait([asyncio.shield(asyncio.wrap_future(job))])  # a visitor who leaves cancels no one else's
         finally:
-            self._waiting[query] -= 1
-            if self._waiting[query] <= 0:
-                del self._waiting[query]
+            self._waiting[key] -= 1
+            if self._waiting[key] <= 0:
+                del self._waiting[key]
                 job.cancel()  # nobody waits for it: a render not yet started never starts (a running one ends)
+        return self._answer(_outcome(job))
 
-    def _finished(self, query, job):
-        self._pending.pop(query, None)
-        if not job.cancelled() and job.exception() is None:
-            self._done[query] = job.result()
+    @staticmethod
+    def _answer(outcome):
+        if isinstance(outcome, RenderFailed):
+            raise RenderFailed(*outcome.args)  # a new one each time: a raised exception keeps its traceback
+        return outcome
+
+    def _finished(self, key, job):
+        self._pending.pop(key, None)
+        if not job.cancelled():
+            self._done[key] = _outcome(job)
             while len(self._done) > self._size or (
-                    len(self._done) > 1 and sum(map(len, self._done.values())) > self._most_bytes):
+                    len(self._done) > 1 and sum(len(str(v)) for v in self._done.values()) > self._most_bytes):
                 self._done.popitem(last=False)
+
+
+def _outcome(job):
+    """A finished render's document, or its :class:`RenderFailed` (the reason on one line)."""
+    error = job.exception()
+    if error is None:
+        return job.result()
+    return RenderFailed(" ".join(f"{type(error).__name__}: {error}".split())[:300])
 
 
 def _explainer_page(document, box, plotly):
@@ -314,9 +375,10 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
             self._waiting.cancel()  # its visitor left: stop waiting, and the render if nobody else waits
         super().on_connection_close()
 
-    async def _explainer(self, query, cache=None):
-        """The explainer of ``query`` (or ``cache``'s render of it), cancelled if this request's visitor leaves."""
-        self._waiting = asyncio.ensure_future((cache or self.explainers).get(query))
+    async def _explainer(self, key, cache=None, query=None):
+        """The explainer of ``key`` (or ``cache``'s render of it, from ``query`` if given), cancelled if this
+        request's visitor leaves."""
+        self._waiting = asyncio.ensure_future((cache or self.explainers).get(key, query))
         try:
             return await self._waiting
         finally:
@@ -354,7 +416,8 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
         try:
             query, notice = link_query(self.request.query)
             document = await self._explainer(query)
-            dashboard = await self._explainer(self.request.query, self.dashboards)  # as its kernel will read it
+            raw = self.request.query  # as its kernel will read it; cached under its scenario's link
+            dashboard = await self._explainer(dashboard_key(raw), self.dashboards, raw)
             plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
             start = _static_start(document, dashboard, plotly and self.base_url + plotly, notice, self.base_url)
         except asyncio.CancelledError:
@@ -455,7 +518,7 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
         except asyncio.CancelledError:
             self.log.info("A visitor left before their explainer was rendered")
             return None
-        except Overloaded as err:
+        except (Overloaded, RenderFailed) as err:
             self.log.warning("No explainer for this request: %s", err)
             return self.finish(fallback)
         except Exception:  # noqa: BLE001 - logged; the visitor still gets the plain page

@@ -351,3 +351,24 @@ SVG_WAIT = 4.0
 to send a few kilobytes in that time would be followed by plotly.js's megabyte. An answer without them (not drawn
 yet) or an error draws with plotly.js at once. In a 50-arrival burst with a wait of 1.5 s, one browser in six gave
 up and drew its figures at 5.2 s, against 3.0 s for the median. [s]"""
+
+# --------------------------------------------------------------------------- issue 32: what the SVG route may draw
+
+SVG_BUDGET_PERIOD = 60.0
+"""The period over which the new layouts a client or a scenario may have drawn are counted
+(:data:`SVG_CLIENT_LAYOUTS`, :data:`SVG_SCENARIO_LAYOUTS`). [s]"""
+
+SVG_CLIENT_LAYOUTS = 4
+"""New layouts (a rung per figure, as one window lays them out) one client (an IP address) may have drawn as SVG
+per :data:`SVG_BUDGET_PERIOD`: a page asks once, for its window's. One client looping over the 106 rungs of one
+scenario had 468 SVGs drawn in 90 s, its Chromium at ~0.9 core (issue 32). [1]"""
+
+SVG_SCENARIO_LAYOUTS = 8
+"""New layouts one scenario's figures may have drawn as SVG per :data:`SVG_BUDGET_PERIOD`, whoever asks. [1]"""
+
+SVG_CLIENTS = 1024
+"""Clients whose asks are counted at once (the least recent forgotten past it). [1]"""
+
+SVG_DUTY = 0.5
+"""Most share of the time the SVG renderer draws: after a figure that took ``t`` s it rests
+``t (1 - d) / d`` s. Drawing back to back its Chromium used ~0.9 core (issue 32). [1]"""
