@@ -528,3 +528,19 @@ def test_a_long_link_writes_a_short_log_line(server):
     assert status == 414
     time.sleep(0.5)
     assert len(log.read_text()) - size < 5000  # it wrote 261 kB
+
+
+def test_the_kernel_apis_403_is_one_plain_line(server, visitor):
+    """Issue 32: the kernel API's refusal was jupyter_server's JSON, its message a log format with a literal ``%s``
+    (``{"message": "refused a request for kernel %s without its seat", "reason": null}``)."""
+    url, (kernel_id, _) = server["url"], visitor
+    forged = {"Cookie": "_xsrf=abc", "X-XSRFToken": "abc"}
+    for method, path, headers in (("GET", f"api/kernels/{kernel_id}", {}), ("GET", f"api/kernels/{uuid.uuid4()}", {}),
+                                  ("DELETE", f"api/kernels/{kernel_id}", forged),
+                                  ("POST", f"voila/api/shutdown/{kernel_id}", forged)):
+        status, answer, body = http(url + path, method, headers)
+        kernel = path.rsplit("/", 1)[1]
+        assert (status, body) == (403, f"403 Forbidden: refused a request for kernel {kernel} without its seat\n"), \
+            (method, path, body)
+        assert "%" not in body
+        assert answer["Content-Type"].startswith("text/plain"), (method, path, answer["Content-Type"])

@@ -267,8 +267,6 @@ def test_a_pages_ticket_opens_its_own_kernel_and_nothing_else(server):
             (await connect(url, kernel_id, who)).close()
             return True
 
-        assert run_async(opens(cookie))  # its own page may
-
         async def set_cookies():
             ws = await connect(url, kernel_id, cookie)
             ws.close()
@@ -276,7 +274,8 @@ def test_a_pages_ticket_opens_its_own_kernel_and_nothing_else(server):
 
         # the websocket that came in on the ticket trades it for the kernel's own seat, and expires the ticket: a
         # browser's tickets do not pile up, each sent with every kernel request for a day
-        traded = run_async(set_cookies())
+        traded = run_async(set_cookies())  # its own page may (once: test_a_traded_ticket_opens_nothing)
+        cookies.update(c.split(";")[0].split("=", 1) for c in traded if c.startswith(f"{SEAT_COOKIE}="))
         assert any(c.startswith(f"{SEAT_COOKIE}=") and f"Path=/api/kernels/{kernel_id};" in c for c in traded)
         assert sorted(c.split("Path=")[1].split(";")[0] for c in traded
                       if c.startswith(f"{name}=;") and "Max-Age=0" in c) == ["/api/kernels", "/voila/api/shutdown"]
@@ -613,3 +612,39 @@ def test_the_svgs_answer_only_what_the_server_drew_of_its_own_figures(server):
                  "0123456789abcdef/42;rm", "0123456789abcde/42", "../../etc/passwd"):
         status, body, _ = get(path)
         assert status in (302, 404) and not body.startswith("{"), (path, status)
+
+
+@pytest.mark.slow
+def test_a_traded_ticket_opens_nothing(server):
+    """Issue 32: a ticket is single-use. Once its page's websocket has traded it for the kernel's own seat, the same
+    ticket opens neither the websocket nor the kernel API (it did: a copy of the cookie kept opening the kernel)."""
+    from hostile import connect, open_page
+    from tornado.httpclient import HTTPClientError
+
+    from drmath.serve.sessions import SEAT_COOKIE
+
+    url = server["url"]
+    kernel_id, ticket, _ = open_page(url, headers=BROWSER)  # static first: the page holds a ticket, not a seat
+
+    async def trade():
+        ws = await connect(url, kernel_id, ticket)
+        ws.close()
+        return ws.headers.get_list("Set-Cookie")
+
+    cookies = dict(part.split("=", 1) for part in ticket.split("; "))
+    try:
+        seat = next(c.split(";")[0] for c in run_async(trade()) if c.startswith(f"{SEAT_COOKIE}="))
+        cookies.update([seat.split("=", 1)])
+        with pytest.raises(HTTPClientError, match="403"):
+            run_async(connect(url, kernel_id, ticket))
+        for who, status in ((ticket, 403), (seat, 200)):
+            conn = connection(url)
+            try:
+                conn.request("GET", f"/api/kernels/{kernel_id}", headers={"Cookie": who})
+                r = conn.getresponse()
+                r.read()
+            finally:
+                conn.close()
+            assert r.status == status, (who, r.status)
+    finally:
+        free_seat(url, kernel_id, cookies)

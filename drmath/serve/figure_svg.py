@@ -334,6 +334,18 @@ class FigureSVGs:
             if renderer is not None:
                 await _close_renderer(renderer)
 
+    async def close(self, timeout):
+        """The server is stopping (:mod:`drmath.serve.app`): draw nothing more, and close the renderer's Chromium,
+        waiting at most ``timeout`` [s]. Left open, it kept the server up after SIGTERM (issue 32): its Chromium
+        runs in a process group of its own, and the interpreter's exit waits for the thread that reads its
+        output, which ends only once the renderer is closed."""
+        self._broken = "the server is stopping"
+        self._queue.clear()
+        worker = self._worker
+        if worker is not None and not worker.done():
+            worker.cancel()  # its ``finally`` closes the renderer
+            await asyncio.wait([worker], timeout=timeout)
+
     def _keep(self, job, svg):
         self._svgs[job] = svg
         while sum(map(len, self._svgs.values())) > settings.SVG_CACHE_BYTES and len(self._svgs) > 1:
@@ -352,7 +364,11 @@ async def _open_renderer():
     bundle = _resources.plotly_bundle(_resources.PLOTLY_JS_VERSION)
     renderer = kaleido.Kaleido(n=1, timeout=settings.SVG_TIMEOUT, plotlyjs=str(bundle),
                                mathjax=False)
-    await renderer.open()
+    try:
+        await renderer.open()
+    except BaseException:  # cancelled as the server stops, or failed: its Chromium and threads go
+        await _close_renderer(renderer)
+        raise
     _lower_priority_of_children()
     return renderer
 

@@ -23,6 +23,7 @@ import struct
 import zlib
 
 import tornado.web
+from jupyter_server.base.handlers import APIHandler
 from jupyter_server.services.kernels.handlers import KernelHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 
@@ -45,15 +46,32 @@ def cut(text, limit=MAX_LOG_LINE):
 
 
 class PlainErrors:
-    """An error answer of one plain line, whatever handler it is mixed into (no template, no traceback)."""
+    """An error answer of one plain line, whatever handler it is mixed into (no template, no traceback).
+
+    A refusal (4xx) says why when the :class:`tornado.web.HTTPError` that made it does, with its arguments
+    (``403 Forbidden: '_xsrf' argument missing from POST``); a server error (5xx) says nothing more.
+    """
 
     def write_error(self, status_code, **kwargs):
-        self.set_header("Content-Type", "text/plain; charset=utf-8")
-        self.finish(f"{status_code} {self._reason}\n")
+        plain = "text/plain; charset=utf-8"
+        self.set_header("Content-Type", plain)
+        line = f"{status_code} {self._reason}"
+        err = kwargs.get("exc_info", (None, None))[1]
+        if 400 <= status_code < 500 and isinstance(err, tornado.web.HTTPError) and err.log_message:
+            why = err.log_message % err.args if err.args else err.log_message
+            line += ": " + cut(" ".join(str(why).split()), 200)  # one line, however the reason was written
+        # jupyter_server's APIHandler.finish sets its own Content-Type (JSON) unless told
+        self.finish(f"{line}\n", **({"set_content_type": plain} if isinstance(self, APIHandler) else {}))
 
 
-class _SeatRequired:
-    """Refuse (403) a request on ``/…/<kernel id>`` that does not carry that kernel's seat."""
+class _SeatRequired(PlainErrors):
+    """Refuse (403) a request on ``/…/<kernel id>`` that does not carry that kernel's seat; every error answer is
+    one plain line (:class:`PlainErrors`).
+
+    jupyter_server's ``APIHandler.write_error`` answered JSON whose message was the error's log format without its
+    arguments: ``{"message": "refused a request for kernel %s without its seat", "reason": null}`` (issue 32).
+    The visitor now gets ``403 Forbidden: refused a request for kernel <id> without its seat``.
+    """
 
     def prepare(self):
         kernel_id = self.path_kwargs.get("kernel_id") or "".join(self.path_args[:1])

@@ -15,7 +15,9 @@ kernel's: it is given a *ticket* instead, a cookie named after a random nonce (:
 and paths, one per page) holding an HMAC of the nonce under a key only this server process holds; when the
 page's kernel comes, :func:`bind_ticket` makes that ticket its seat. The first request that comes in on it
 (the page's websocket) trades it for the kernel's own seat cookie and expires it (:func:`trade_ticket`), so a
-browser's tickets do not pile up: each left alive would go with every kernel request for a day.
+browser's tickets do not pile up: each left alive would go with every kernel request for a day. A ticket is
+single-use (issue 32): once traded it opens nothing, so a copy of the cookie taken before (another program
+reading the browser's cookies, a proxy's log) cannot open the kernel while its page holds it.
 
     >>> seat_token(b"secret", "5d5a6a4e-0000-4000-8000-000000000000")[:16]
     'b4f4562df13ee5d5'
@@ -37,9 +39,11 @@ __all__ = ["SESSION_END", "CONNECTIONS", "SEAT_COOKIE", "seat_token", "seat_path
 SESSION_END = {"idle": (4001, "idle"), "memory": (4002, "over the memory limit"),
                "too-large": (4003, "message too large"), "dead": (4004, "kernel died"),
                "malformed": (4005, "malformed message"), "cpu": (4006, "over its CPU budget"),
-               "queue": (4007, "too many messages queued"), "shutdown": (4008, "shut down")}
+               "queue": (4007, "too many messages queued"), "shutdown": (4008, "shut down"),
+               "restart": (4009, "server restarting")}
 """Reason a session (or, for ``malformed``, a socket) ended -> ``(websocket close code, close reason)`` sent
-to its page. Tornado itself closes an oversize message's socket with 1009; the page treats it like 4003."""
+to its page. Tornado itself closes an oversize message's socket with 1009; the page treats it like 4003.
+``restart``: the server got SIGTERM (a rolling update or a reload stops a replica so; :mod:`drmath.serve.app`)."""
 
 CONNECTIONS = {}
 """Kernel id -> its open kernel-websocket connections (``KernelSessionConnection``)."""
@@ -81,7 +85,7 @@ def kernel_key(kernel_manager, kernel_id):
 
 def has_seat(handler, kernel_id):
     """Whether the request of ``handler`` (a tornado handler) carries the seat of ``kernel_id``: its seat
-    cookie, or the ticket :func:`bind_ticket` bound to it."""
+    cookie, or the ticket :func:`bind_ticket` bound to it until :func:`trade_ticket` traded it."""
     key = kernel_key(handler.settings["kernel_manager"], kernel_id)
     if not key:
         return False
@@ -132,10 +136,11 @@ def give_ticket(handler):
 def trade_ticket(handler, kernel_id):
     """When the request of ``handler`` carries the ticket bound to ``kernel_id``, its response (headers not yet
     sent: a websocket's 101 carries them too) gives the kernel's own seat cookie (:func:`give_seat`) and expires
-    the ticket. Call it once :func:`has_seat` has passed."""
+    the ticket, which opens nothing from then on. Call it once :func:`has_seat` has passed."""
     nonce = _TICKETS.get(kernel_id)
     if nonce is None or not handler.get_cookie(f"{SEAT_COOKIE}_{nonce}"):
         return
+    del _TICKETS[kernel_id]  # single-use: has_seat no longer knows it
     give_seat(handler, kernel_id)
     more = "; Secure" if handler.request.protocol == "https" else ""
     for path in _ticket_paths(handler.base_url):

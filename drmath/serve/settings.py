@@ -313,6 +313,16 @@ STARTING_PER_CORE = 1
 process (~0.3 CPU-s to its ``kernel_info`` reply), so one per core keeps every core busy, and a burst's
 first visitors get their kernels first instead of all of them sharing the CPU until the last is ready. [1]"""
 
+SHUTDOWN_WAIT = 5.0
+"""After SIGTERM, longest the server waits for its kernels, its SVG renderer's Chromium and its zygote to shut
+down by themselves before it kills what is left (:mod:`drmath.serve.app`): they took 0.7-2.0 s with a live page,
+a static one and SVGs being drawn. [s]"""
+
+SHUTDOWN_TIMEOUT = 8.0
+"""After SIGTERM, longest the server takes to exit: past it, it kills what runs under it and exits at once,
+whatever it waited for (issue 32: Kubernetes, systemd and HAProxy reloads stop a replica with SIGTERM; the
+server was to be gone within 10 s). [s]"""
+
 # --------------------------------------------------------------------------- issue 24: the static figures as SVG
 
 SVG_MIN_WIDTH = 200

@@ -18,6 +18,9 @@ spec's command, the kernel comes from the zygote instead of ``Popen``:
   its pid is never released to be reused while the server still holds it.
 
 Anything else, or a zygote that failed, is logged and falls back to ``Popen``: a kernel is never refused for it.
+
+When the server stops (SIGTERM, :mod:`drmath.serve.app`), :func:`stop` ends the zygote, and from then on no
+kernel starts, forked or not: one started while the server shuts its kernels down would outlive that shutdown.
 """
 
 import asyncio
@@ -33,7 +36,7 @@ import time
 
 from jupyter_client.provisioning import LocalProvisioner
 
-__all__ = ["ForkProvisioner", "ForkedProcess", "Zygote", "enable", "subreaper"]
+__all__ = ["ForkProvisioner", "ForkedProcess", "Zygote", "enable", "stop", "subreaper"]
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +180,7 @@ class Zygote:
 
 _ENABLED = False
 _ZYGOTE = None  # the task that starts this server's zygote (one per server process)
+_STOPPING = False  # the server is stopping: no kernel starts (stop)
 
 
 def enable(logger=log):
@@ -194,7 +198,7 @@ async def zygote(logger=log):
     """This server's zygote, started on first use (and again if it died); None when not enabled or it failed
     (said on ``logger``)."""
     global _ZYGOTE
-    if not _ENABLED:
+    if not _ENABLED or _STOPPING:
         return None
     failed = _ZYGOTE is not None and _ZYGOTE.done() and (_ZYGOTE.exception() or not _ZYGOTE.result().alive)
     if _ZYGOTE is None or failed:  # a zygote that failed to start, or has exited since, is ended already
@@ -204,6 +208,18 @@ async def zygote(logger=log):
     except (OSError, ValueError) as exc:  # TimeoutError is an OSError
         logger.warning("The kernel zygote did not start (%s): kernels start with Popen", exc)
         return None
+
+
+def stop():
+    """The server is stopping: end its zygote (or the one starting) and start no kernel from now on."""
+    global _STOPPING
+    _STOPPING = True
+    if _ZYGOTE is None:
+        return
+    if not _ZYGOTE.done():
+        _ZYGOTE.cancel()  # Zygote.start ends the process it started as it is cancelled
+    elif not _ZYGOTE.cancelled() and _ZYGOTE.exception() is None:
+        _ZYGOTE.result().stop()
 
 
 class ForkProvisioner(LocalProvisioner):
@@ -235,6 +251,8 @@ class ForkProvisioner(LocalProvisioner):
         return {"args": list(cmd[3:]), "env": env, "cwd": cwd, "niceness": niceness, "title": " ".join(cmd)}
 
     async def launch_kernel(self, cmd, **kwargs):
+        if _STOPPING:
+            raise RuntimeError("the server is stopping: no kernel starts")
         request = self._fork_request(cmd, kwargs)
         forker = await zygote(self.log) if request is not None else None
         if forker is None:
