@@ -33,6 +33,22 @@ settings.load_profile(HYPOTHESIS_PROFILE)
 # --------------------------------------------------------------------------- end of the hypothesis profile
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# --------------------------------------------------------------------------- which tests run alone
+SERIAL = {"test_hostile_frames", "test_hostile_links", "test_shutdown", "test_static_first"}
+"""The modules ``./tasks test`` runs after the others, one test at a time, with nothing beside them: each
+measures what a neighbour on the same two cores would skew (another visitor's wait during an attack, the server's
+CPU-seconds per frame or per link, its RSS, how long it takes to stop, the order in which a page paints). The rest
+run on two workers (pytest-xdist, one module a worker, so a module's server is shared by its tests): they assert
+what happens, not how fast (the kernel cap, the watchdog's endings, a balancer's failover)."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test of a :data:`SERIAL` module ``serial``."""
+    for item in items:
+        if item.path.stem in SERIAL:
+            item.add_marker(pytest.mark.serial)
+# --------------------------------------------------------------------------- end of which tests run alone
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -291,6 +307,50 @@ def run_async(coro):
     if "error" in outcome:
         raise outcome["error"]
     return outcome.get("value")
+
+
+# --------------------------------------------------------------------------- each notebook executed once a run
+EXECUTE_TIMEOUT = 300  # [s] the longest one cell may run on a busy machine
+EXECUTE_REPLY_TIMEOUT = 10  # [s]
+_EXECUTED = {}  # notebook path -> the executed notebook, in this process
+
+
+def executed_notebook(path, tmp_path_factory):
+    """The notebook at ``path`` executed as ``jupyter nbconvert --execute`` runs it (nbclient, widget state kept),
+    once a test run: ``tests/test_export.py`` and ``tests/test_notebook_markdown.py`` read the same execution. Under
+    pytest-xdist the first worker to ask executes it, holding a lock, into the run's temporary directory (shared by
+    the workers); the other waits for the lock and reads it. Do not change what it returns."""
+    import fcntl
+
+    import nbclient
+    import nbformat
+
+    path = Path(path)
+    if path in _EXECUTED:
+        return _EXECUTED[path]
+
+    def execute():
+        nb = nbformat.read(path, as_version=4)
+        nbclient.NotebookClient(nb, timeout=EXECUTE_REPLY_TIMEOUT, timeout_func=lambda cell: EXECUTE_TIMEOUT,
+                                kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+        return nb
+
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        nb = execute()
+    else:  # the workers' temporary directories share the run's
+        shared = tmp_path_factory.getbasetemp().parent / "executed-notebooks"
+        shared.mkdir(exist_ok=True)
+        done = shared / path.name
+        with open(shared / f"{path.name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released as the file closes
+            if done.exists():
+                nb = nbformat.read(done, as_version=4)
+            else:
+                nb = execute()
+                nbformat.write(nb, shared / f"{path.name}.part")
+                os.replace(shared / f"{path.name}.part", done)
+    _EXECUTED[path] = nb
+    return nb
 
 
 def launch_browser(playwright):

@@ -3,8 +3,8 @@
 ``jupyter nbconvert --to html --execute`` is what a reader runs to keep a notebook; the HTML it writes must show
 every figure the notebook makes with no network. The export runs here as that command does, in two steps, so the
 figures the notebook makes can be counted from the executed notebook: nbclient executes it (what ``--execute``
-runs), then nbconvert's ``HTMLExporter`` writes it (what ``--to html`` runs). The notebooks export in parallel,
-two at a time.
+runs; :func:`conftest.executed_notebook`, the execution ``tests/test_notebook_markdown.py`` reads too), then
+nbconvert's ``HTMLExporter`` writes it (what ``--to html`` runs). The notebooks export in parallel, two at a time.
 
 Each HTML is then opened in headless Chromium from disk with every request that leaves the file refused: each
 figure must draw (a plotly graph with its SVG). What the HTML asks of other hosts is listed and must be nbconvert's
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import CHROMIUM
+from conftest import CHROMIUM, executed_notebook
 
 from drmath.offline import PLOTLY_MIMETYPE
 
@@ -29,11 +29,6 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-TIMEOUT = 300
-"""Seconds a cell may run on a busy machine. [s]"""
-REPLY_TIMEOUT = 10
-"""Seconds to wait for the kernel's info reply before running the cells anyway: on a busy machine that reply is
-sometimes lost, and nbclient would otherwise wait a whole cell timeout for it (as tests/test_notebook_markdown.py)."""
 TEMPLATE_FETCHES = ("cdnjs.cloudflare.com/ajax/libs/mathjax/", "cdnjs.cloudflare.com/ajax/libs/require.js/",
                    "unpkg.com/@jupyter-widgets/html-manager@")
 """What nbconvert's own ``lab`` template loads from a CDN whatever the notebook holds (its MathJax for the
@@ -60,16 +55,12 @@ class _Fetches(HTMLParser):
             self.urls.append(attrs["href"])
 
 
-def _export(notebook, out):
-    """Execute ``notebook`` as ``jupyter nbconvert --execute`` does (nbclient, widget state kept), then write its
-    HTML with nbconvert's ``HTMLExporter`` (``--to html``); the executed notebook and the HTML's path."""
-    import nbclient
-    import nbformat
+def _export(notebook, out, tmp_path_factory):
+    """``notebook`` executed as ``jupyter nbconvert --execute`` does, then its HTML written with nbconvert's
+    ``HTMLExporter`` (``--to html``); the executed notebook and the HTML's path."""
     from nbconvert import HTMLExporter
 
-    nb = nbformat.read(notebook, as_version=4)
-    nbclient.NotebookClient(nb, timeout=REPLY_TIMEOUT, timeout_func=lambda cell: TIMEOUT, kernel_name="python3",
-                            resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    nb = executed_notebook(notebook, tmp_path_factory)
     html, _ = HTMLExporter().from_notebook_node(nb, resources={"metadata": {"name": notebook.stem}})
     path = out / notebook.with_suffix(".html").name
     path.write_text(html)
@@ -84,7 +75,8 @@ def exported(request, tmp_path_factory):
     notebooks = [nb for nb in NOTEBOOKS if nb.name in wanted]
     out = tmp_path_factory.mktemp("export")
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip([nb.name for nb in notebooks], pool.map(lambda nb: _export(nb, out), notebooks)))
+        exports = pool.map(lambda nb: _export(nb, out, tmp_path_factory), notebooks)
+        return dict(zip([nb.name for nb in notebooks], exports))
 
 
 def figures_made(nb):

@@ -262,6 +262,11 @@ def chromium_cpu(process, seen):
     return sum(seen.values())
 
 
+LOOP = 10
+"""How long the client loops over the rungs [s]: before the budgets its Chromium drew back to back at ~0.9 core plus
+its start (145 SVGs for 25.8 CPU-s in 20 s); within them it draws one client's 4 layouts and rests."""
+
+
 @pytest.mark.slow
 def test_one_client_looping_over_the_svg_rungs_is_held_to_its_budget(server):
     from drmath.serve.static_dashboard import static_dashboard
@@ -287,12 +292,12 @@ def test_one_client_looping_over_the_svg_rungs_is_held_to_its_budget(server):
     start, seen = time.monotonic(), {}
     base = chromium_cpu(process, seen)
     try:
-        while time.monotonic() - start < 20:
+        while time.monotonic() - start < LOOP:
             for one, link in layouts:
                 ask(one, link)
                 chromium_cpu(process, seen)
                 time.sleep(0.02)
-                if time.monotonic() - start >= 20:
+                if time.monotonic() - start >= LOOP:
                     break
         burnt = chromium_cpu(process, seen) - base
     finally:
@@ -304,7 +309,7 @@ def test_one_client_looping_over_the_svg_rungs_is_held_to_its_budget(server):
     drawn -= set().union(*(jobs(one, link, figures) for one, link in prerendered))  # the server's own, at start
     if "no SVG renderer here" in server["log"].read_text():
         pytest.skip("the SVG renderer's Chromium did not start on this machine")
-    assert burnt < 8.0, f"the SVG renderer's Chromium used {burnt:.1f} CPU-s in 20 s ({len(drawn)} SVGs drawn)"
+    assert burnt < 8.0, f"the SVG renderer's Chromium used {burnt:.1f} CPU-s in {LOOP} s ({len(drawn)} SVGs drawn)"
     most = settings.SVG_CLIENT_LAYOUTS * len(figures)
-    assert 1 <= len(drawn) <= most, f"{len(drawn)} SVGs drawn for one client in 20 s"
+    assert 1 <= len(drawn) <= most, f"{len(drawn)} SVGs drawn for one client in {LOOP} s"
     assert visitor.worst(start) < ANSWER, f"another visitor waited {visitor.worst(start):.1f} s"

@@ -7,25 +7,24 @@ Money outside math is written by :func:`drmath.formatting.markdown_text`, which 
 in a span); ``\$`` is not enough, as JupyterLab's Markdown renderer drops the backslash before MathJax reads the
 page. This test reads the sources and outputs; ``tests/test_rendered_text.py`` reads the page Voilà renders.
 
-This module executes each notebook once (in parallel kernels, each with a timeout), collects the
+This module reads each notebook executed (:func:`conftest.executed_notebook`, two at a time), collects the
 Markdown cells and the ``text/markdown`` and ``text/html`` outputs, and fails on every dollar that is
 not in a balanced ``$…$`` or ``$$…$$`` span holding TeX.
 """
 
 import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from conftest import executed_notebook
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-TIMEOUT = 120
-"""Seconds a cell may run; the notebooks take about 25 s in all."""
-REPLY_TIMEOUT = 10
-"""Seconds to wait for the kernel's info reply before running the cells anyway: on a busy machine that
-reply is sometimes lost, and nbclient would otherwise wait a whole cell timeout for it."""
 
 _CODE = re.compile(r"^(```|~~~).*?^\1[^\n]*$|(`+)(?:(?!\2).)+?\2", re.S | re.M)
 _TOKEN = re.compile(r"\\\\|\\\$|\$\$|\$")
@@ -139,22 +138,12 @@ def texts(nb):
                     yield f"cell {index} html", "html", part
 
 
-def _execute(path):
-    import nbclient
-    import nbformat
-
-    nb = nbformat.read(path, as_version=4)
-    nbclient.NotebookClient(nb, timeout=REPLY_TIMEOUT, timeout_func=lambda cell: TIMEOUT, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}}).execute()
-    return nb
-
-
 @pytest.fixture(scope="module")
-def executed():
+def executed(tmp_path_factory):
     """Each notebook executed once, two kernels at a time."""
     pytest.importorskip("nbclient")
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(NOTEBOOKS, pool.map(_execute, NOTEBOOKS)))
+        return dict(zip(NOTEBOOKS, pool.map(lambda path: executed_notebook(path, tmp_path_factory), NOTEBOOKS)))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
