@@ -36,6 +36,7 @@ SCRIPTS = {  # name: the script and its arguments
     "solve": ["bench_solve.py"],
     "calibrate": ["bench_calibrate.py"],
     "frames": ["bench_frames.py"],
+    "links": ["bench_links.py"],  # issue 32: 5,000 distinct share links, the server's RSS
     "uncertainty": ["bench_uncertainty.py"],
 }
 
