@@ -35,18 +35,22 @@ settings.load_profile(HYPOTHESIS_PROFILE)
 ROOT = Path(__file__).resolve().parent.parent
 
 # --------------------------------------------------------------------------- which tests run alone
-SERIAL = {"test_hostile_frames", "test_hostile_links", "test_shutdown", "test_static_first"}
-"""The modules ``./tasks test`` runs after the others, one test at a time, with nothing beside them: each
-measures what a neighbour on the same two cores would skew (another visitor's wait during an attack, the server's
-CPU-seconds per frame or per link, its RSS, how long it takes to stop, the order in which a page paints). The rest
-run on two workers (pytest-xdist, one module a worker, so a module's server is shared by its tests): they assert
-what happens, not how fast (the kernel cap, the watchdog's endings, a balancer's failover)."""
+SERIAL = {"test_static_first": ("test_the_static_page_paints_its_text_and_the_figures_on_screen_before_those_below",
+                                 "test_the_live_page_takes_the_static_pages_boxes_and_no_figure_is_ever_blank",
+                                 "test_the_static_dashboards_figures_are_the_servers_svgs_and_plotly_waits_for_the_"
+                                 "first_paint")}
+"""Module -> the tests ``./tasks test`` runs after the others, one at a time, with nothing beside them: they assert
+the order in which a page paints and whether a figure is ever blank on an animation frame, which a neighbour on the
+same two cores can reorder. The rest run on two workers (pytest-xdist, one module a worker, so a module's server is
+shared by its tests), the attacks of ``test_hostile_*`` and the stop of ``test_shutdown`` too: their bounds (another
+visitor's answer within 1 s, the server's CPU-seconds and RSS, a stop within 10 s) held with a benchmark loading
+the machine beside them, and each measures the server's own process."""
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test of a :data:`SERIAL` module ``serial``."""
+    """Mark every test named in :data:`SERIAL` ``serial``."""
     for item in items:
-        if item.path.stem in SERIAL:
+        if getattr(item, "originalname", item.name) in SERIAL.get(item.path.stem, ()):
             item.add_marker(pytest.mark.serial)
 # --------------------------------------------------------------------------- end of which tests run alone
 CHROMIUM = "/usr/bin/chromium"
