@@ -46,6 +46,11 @@ JSON 100k deep x1         aborted, no close code (RecursionError)     closed 400
 costliest passing x60     1.4 ms/frame, visitor 0.61 s                3.7-7.7 ms/frame (two runs), 0.03-0.10 s
 ========================  ==========================================  =========================================
 
+Last, with ``--issue 32`` (or no ``--issue``) and no ``--only``, the links that cost a render (``run_links``): 40
+spellings of one scenario and 8 navigations to the issue's ~7,600- and ~7,970-year runs on a fresh server, each
+printed beside its figure before the bounds (measured so: 0.25 CPU-s; 0.24 CPU-s and +1 MB; another visitor's
+slowest answer 0.17 s).
+
 Before the bounds the costliest passing frame was 60 KiB of ``[[],[],…]`` and 900 KiB in one buffer: 28.3
 ms/frame and 3.2 s for the visitor; it is refused now (over ``MAX_JSON_CONTAINERS``).
 """
@@ -161,6 +166,38 @@ def run_costly(name, make, count, log_dir):
         stop_voila(proc)
 
 
+def run_links(log_dir):
+    """Issue 32's links that cost a render, on a fresh server: 40 spellings of one scenario, then 8 navigations to the
+    issue's ~7,600- and ~7,970-year runs, while a second visitor's requests are timed. Their rows, before and after."""
+    import psutil
+    from hostile import cpu_seconds
+    from test_hostile_links import LONG_RUN, PAST_9999, navigate
+
+    proc, url, _ = start_voila(Path(log_dir) / "links.log", pool_size=1, extra=["--max-kernels=2"])
+    try:
+        server = psutil.Process(proc.pid)
+        visitor = SecondVisitor(url)
+        start = time.monotonic()
+        navigate(url, "training.gpus=3000")
+        cpu = cpu_seconds(server)
+        for n in range(1, 41):
+            navigate(url, "training.gpus=3000" + "&" * n)
+        spellings = cpu_seconds(server) - cpu
+        cpu, rss = cpu_seconds(server), server.memory_info().rss
+        for link in (LONG_RUN, PAST_9999):
+            for n in range(4):
+                navigate(url, link + "&" * n, timeout=30)
+        long_cpu, long_rss = cpu_seconds(server) - cpu, server.memory_info().rss - rss
+        worst = visitor.worst(start)
+        visitor.stop()
+    finally:
+        stop_voila(proc)
+    return [("40 spellings of one link", f"{spellings:.2f} CPU-s", "4.1 CPU-s (a render each)"),
+            ("8 long-run links", f"{long_cpu:.2f} CPU-s, RSS {long_rss / MB:+.0f} MB",
+             "9.6 CPU-s, +146 MB (OverflowError on each of the ~7,970-year ones)"),
+            ("another visitor meanwhile", f"slowest answer {worst:.2f} s", "14.7 s (16 long-run links)")]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--counts", type=float, nargs="+", default=[1e6, 2e7, 1e9])
@@ -188,6 +225,11 @@ def main(argv=None):
             record("costly frames: server CPU per frame", f"{per_frame * 1e3:.1f} ms", "<= 20 ms", per_frame <= 0.02,
                    note=f"{len(costly)} attacks of issue 32, the worst")
             record("costly frames: another visitor's slowest answer", f"{worst:.2f} s", "< 1 s", worst < 1)
+        if args.issue != 19 and not args.only:
+            print("\nLinks (issue 32; 5,000 distinct links: bench/bench_links.py; the SVG loop: "
+                  "tests/test_hostile_links.py; hostile incident logs: bench/bench_calibrate.py)")
+            for name, after, before in run_links(log_dir):
+                print(f"{name:<28} now: {after:<32} before: {before}", flush=True)
         for name, protocol, frame, binary in attacks(args.counts) if args.issue != 32 else ():
             if args.only and args.only not in name:
                 continue
