@@ -76,9 +76,9 @@ def test_a_page_still_rendering_keeps_its_seat_past_the_connect_timeout():
     def kernel(seconds_since_output):
         return types.SimpleNamespace(last_activity=utcnow() - datetime.timedelta(seconds=seconds_since_output))
 
-    assert manager._verdict("rendering", kernel(2), claimed, now, None, None) is None
-    assert manager._verdict("bot", kernel(35), claimed, now, None, None) == "unclaimed"
-    assert manager._verdict("new", kernel(35), now - 5, now, None, None) is None  # a pooled kernel just taken
+    assert manager._verdict("rendering", kernel(2), claimed, now) is None
+    assert manager._verdict("bot", kernel(35), claimed, now) == "unclaimed"
+    assert manager._verdict("new", kernel(35), now - 5, now) is None  # a pooled kernel just taken
 
 
 def test_the_page_templates_are_compiled_once_per_server_not_once_per_page(monkeypatch):

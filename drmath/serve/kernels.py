@@ -420,7 +420,7 @@ class GraceKernelManager(AsyncMappingKernelManager):
             kernel = self._kernels.get(kernel_id)
             if kernel is None or kernel_id in self._ending:
                 continue
-            reason = self._verdict(kernel_id, kernel, claimed, now, None, None)
+            reason = self._verdict(kernel_id, kernel, claimed, now)
             if reason == "unclaimed":
                 await self.shutdown_kernel(kernel_id, now=True)
             elif reason is not None:
@@ -439,11 +439,9 @@ class GraceKernelManager(AsyncMappingKernelManager):
             return "cpu"
         return None
 
-    def _verdict(self, kernel_id, kernel, claimed, now, rss, used):
-        """Why the watchdog must act on ``kernel_id`` now (a key of SESSION_END, or ``"unclaimed"``), or None."""
-        over = self._over_limits(kernel_id, rss, used)
-        if over is not None:
-            return over
+    def _verdict(self, kernel_id, kernel, claimed, now):
+        """Why the watchdog must act on ``kernel_id``'s page now (a key of SESSION_END, or ``"unclaimed"``), or None
+        (its memory and CPU are :meth:`watch_usage`'s)."""
         if CONNECTIONS.get(kernel_id):
             return None
         connected = getattr(kernel, "drmath_connected", None)  # when its page's websocket last went [monotonic]
