@@ -316,6 +316,51 @@ def test_a_socket_to_a_kernel_that_shut_itself_down_is_refused_at_once(server):
     assert status in (403, 404) and took < 2, f"the socket got {status} after {took:.1f} s"
 
 
+IMAGE = {"_model_name": "ImageModel", "_model_module": "@jupyter-widgets/controls", "_model_module_version": "2.0.0",
+         "_view_name": "ImageView", "_view_module": "@jupyter-widgets/controls", "_view_module_version": "2.0.0"}
+
+
+def test_a_legacy_socket_gets_a_kernel_message_with_buffers_and_the_server_goes_on(server):
+    """A page's reconnect without the v1 subprotocol (its first socket never opened) speaks the legacy format; a
+    kernel message with buffers goes to it in the legacy binary format. Voilà read that message's first 8 bytes as
+    a v1 count of offsets (~8.6e17) and the server's event loop never came back (found in CI, on a loaded machine)."""
+    from jupyter_server.services.kernels.connection.base import deserialize_binary_message, serialize_msg_to_ws_v1
+
+    url = server["url"]
+    kernel_id, cookie, _ = open_page(url)
+
+    async def echo_to_legacy():
+        legacy = await connect(url, kernel_id, cookie, "legacy", session="reconnected")
+        page = await connect(url, kernel_id, cookie)
+        comm_id = uuid.uuid4().hex
+        for msg_type, content, buffer in [
+                ("comm_open", {"comm_id": comm_id, "target_name": "jupyter.widget",
+                               "data": {"state": IMAGE, "buffer_paths": [["value"]]}}, b"x" * 100),
+                ("comm_msg", {"comm_id": comm_id, "data": {"method": "update", "state": {},
+                                                           "buffer_paths": [["value"]]}}, b"y" * 100)]:
+            msg = message(msg_type, content)
+            parts = [json.dumps(msg[k]).encode() for k in ("header", "parent_header")]
+            parts += [json.dumps({"version": "2.1.0"}).encode(), json.dumps(content).encode(), buffer]
+            await page.write_message(serialize_msg_to_ws_v1(parts, "shell"), binary=True)
+        deadline = time.monotonic() + 30  # the kernel echoes the update, with its buffer, to every socket
+        try:
+            while time.monotonic() < deadline:
+                raw = await asyncio.wait_for(legacy.read_message(), deadline - time.monotonic())
+                if isinstance(raw, bytes):
+                    return deserialize_binary_message(raw)
+        except TimeoutError:
+            return None
+        finally:
+            legacy.close()
+            page.close()
+
+    got = run_async(echo_to_legacy())
+    assert got is not None, "no message with buffers reached the legacy socket within 30 s"
+    assert got["content"]["data"]["method"] == "echo_update" and len(got["buffers"][0]) == 100  # the image, whole
+    status, _, _ = http(url + "voila/static/")
+    assert status == 404  # the server answers on
+
+
 # --------------------------------------------------------------------------- 4. a seat belongs to its visitor
 
 

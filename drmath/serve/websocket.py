@@ -37,7 +37,7 @@ from tornado.ioloop import IOLoop
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
 from . import settings
-from .frames import DROPPED_CHANNELS, FrameError, check_frame
+from .frames import DROPPED_CHANNELS, V1, FrameError, check_frame
 from .handlers import PlainErrors, cut
 from .kernels import restore_priority
 from .sessions import CONNECTIONS, SESSION_END, has_seat, trade_ticket
@@ -215,6 +215,20 @@ class KernelSessionWebsocketHandler(PlainErrors, VoilaKernelWebsocketHandler):
 
             protocol.close = close_noting_size
         return protocol
+
+    def write_message(self, message, binary=False):
+        """Send a kernel's message to the page.
+
+        Voilà's ``write_message`` drops ``execute_input`` by reading every binary message's header as the v1 format
+        does: its first 8 bytes (little-endian) are the count of offsets it then reads one by one. A socket without
+        the v1 subprotocol gets the legacy binary format (a kernel message with buffers), whose first 8 bytes read
+        that way are ~8.6e17: the server's event loop never came back, for every visitor. The page's own reconnect
+        takes the legacy format when its first socket never opened, so a loaded server froze itself (found in CI).
+        A legacy binary message carries buffers, which ``execute_input`` never does: it goes out unread.
+        """
+        if isinstance(message, bytes) and self.selected_subprotocol != V1:
+            return super(VoilaKernelWebsocketHandler, self).write_message(message, binary)
+        return super().write_message(message, binary)
 
     async def on_message(self, message):
         """Handle one frame, then yield to the event loop before tornado reads the next (it awaits this)."""
