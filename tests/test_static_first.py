@@ -156,8 +156,14 @@ def free_seat(url, kernel_id, cookies):
         conn.close()
 
 
-def leave(page, context, url):
-    """Close a test's page, its seat free for the next test.
+KERNEL_JS = """() => { const c = document.getElementById('jupyter-config-data');
+                        return c ? JSON.parse(c.textContent).kernelId : null; }"""
+# the page's kernel id, once the live page has it (null before)
+
+
+def leave(page, context, url, live=True):
+    """Close a test's page, its seat free for the next test; ``live``: the page is going live (a seat was free
+    while it waited in line), so its kernel id is waited for (at most 30 s).
 
     The page's tab-close beacon shuts its kernel down, but a beacon still in flight when the test closes the
     browser context can be lost; the kernel then holds the server's one visitor seat until it is culled as idle
@@ -165,11 +171,13 @@ def leave(page, context, url):
     beside test_wire.py). So the page's kernel is shut down first, as its page may, with its seat cookie and
     XSRF token, while the page still holds it: the answer is 204 and nothing else. (Shut down after the page
     closed, the kernel may be gone by its beacon already, and a kernel the server does not know gets the same
-    403 as a request without its seat.)"""
+    403 as a request without its seat.) A page that has just been given a seat may not know its kernel yet: left
+    then, its kernel held the seat until its websocket was overdue, and the next test's :func:`hold_seat` waited
+    ~58 s (three tests of the serial phase in each run of ``./tasks test``)."""
     try:
-        kernel = page.evaluate("""() => { const c = document.getElementById('jupyter-config-data');
-                                          return c ? JSON.parse(c.textContent).kernelId : null; }""")
-    except Exception:  # noqa: BLE001 - a page that crashed or is navigating: its seat comes back by itself
+        kernel = page.wait_for_function(KERNEL_JS, timeout=30_000, polling=100).json_value() if live else \
+            page.evaluate(KERNEL_JS)
+    except Exception:  # noqa: BLE001 - a page that crashed, is navigating or never went live: its seat comes back
         kernel = None
     cookies = {c["name"]: c["value"] for c in context.cookies()}
     try:
@@ -362,7 +370,9 @@ def test_the_static_page_paints_its_text_and_the_figures_on_screen_before_those_
     first paint (or for the reader to come near it): a phone, whose first screen holds the headline cards and
     no figure, paints them without waiting for plotly.js, and every figure still comes without a scroll. Drawn
     as they came, the twelve figures held up a phone's first paint by about 0.4 s (one browser, idle server).
-    The server's SVGs of the dashboard's figures (drmath.serve.figure_svg) come together, with its answer."""
+    The server's SVGs of the dashboard's figures (drmath.serve.figure_svg) come together, with its answer: those
+    it draws at start, waited for (first in its module, the test ran ~4 s after the server started, before them)."""
+    assert default_svgs(server["url"], width)[2], "the server did not draw the default's SVGs for this window"
     held = hold_seat(server["url"])
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
@@ -581,7 +591,7 @@ def test_a_width_the_server_has_not_drawn_is_drawn_by_plotly_then_by_the_server_
                                        ".every(g => g.querySelector('.main-svg'))", timeout=60_000, polling=100)
                 shown = page.evaluate(SVG_JS)
             finally:
-                leave(page, context, server["url"])
+                leave(page, context, server["url"], live=False)  # the seat is held: it stays static
             if visit == "first":
                 assert [by_plotly for _, svg, by_plotly, *_ in shown if not svg]  # some drawn by plotly.js
                 assert default_svgs(server["url"], 1000)[2]  # and now drawn by the server
