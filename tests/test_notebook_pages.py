@@ -98,7 +98,7 @@ SHOWN_JS = """window.__shown = {cells: null, box: null, status: null};
 (function poll() {
   const s = window.__shown, cells = document.getElementById('rendered_cells');
   const box = document.getElementById('drmath-preview');
-  if (box && !s.status) s.status = box.querySelector('[role=status]').textContent.replace(/\\s+/g, ' ').trim();
+  if (box && !s.status) s.status = box.querySelector('[role=status]').innerText.replace(/\\s+/g, ' ').trim();
   if (s.cells === null && cells && cells.style.display !== 'none') s.cells = performance.now();
   if (s.cells !== null && !box) { s.box = performance.now(); return; }
   requestAnimationFrame(poll);
