@@ -13,11 +13,29 @@ Only numpy is imported here; pandas, plotly and ipywidgets load where they are u
 """
 
 from . import checkpoint, cost, presets, recovery, reliability, replication, training, units
-from ._plan import Plan, compare, plan, sweep
+from ._explain import Explanation
+from ._plan import Plan, compare, explain, plan, sweep
 from ._solve import Solution, solve
 from ._uncertainty import Bands, uncertainty
 from .scenario import Scenario
 
-__all__ = ["Scenario", "Plan", "plan", "sweep", "solve", "Solution", "uncertainty", "Bands", "compare", "units",
-           "presets", "training", "checkpoint", "replication", "reliability", "recovery", "cost"]
+__all__ = ["Scenario", "Plan", "plan", "explain", "Explanation", "sweep", "solve", "Solution", "uncertainty", "Bands",
+           "compare", "units", "presets", "training", "checkpoint", "replication", "reliability", "recovery", "cost"]
 __version__ = "0.1.0"
+
+SUBMODULES = ("calibrate", "drills", "simulate", "scenario", "scenario_io", "quantities", "formatting", "diagrams",
+              "comparison", "answer", "offline", "report", "cli", "viz", "dashboard", "serve")
+"""The public modules ``import drmath`` does not load (each loads pandas, plotly, ipywidgets or the server's
+libraries, or is used by few): ``drmath.calibrate`` and the like import them on first use, as scipy does."""
+
+
+def __getattr__(name):
+    if name in SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(SUBMODULES))

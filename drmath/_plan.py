@@ -13,7 +13,8 @@ steps before it produced, and calls the formulas of one module.
 
 Every output is declared once, in :mod:`drmath.quantities`; :class:`Plan` has
 one field per quantity, and :meth:`Plan.explain` renders the quantity's
-registered formula with this plan's numbers substituted (through :mod:`drmath.explain`).
+registered formula with this plan's numbers substituted (through ``drmath._explain``); :func:`explain` does the
+same for a scenario, or for the seed case.
 :func:`drmath.solve` (in ``drmath._solve``) searches the same steps for the cheapest design.
 
 This module is private, as scikit-learn's are: its public names are handed on from :mod:`drmath`
@@ -28,13 +29,13 @@ import math
 import numpy as np
 
 from . import checkpoint, cost, presets, recovery, reliability, replication, training
+from ._explain import Explanation, _explain, _fill
 from ._validate import short_repr
-from .explain import Explanation, _explain, _fill
 from .formatting import format_quantity
 from .quantities import _TARGETS, PLAN_FIELDS, QUANTITIES, SCALARS, TABLES
 from .scenario import FIELDS, Scenario, _split
 
-__all__ = ["Plan", "plan", "sweep", "Sweep", "compare", "STEPS", "COLLAPSED"]
+__all__ = ["Plan", "plan", "explain", "sweep", "Sweep", "compare", "STEPS", "COLLAPSED"]
 
 COLLAPSED = ("ettr", "tokens", "time_to_train")
 """What a collapsed goodput leaves without meaning: :meth:`Plan.format` shows ``"collapsed"`` there (the run's
@@ -446,6 +447,39 @@ def plan(scenario=None):
         raise TypeError(f"plan() needs a Scenario, got {type(scenario).__name__}")
     out = _derive(scenario.flat())
     return Plan(scenario=scenario, **{f.name: _py(out[f.name]) for f in dataclasses.fields(Plan)[1:]})
+
+
+def explain(*names, of=None):
+    """The worked derivation of one or more quantities, as Markdown with LaTeX.
+
+    Parameters
+    ----------
+    *names : str
+        Plan quantities, e.g. ``"rpo_site"`` (``Plan`` lists them).
+    of : Plan or Scenario, optional
+        Whose numbers: a plan, or a scenario to plan; the seed case when omitted.
+
+    Returns
+    -------
+    text : Explanation
+        The formula, the inputs substituted with units, and the result; a ``str`` that Jupyter renders
+        as Markdown. The same as ``plan(of).explain(*names)``.
+
+    Raises
+    ------
+    ValueError
+        If no name is given, or a name is not a plan quantity (the message lists them).
+
+    Examples
+    --------
+    >>> print(explain("mtbf").splitlines()[0])
+    **Cluster MTBF: 6.33 h**
+    >>> print(explain("mtbf", of=Scenario().with_changes({"training.gpus": 16_384})).splitlines()[0])
+    **Cluster MTBF: 3.09 h**
+    """
+    if of is not None and not isinstance(of, (Plan, Scenario)):
+        raise TypeError(f"explain(of=...) needs a Plan or a Scenario, got {type(of).__name__}")
+    return (of if isinstance(of, Plan) else plan(of)).explain(*names)
 
 
 # --------------------------------------------------------------------------- sweeps and comparisons

@@ -20,13 +20,14 @@ def test_no_module_is_named_like_an_exported_function():
 
 @pytest.mark.parametrize("path", ["drmath.Plan", "drmath.sweep", "drmath.compare", "drmath.solve",
                                   "drmath.Solution", "drmath._plan.STEPS", "drmath._plan.Plan",
-                                  "drmath._solve.Solution", "drmath._solve.SEARCHED", "drmath.explain.Explanation"])
+                                  "drmath._solve.Solution", "drmath._solve.SEARCHED", "drmath.Explanation",
+                                  "drmath._explain.Explanation", "drmath.explain"])
 def test_documented_paths_resolve(path):
     assert pydoc.locate(path) is not None
 
 
 def test_the_plan_modules_import_as_modules():
-    code = ("import drmath._plan as p, drmath._solve as s, drmath.explain as e; "
+    code = ("import drmath._plan as p, drmath._solve as s, drmath._explain as e; "
             "print(p.STEPS[0][0], s.Solution.__name__, e.Explanation.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["checkpoint", "Solution", "Explanation"]

@@ -8,8 +8,8 @@ import pytest
 
 import drmath
 from drmath import Plan, Scenario, plan, quantities
+from drmath._explain import _PLACEHOLDER, Explanation
 from drmath._plan import STEPS
-from drmath.explain import _PLACEHOLDER, Explanation
 from drmath.formatting import KINDS, markdown_text
 from drmath.quantities import CARDS, COMPARED, GROUPS, QUANTITIES, SCALARS, TABLES
 
