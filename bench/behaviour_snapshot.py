@@ -27,9 +27,9 @@ _SCRIPT = re.compile(r"<script\b.*?</script>", re.S)
 
 
 def _scenarios():
-    from drmath import scenario_io
+    from drmath.io import scenarios
 
-    return {path.stem: scenario_io.load(path) for path in scenario_io.shipped_scenarios().values()}
+    return {path.stem: scenarios.load(path) for path in scenarios.shipped_scenarios().values()}
 
 
 def _explanations(p):

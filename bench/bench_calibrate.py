@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import numpy as np  # noqa: E402
 from _figures import record  # noqa: E402
 
-from drmath.calibrate import read_incidents  # noqa: E402
+from drmath.io.incidents import read_incidents  # noqa: E402
 
 CAUSES = np.array(["Faulty GPU", "GPU HBM3 Memory", "Software Bug", "Network Switch/Cable", "Host Maintenance"])
 

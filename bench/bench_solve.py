@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _figures import record  # noqa: E402
 
-from drmath import Scenario, scenario_io, solve  # noqa: E402
+from drmath import Scenario, solve
+from drmath.io import scenarios  # noqa: E402
 
 TARGETS = {"requirements.rpo_site": 15 * 60.0, "requirements.rto_site": 4 * 3600.0}
 RATE_SPREAD = {"uncertainty.failures.gpu_failure_rate": (3e-9, 1e-8)}
@@ -60,7 +61,7 @@ def main(argv=None):
 
 def confident(repeat):
     """solve(seed with an interval on the failure rate, confidence=0.95): 2,000 draws, common to every design."""
-    scenario = scenario_io.seed().replace(**RATE_SPREAD)
+    scenario = scenarios.seed().replace(**RATE_SPREAD)
     start = time.perf_counter()
     solution = solve(scenario, confidence=0.95)
     first = time.perf_counter() - start

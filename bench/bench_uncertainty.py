@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _figures import record  # noqa: E402
 
 import drmath  # noqa: E402
-from drmath import scenario_io  # noqa: E402
+from drmath.io import scenarios  # noqa: E402
 
 SPREADS = {"uncertainty.failures.gpu_failure_rate": (2e-7 / 3600, 4e-7 / 3600),
            "uncertainty.failures.launch_time": {"low": 120.0, "high": 600.0, "distribution": "uniform"}}
@@ -32,7 +32,7 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--draws", type=int, default=2000)
     args = parser.parse_args(argv)
-    scenario = scenario_io.seed().replace(**SPREADS)
+    scenario = scenarios.seed().replace(**SPREADS)
     start = time.perf_counter()
     bands = drmath.uncertainty(scenario, draws=args.draws)
     first = time.perf_counter() - start

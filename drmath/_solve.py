@@ -100,7 +100,7 @@ class Solution:
 
 def _flag_text(path, value):
     """A value as text that reads back to exactly the same number (units where they are exact)."""
-    from .scenario_io import parse_value
+    from .io.scenarios import parse_value
 
     if value is None:
         return "unset"

@@ -1,6 +1,6 @@
 """A scenario's spreads as text: the ``[uncertainty]`` table of a scenario file and the share link's pairs.
 
-Thin, as :mod:`drmath.scenario_io` is: nothing here derives a number. A spread
+Thin, as :mod:`drmath.io.scenarios` is: nothing here derives a number. A spread
 (:class:`drmath.scenario.Spread`) is written in a file as
 
 .. code-block:: toml
@@ -15,7 +15,7 @@ share link as ``uncertainty.failures.gpu_failure_rate=LOW,HIGH,DISTRIBUTION[,CON
     >>> from drmath.scenario import Spread
     >>> query_text(Spread(1e-10, 2e-10))
     '1e-10,2e-10,lognormal'
-    >>> from drmath.scenario_io import parse_value
+    >>> from drmath.io.scenarios import parse_value
     >>> from_query_text("failures.gpu_failure_rate", "1e-10,2e-10,lognormal", parse_value)
     {'low': 1e-10, 'high': 2e-10, 'distribution': 'lognormal'}
 """
@@ -33,7 +33,7 @@ _KEYS = ("low", "high", "distribution", "confidence")
 
 def changes_of_table(table, parse):
     """The ``[uncertainty]`` table of a file as flat changes ``{"uncertainty.<path>": {low, high, ...}}``; ``parse``
-    reads a bound given as text (:func:`drmath.scenario_io.parse_value`)."""
+    reads a bound given as text (:func:`drmath.io.scenarios.parse_value`)."""
     if not isinstance(table, dict):
         raise ValueError(f"{TABLE} must be a table ([{TABLE}]), got {type(table).__name__}")
     changes = {}

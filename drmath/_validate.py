@@ -247,3 +247,47 @@ def broadcasting(func):
         with np.errstate(divide="ignore", over="ignore"):  # IEEE: x/0 = inf, overflow = inf
             return as_output(func(*args, **kwargs))
     return wrapper
+
+
+# C0 and C1 controls, DEL, and the format characters that reorder or break a line of text (bidirectional
+# embeddings, overrides and isolates; the line and paragraph separators): shown as their Python escapes.
+_HIDDEN = [*range(0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F),
+           *range(0x2066, 0x206A)]
+_VISIBLE = str.maketrans({code: repr(chr(code))[1:-1] for code in _HIDDEN})
+
+
+def visible(text):
+    r"""Text from a file, or a file's name, as a terminal or a page may show it: every control character escaped.
+
+    An ESC, BEL or OSC sequence printed raw retitles or clears a terminal, or writes its clipboard (OSC 52);
+    a bidirectional override reorders what a reader sees. Each such character becomes its escape, visibly.
+
+    Parameters
+    ----------
+    text : str
+        A file's name, a cell, a column's name. [1]
+
+    Returns
+    -------
+    text : str
+        ``text`` with each C0 or C1 control character, DEL, bidirectional control and line or paragraph
+        separator written as its Python escape (``\x1b``, ``\u202e``); other text unchanged. [1]
+
+    Examples
+    --------
+    >>> print(visible("log\x1b]0;owned\x07.csv"))
+    log\x1b]0;owned\x07.csv
+    >>> visible("ok.csv")
+    'ok.csv'
+    """
+    return text.translate(_VISIBLE)
+
+
+def visible_list(names, between=", "):
+    r"""Names (or conditions) for a message: one line, its control characters escaped (:func:`visible`), its length
+    capped at 1,000 characters (:func:`clip`).
+
+    >>> print(visible_list(["cause=GPU", "scope=node\x1b"], " and "))
+    cause=GPU and scope=node\x1b
+    """
+    return clip(visible(between.join(names)), 1000)

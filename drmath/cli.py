@@ -13,7 +13,7 @@ that ships with drmath (:func:`scenario_path`): ``drmath compare seed llama3-405
 ``drmath plan base.toml fleet.toml`` merges several: later files override earlier ones, field by
 field (:func:`load_merged`), so a fragment written by ``drmath calibrate -o`` applies over a scenario.
 Only regular files (and standard input) are read, each up to a size ceiling, and
-``-o`` keeps an existing file's mode (:mod:`drmath._files`).
+``-o`` keeps an existing file's mode (:mod:`drmath.io.files`).
 
 Errors in a file or a value exit with status 2 and one line naming the file or
 the field; never a traceback. ``drmath solve`` exits with status 1 when no searched design
@@ -28,13 +28,14 @@ import re
 import sys
 from pathlib import Path
 
-from . import _files, _resources, _spread_text, scenario_io
+from . import _resources, _spread_text
 from ._plan import plan
 from ._validate import clip, short_repr
 from .formatting import format_quantity, tex_text
+from .io import files, scenarios
+from .io.scenarios import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
 from .quantities import _TARGETS, GROUPS, QUANTITIES, in_group
 from .scenario import FIELDS, PREFIX, SECTIONS, Scenario
-from .scenario_io import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
 
 _GROUPS = {g.title: [n for n in in_group(g.id) if not QUANTITIES[n].table] for g in GROUPS.values()}
 """The plan table's groups: :data:`drmath.quantities.GROUPS`, one line per scalar quantity."""
@@ -135,7 +136,7 @@ def scenario_path(arg):
     ...
     drmath.cli.CliError: 'llama4' is neither a file nor a shipped scenario: choose from frontier-100k-rsc1, ...
     """
-    if arg == _files.STDIN:
+    if arg == files.STDIN:
         return arg
     path = Path(arg)
     separators = {os.sep, os.altsep, "/"} - {None}
@@ -155,8 +156,8 @@ def load_scenario(path):
 def load_with_meta(path):
     """A scenario file's scenario and ``[scenario]`` table, from one read (standard input can be read once)."""
     try:
-        return scenario_io.load_with_meta(path)
-    except scenario_io.ScenarioFileError as exc:
+        return scenarios.load_with_meta(path)
+    except scenarios.ScenarioFileError as exc:
         raise CliError(str(exc)) from None
 
 
@@ -193,21 +194,21 @@ def load_merged(paths):
     """
     if len(paths) == 1:
         return load_scenario(paths[0])
-    if sum(1 for p in paths if p == _files.STDIN) > 1:
+    if sum(1 for p in paths if p == files.STDIN) > 1:
         raise CliError("standard input (-) can be named once")
     changes = {}
     for path in paths:
         try:  # the file alone first, so its errors name it, its field and its line
-            text, source = scenario_io._read_text(path)
-            data = scenario_io._parse(text, source)
-            scenario_io._scenario(data, text, source)
-        except scenario_io.ScenarioFileError as exc:
+            text, source = scenarios._read_text(path)
+            data = scenarios._parse(text, source)
+            scenarios._scenario(data, text, source)
+        except scenarios.ScenarioFileError as exc:
             raise CliError(str(exc)) from None
         for section, table in data.items():
             if section == _spread_text.TABLE:
-                changes.update(_spread_text.changes_of_table(table, scenario_io.parse_value))
-            elif section != scenario_io.META:
-                changes.update({f"{section}.{name}": scenario_io.parse_value(f"{section}.{name}", value)
+                changes.update(_spread_text.changes_of_table(table, scenarios.parse_value))
+            elif section != scenarios.META:
+                changes.update({f"{section}.{name}": scenarios.parse_value(f"{section}.{name}", value)
                                 for name, value in table.items()})
     try:
         return Scenario().with_changes(changes)
@@ -217,7 +218,7 @@ def load_merged(paths):
 
 
 def _calibrate(args):
-    from . import calibrate
+    from .io import incidents
 
     if (args.end_column is None) == (args.duration_column is None):
         raise CliError("calibrate needs --end-column or --duration-column (with --duration-unit), not "
@@ -231,16 +232,16 @@ def _calibrate(args):
     out = None
     if args.output:
         out = Path(args.output)
-        scenario_io.output_target(out)  # refuse a directory, socket or block device before the work
+        files.output_target(out)  # refuse a directory, socket or block device before the work
     optional = {key: value for key, value in (("cause_column", args.cause_column),
                                               ("scope_column", args.scope_column),
                                               ("join_column", args.join_column)) if value is not None}
-    fit = calibrate.read_incidents(
+    fit = incidents.read_incidents(
         args.log, start_column=args.start_column, end_column=args.end_column, duration_column=args.duration_column,
         duration_unit=args.duration_unit, time_format=args.time_format, where=args.where, since=args.since,
         until=args.until, gpus=args.gpus, **optional)
     if out is not None:
-        scenario_io.atomic_write(out, fit.fragment())  # validated before it is written
+        files.atomic_write(out, fit.fragment())  # validated before it is written
     if args.json:
         return json.dumps(fit.to_dict(), indent=2, allow_nan=False)
     text = fit.summary()
@@ -260,7 +261,7 @@ def _compare(args):
         if path not in read:
             read[path] = load_with_meta(path)
     plans = [plan(read[path][0]) for path in paths]
-    stems = [Path(_files.STDIN_NAME if path == _files.STDIN else path).stem for path in paths]
+    stems = [Path(files.STDIN_NAME if path == files.STDIN else path).stem for path in paths]
     names = stems if args.json else [read[path][1]["name"] for path in paths]
     if args.json:
         rows = comparison.compare_rows(plans)
@@ -317,7 +318,7 @@ def _solve(args):
     from ._solve import solve
 
     # no scenario named: the seed, with the worked answer's requirements (notebook 00 and the dashboard start there)
-    scenario = load_merged([scenario_path(arg) for arg in args.scenario]) if args.scenario else scenario_io.seed()
+    scenario = load_merged([scenario_path(arg) for arg in args.scenario]) if args.scenario else scenarios.seed()
     scenario = apply_sets(scenario, args.set)
     start = time.perf_counter()
     solution = solve(scenario, confidence=args.confidence, draws=args.draws, seed=args.seed)
@@ -344,7 +345,7 @@ def _report(args):
     path = scenario_path(args.scenario) if args.scenario else None
     scenario, meta = load_with_meta(path) if path else (Scenario(), {"description": ""})
     out = Path(args.output)
-    scenario_io.output_target(out)  # refuse a directory, socket, block device, symlink loop before the work
+    files.output_target(out)  # refuse a directory, socket, block device, symlink loop before the work
     if args.png is not None and Path(args.png).exists() and not Path(args.png).is_dir():
         raise CliError(f"{args.png}: --png needs a directory")
     say = (lambda message: None) if args.quiet else report._progress_printer()

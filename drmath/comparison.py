@@ -88,7 +88,7 @@ def compare_rows(plans, fields=None):
 def _input_text(path, value):
     """One input as a reader reads it: links in Gbit/s, times in h/min, a preset by its name too."""
     from .formatting import line_rate
-    from .scenario_io import preset_name
+    from .io.scenarios import preset_name
 
     if value is None:
         return "unset"

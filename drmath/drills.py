@@ -38,10 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _files
 from ._resources import shipped_file
 from ._validate import short_repr
 from .formatting import format_quantity, listed, ordinal
+from .io import files
 from .recovery import LOCAL_PHASES, SITE_PHASES
 from .units import day, hour, week, year
 
@@ -523,7 +523,7 @@ def read_drill_records(path):
     ----------
     path : str or path-like
         The CSV file [1]_; see :func:`parse_drill_records` for the format. A regular
-        file of at most :data:`drmath._files.MAX_TABLE_BYTES` bytes, or ``"-"`` for
+        file of at most :data:`drmath.io.files.MAX_TABLE_BYTES` bytes, or ``"-"`` for
         standard input.
 
     Returns
@@ -552,7 +552,7 @@ def read_drill_records(path):
     >>> len(records), records[0].phase, records[0].seconds
     (177, 'local.detection', 145.0)
     """
-    raw = _files.read_input(path, _files.MAX_TABLE_BYTES)  # the one input guard: regular files only, up to a ceiling
+    raw = files.read_input(path, files.MAX_TABLE_BYTES)  # the one input guard: regular files only, up to a ceiling
     name = "<stdin>" if isinstance(path, str) and path == "-" else Path(path).name
     try:
         text = raw.decode("utf-8")

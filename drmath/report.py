@@ -39,9 +39,9 @@ from . import __version__, presets, viz
 from ._plan import plan
 from ._templates import plain, templates
 from .formatting import format_quantity
+from .io.files import atomic_write
 from .quantities import CARDS, GROUPS, QUANTITIES, card_detail, card_title, in_group
 from .scenario import FIELDS, Scenario
-from .scenario_io import atomic_write
 
 __all__ = ["build_report", "write_report", "report_title", "headline_html", "report_figures", "latex_html",
            "markdown_html", "drill_rows", "REPORT_SECTIONS", "SECTION_TITLES", "KNOBS"]
@@ -430,7 +430,7 @@ def write_report(scenario, path, png_dir=None, title=None, description="", progr
         The inputs.
     path : str or os.PathLike
         The HTML file; a regular file is replaced atomically, a FIFO or device written through
-        (:func:`drmath.scenario_io.output_target`).
+        (:func:`drmath.io.files.output_target`).
     png_dir : str or os.PathLike, optional
         If given, each figure (without its slider) is also written there as
         ``NAME.png`` through kaleido [1]_, each atomically.

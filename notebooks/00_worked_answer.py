@@ -22,8 +22,9 @@ from functools import partial
 import pandas as pd
 from IPython.display import Markdown, display
 
-from drmath import answer, compare, diagrams, drills, offline, plan, presets, scenario_io, solve, viz
+from drmath import answer, compare, diagrams, drills, offline, plan, presets, solve, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
+from drmath.io import scenarios
 from drmath.quantities import QUANTITIES, card_title
 from drmath.scenario import FIELDS
 
@@ -43,9 +44,9 @@ REASONS = {  # path: (what it bounds, why)
     "requirements.max_slip": ("schedule slip", "let the model land at most a week late after a site loss (work lost, "
                               "outage and time at reduced capacity): what the launch plan can absorb"),
 }
-SEED = scenario_io.SCENARIO_DIR / "seed.toml"
-meta = scenario_io.read_meta(SEED)  # its `date` is the day the scenario describes: promises are judged then
-wanted = scenario_io.load(SEED)  # the seed carries the requirements; REQUIREMENTS: path -> (what, target, why)
+SEED = scenarios.SCENARIO_DIR / "seed.toml"
+meta = scenarios.read_meta(SEED)  # its `date` is the day the scenario describes: promises are judged then
+wanted = scenarios.load(SEED)  # the seed carries the requirements; REQUIREMENTS: path -> (what, target, why)
 REQUIREMENTS = {path: (what, wanted.get(path), why) for path, (what, why) in REASONS.items()}
 solution = solve(wanted)
 s, p = solution.scenario, solution.plan  # the solved design: every section below shows it

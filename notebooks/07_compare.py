@@ -53,8 +53,9 @@
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import comparison, offline, plan, scenario_io, viz
+from drmath import comparison, offline, plan, viz
 from drmath.formatting import markdown_text
+from drmath.io import scenarios
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 offline.use()
@@ -65,7 +66,7 @@ offline.use()
 # Hold Ctrl (or ⌘) to pick several. With fewer than two or more than four picked, the page says so instead of drawing.
 
 # %%
-files = scenario_io.shipped_scenarios()
+files = scenarios.shipped_scenarios()
 picker = widgets.SelectMultiple(options=list(files), value=list(files)[:2], rows=len(files),
                                 description="Scenarios", layout=widgets.Layout(width="560px"),
                                 style={"description_width": "80px"})
@@ -75,7 +76,7 @@ view = offline.Redraw()  # the table and the curves, redrawn in place
 def show(change=None):
     # plan each picked scenario, then draw the table and the overlaid curves
     names = list(picker.value)
-    plans = [plan(scenario_io.load(files[name])) for name in names]
+    plans = [plan(scenarios.load(files[name])) for name in names]
     if 2 <= len(plans) <= 4:
         view.show(comparison.compare_style(plans, names), viz.compare_figure(plans, names))
     else:
@@ -90,7 +91,7 @@ show()
 # ## Takeaway
 
 # %%
-everything = {name: plan(scenario_io.load(path)) for name, path in files.items()}
+everything = {name: plan(scenarios.load(path)) for name, path in files.items()}
 fastest = min(everything, key=lambda n: everything[n].mtbf)
 slowest = max(everything, key=lambda n: everything[n].mtbf)
 display(Markdown(markdown_text(

@@ -52,8 +52,9 @@
 # %%
 from IPython.display import HTML, Markdown, display
 
-from drmath import calibrate, offline, plan, scenario_io, solve, uncertainty, units, viz
+from drmath import offline, plan, solve, uncertainty, units, viz
 from drmath.formatting import markdown_text, short_duration
+from drmath.io import incidents, scenarios
 from drmath.quantities import CARDS, card_title
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
@@ -67,7 +68,7 @@ offline.use()
 # cluster to filter out.
 
 # %%
-log = calibrate.example_log()
+log = incidents.example_log()
 stated = [line.lstrip("# ").rstrip() for line in log.read_text("utf-8").splitlines() if line.startswith("#")]
 display(Markdown("\n".join(f"> {markdown_text(line)}" for line in stated)))
 
@@ -79,7 +80,7 @@ display(Markdown("\n".join(f"> {markdown_text(line)}" for line in stated)))
 # interruption, and so do rows that start at the same instant.
 
 # %%
-fit = calibrate.read_incidents(log, start_column="start", end_column="end", where=["cluster=primary"], gpus=16384)
+fit = incidents.read_incidents(log, start_column="start", end_column="end", where=["cluster=primary"], gpus=16384)
 print(fit.summary())
 
 # %% [markdown]
@@ -102,7 +103,7 @@ display(viz.gaps_figure(fit), viz.trend_figure(fit), HTML(viz.cause_table_html(f
 # plan's goodput comes from a renewal model of Weibull gaps, not from the exponential one.
 
 # %%
-design = fit.apply(scenario_io.seed())
+design = fit.apply(scenarios.seed())
 for path, spread in design.uncertainty.items():
     print(f"{path:28s} {design.get(path):.4g}   95% interval {spread.low:.4g} to {spread.high:.4g} "
           f"({spread.distribution})")

@@ -10,8 +10,9 @@ from html.parser import HTMLParser
 import pytest
 
 import drmath
-from drmath import drills, presets, quantities, report, scenario_io
+from drmath import drills, presets, quantities, report
 from drmath.dashboard import CARDS, cards_html
+from drmath.io import scenarios
 
 # --------------------------------------------------------------------------- helpers
 
@@ -55,7 +56,7 @@ def test_report_numbers_each_section_once_and_in_order():
 
 
 def test_report_drills_section_carries_the_schedule_table():
-    scenario = scenario_io.seed()
+    scenario = scenarios.seed()
     page = _report(scenario)
     section = re.search(r'<section id="drills">(.*?)</section>', page, re.S).group(1)
     rows = re.findall(r"<tr[^>]*data-drill=\"([\w-]+)\"[^>]*>(.*?)</tr>", section, re.S)
@@ -93,7 +94,7 @@ def test_a_target_not_set_is_never_called_met(changes):
 
 # --------------------------------------------------------------------------- 1. the cards' parts and symbols
 
-BASE = scenario_io.seed()
+BASE = scenarios.seed()
 SCENARIOS = {
     "seed": BASE, "default": drmath.Scenario(),
     "multi-site": BASE.with_changes({"failover.tier": "multi-site"}),

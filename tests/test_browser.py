@@ -12,7 +12,7 @@ import pytest
 
 import drmath
 import drmath.dashboard
-from drmath import scenario_io
+from drmath.io import scenarios
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import (
@@ -83,7 +83,7 @@ def test_every_figure_renders_with_no_failed_request_or_console_error(session):
     assert log["failed"] == []
     assert log["bad_status"] == []
     assert log["errors"] == []
-    assert scenario_from_page(page) == scenario_io.seed()  # the worked answer's scenario, its targets set
+    assert scenario_from_page(page) == scenarios.seed()  # the worked answer's scenario, its targets set
     assert_cards_equal_plan(page)
 
 

@@ -10,17 +10,9 @@ import pytest
 from scipy import optimize, stats
 
 from drmath import Scenario, calibrate, plan
-from drmath.calibrate import (
-    IncidentLogError,
-    exponential_fit,
-    fit_events,
-    laplace_trend,
-    lognormal_fit,
-    parse_incidents,
-    read_incidents,
-    weibull_fit,
-)
+from drmath.calibrate import exponential_fit, fit_events, laplace_trend, lognormal_fit, weibull_fit
 from drmath.cli import main
+from drmath.io.incidents import IncidentLogError, parse_incidents, read_incidents
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "incidents_example.csv"
@@ -413,5 +405,17 @@ def test_example_is_what_its_generator_writes(tmp_path):
 
 
 def test_module_names_its_rules():
-    # the zero-gap rule and the censoring rule are stated where a reader looks
-    assert "Simultaneous rows (zero gaps)" in calibrate.__doc__ and "right-censored" in calibrate.__doc__
+    # the zero-gap rule and the censoring rule are stated where a reader looks: the reader that applies them
+    from drmath.io import incidents
+
+    assert "Simultaneous rows (zero gaps)" in incidents.__doc__ and "right-censored" in incidents.__doc__
+    assert "drmath.io.incidents" in calibrate.__doc__  # and the fits say where the rows become events
+
+
+def test_the_readers_old_names_still_work_with_a_warning():
+    from drmath.io import incidents
+
+    with pytest.warns(FutureWarning, match=r"drmath\.calibrate\.read_incidents moved to drmath\.io\.incidents"):
+        assert calibrate.read_incidents is incidents.read_incidents
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        calibrate.nope  # noqa: B018

@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from drmath import Scenario, plan, quantities
-from drmath import scenario_io as io
 from drmath.cli import _GROUPS, main, shipped_names
+from drmath.io import scenarios
 
 
 def test_table(capsys):
@@ -101,14 +101,14 @@ def test_a_closed_pipe_is_not_an_error(monkeypatch):
 
 
 def test_shipped_names_are_the_shipped_files():
-    assert shipped_names() == sorted(p.stem for p in io.SCENARIO_DIR.glob("*.toml"))
+    assert shipped_names() == sorted(p.stem for p in scenarios.SCENARIO_DIR.glob("*.toml"))
     assert "seed" in shipped_names() and "llama3-405b" in shipped_names()
 
 
 def test_plan_takes_a_shipped_name(capsys):
     assert main(["plan", "llama3-405b", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    want = plan(io.load(io.SCENARIO_DIR / "llama3-405b.toml"))
+    want = plan(scenarios.load(scenarios.SCENARIO_DIR / "llama3-405b.toml"))
     assert want.scenario != Scenario()  # fails if the name fell back to the default scenario
     assert data["mtbf"] == pytest.approx(want.mtbf) and data["checkpoint_size"] == pytest.approx(want.checkpoint_size)
 
@@ -117,9 +117,9 @@ def test_compare_takes_shipped_names(capsys):
     assert main(["compare", "seed", "llama3-405b", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["scenarios"] == ["seed", "llama3-405b"]
-    assert data["files"] == [str(io.SCENARIO_DIR / "seed.toml"), str(io.SCENARIO_DIR / "llama3-405b.toml")]
+    assert data["files"] == [str(scenarios.SCENARIO_DIR / f"{name}.toml") for name in ("seed", "llama3-405b")]
     mtbf = next(r for r in data["rows"] if r["field"] == "mtbf")
-    assert mtbf["values"][1] == pytest.approx(plan(io.load(io.SCENARIO_DIR / "llama3-405b.toml")).mtbf)
+    assert mtbf["values"][1] == pytest.approx(plan(scenarios.load(scenarios.SCENARIO_DIR / "llama3-405b.toml")).mtbf)
     assert main(["compare", "seed", "llama3-405b"]) == 0
     assert "Llama 3 405B: 16,384 H100s" in capsys.readouterr().out  # the column is the file's [scenario] name
 
@@ -129,9 +129,9 @@ def test_report_takes_a_shipped_name(tmp_path):
     assert main(["report", "llama3-70b-2048", "-o", str(out), "--quiet"]) == 0
     from markupsafe import escape
 
-    description = io.read_meta(io.SCENARIO_DIR / "llama3-70b-2048.toml")["description"]
+    description = scenarios.read_meta(scenarios.SCENARIO_DIR / "llama3-70b-2048.toml")["description"]
     assert description and f'<p class="lead">{escape(description)}</p>' in out.read_text()
-    gpus = io.load(io.SCENARIO_DIR / "llama3-70b-2048.toml").training.gpus
+    gpus = scenarios.load(scenarios.SCENARIO_DIR / "llama3-70b-2048.toml").training.gpus
     assert f"<title>Disaster-recovery plan: {gpus:,} GPUs" in out.read_text()
 
 

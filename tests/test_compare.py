@@ -6,10 +6,10 @@ import re
 import pytest
 
 from drmath import Scenario, comparison, plan, quantities, viz
-from drmath import scenario_io as io
 from drmath.cli import main
+from drmath.io import scenarios
 
-SEED, L405, L70, BIG = (str(io.SCENARIO_DIR / n) for n in
+SEED, L405, L70, BIG = (str(scenarios.SCENARIO_DIR / n) for n in
                         ("seed.toml", "llama3-405b.toml", "llama3-70b-2048.toml", "frontier-100k-rsc1.toml"))
 
 
@@ -107,7 +107,7 @@ def test_cli_compare(capsys):
     assert out.index("input that differs") < out.index("training.gpus") < out.index("quantity")
     assert "dx-400g · 400 Gbit/s *" in out and "hot *" in out and "rsc-1 · " in out
     assert "Llama 3 405B: 16,384 H100s" in out and "*" in out
-    assert plan(io.load(BIG)).format("mtbf") in out
+    assert plan(scenarios.load(BIG)).format("mtbf") in out
 
 
 def test_cli_compare_json(capsys):
@@ -115,7 +115,7 @@ def test_cli_compare_json(capsys):
     data = json.loads(capsys.readouterr().out)
     mtbf = next(r for r in data["rows"] if r["field"] == "mtbf")
     assert data["scenarios"] == ["seed", "llama3-405b"]
-    assert mtbf["values"][1] == pytest.approx(plan(io.load(L405)).mtbf) and mtbf["differs"] == [False, True]
+    assert mtbf["values"][1] == pytest.approx(plan(scenarios.load(L405)).mtbf) and mtbf["differs"] == [False, True]
     assert list(data) == ["scenarios", "files", "inputs", "rows"]  # the inputs that differ come first
     inputs = {r["field"]: r for r in data["inputs"]}
     assert inputs["training.gpus"]["values"] == [8000, 16384] and inputs["training.gpus"]["differs"] == [False, True]

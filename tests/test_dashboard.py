@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 import drmath
-from drmath import dashboard, formatting, scenario_io, viz
+from drmath import dashboard, formatting, viz
 from drmath.dashboard import AUTO, CARDS, CONTROLS, FIGURES, build_app, cards_html
+from drmath.io import scenarios
 from drmath.units import Gbit_per_s, minute
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
@@ -58,8 +59,8 @@ def test_every_control_and_card_has_its_hook(app):
 
 
 def test_opens_on_the_default_scenario(app):
-    assert app.scenario == scenario_io.seed()  # the defaults plus the worked answer's targets (issue 21)
-    assert_cards_match(app, drmath.plan(scenario_io.seed()))
+    assert app.scenario == scenarios.seed()  # the defaults plus the worked answer's targets (issue 21)
+    assert_cards_match(app, drmath.plan(scenarios.seed()))
     assert app.controls["checkpoint.interval"].value == AUTO
     assert app.controls["failover.tier"].value == "warm"
 
@@ -81,7 +82,7 @@ def test_moving_a_control_re_derives_everything(app, path, pick):
     widget = app.controls[path]
     value = pick(widget)
     widget.value = value
-    want = scenario_io.seed().with_changes({path: value})
+    want = scenarios.seed().with_changes({path: value})
     assert app.scenario == want
     p = drmath.plan(want)
     assert_cards_match(app, p)
@@ -192,7 +193,7 @@ def test_build_app_from_changes():
     app = build_app({"training.gpus": 4096, "checkpoint.interval": 7 * minute})
     # values not among the slider's stops are added, so the control shows the scenario
     assert app.controls["checkpoint.interval"].value == 7 * minute
-    assert_cards_match(app, drmath.plan(scenario_io.seed().with_changes(
+    assert_cards_match(app, drmath.plan(scenarios.seed().with_changes(
         {"training.gpus": 4096, "checkpoint.interval": 7 * minute})))
 
 
@@ -204,12 +205,12 @@ def test_controls_are_labelled_in_human_units(app):
     assert all(not w.continuous_update for w in app.controls.values() if hasattr(w, "continuous_update"))
 
 
-@pytest.mark.parametrize("name", list(drmath.scenario_io.shipped_scenarios()))
+@pytest.mark.parametrize("name", list(scenarios.shipped_scenarios()))
 def test_loading_a_shipped_scenario_shows_its_true_values(app, name):
     """Issue 13: after "Frontier: 100,000 H100s" the GPU slider showed 8,000 and one nudge set 10,000."""
-    from drmath import scenario_io
+    from drmath.io import scenarios
 
-    want = scenario_io.load(scenario_io.shipped_scenarios()[name])
+    want = scenarios.load(scenarios.shipped_scenarios()[name])
     app.picker.value = name
     assert app.scenario == want and app.error.value == ""
     for path, control in app._controls.items():
@@ -239,24 +240,24 @@ def test_saved_toml_keeps_the_opened_scenario(app):
     import base64
     import tomllib
 
-    from drmath import scenario_io
+    from drmath.io import scenarios
 
     def saved():
         b64 = re.search(r"base64,([^\"]+)\"", app.save_link.value).group(1)
         return base64.b64decode(b64).decode()
 
     name = "Frontier: 100,000 H100s at RSC-1's rate"
-    path = scenario_io.shipped_scenarios()[name]
+    path = scenarios.shipped_scenarios()[name]
     app.picker.value = name
     assert "showing: " + html.escape(name) in app.opened.value and "edited" not in app.opened.value
     data = tomllib.loads(saved())
-    assert data["scenario"]["name"] == name and data["scenario"]["sources"] == scenario_io.read_meta(path)["sources"]
+    assert data["scenario"]["name"] == name and data["scenario"]["sources"] == scenarios.read_meta(path)["sources"]
     assert data["failures"]["gpu_failure_rate"] == "rsc-1"
-    assert scenario_io.loads(saved()) == app.scenario
+    assert scenarios.loads(saved()) == app.scenario
     app.controls["failover.tier"].value = "warm"
     assert "edited" in app.opened.value
     assert tomllib.loads(saved())["scenario"]["name"] == name + " (edited)"
-    assert scenario_io.loads(saved()) == app.scenario
+    assert scenarios.loads(saved()) == app.scenario
 
 
 def test_detection_and_decision_times_are_controls(app):

@@ -10,8 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from drmath import Scenario, plan, presets, recovery, replication, scenario_io, solve
+from drmath import Scenario, plan, presets, recovery, replication, solve
 from drmath.cli import main
+from drmath.io import scenarios
 from drmath.simulate import simulate_run
 from drmath.units import MB_per_s, day, hour, minute
 
@@ -159,8 +160,8 @@ WORKED = {"requirements.rpo_site": 15 * minute, "requirements.rto_site": 4 * hou
 
 
 def test_the_seed_carries_the_worked_answers_requirements():
-    seed = scenario_io.load(scenario_io.SCENARIO_DIR / "seed.toml")
-    assert seed == scenario_io.seed()
+    seed = scenarios.load(scenarios.SCENARIO_DIR / "seed.toml")
+    assert seed == scenarios.seed()
     assert {path: seed.get(path) for path in WORKED} == WORKED
     # every other input is drmath's default; Scenario() sets no targets
     assert seed.with_changes({path: None for path in WORKED}) == Scenario()
@@ -178,8 +179,8 @@ def test_cli_dashboard_and_notebook_start_from_the_same_targets_and_agree(capsys
     assert sol.feasible and sol.set_flags() == cli["set"]
     assert sol.scenario.failover.tier == cli["design"]["failover.tier"] == "warm"
     # the notebook takes its targets from the seed, and writes none of its own
-    source = (scenario_io.SCENARIO_DIR.parent.parent / "notebooks" / "00_worked_answer.py").read_text()
-    assert "wanted = scenario_io.load(SEED)" in source and "solution = solve(wanted)" in source
+    source = (scenarios.SCENARIO_DIR.parent.parent / "notebooks" / "00_worked_answer.py").read_text()
+    assert "wanted = scenarios.load(SEED)" in source and "solution = solve(wanted)" in source
     assert not any(f"{path}\": (" in source and "units." in source.split(path)[1].split("\n")[0]
                    for path in WORKED)
     assert np.isfinite(sol.plan.max_slip_margin)

@@ -11,15 +11,15 @@ import re
 import pytest
 
 import drmath
-from drmath import calibrate, scenario_io
 from drmath.dashboard import CARDS, FIGURES, build_app
 from drmath.dashboard import bands as bands_module
 from drmath.dashboard.bands import DRAWS, SHADED, band_html, bands_for, shade, whole_changes
+from drmath.io import incidents, scenarios
 
 
 @pytest.fixture(scope="module")
 def fit():
-    return calibrate.read_incidents(calibrate.example_log(), start_column="start", end_column="end",
+    return incidents.read_incidents(incidents.example_log(), start_column="start", end_column="end",
                                     where=["cluster=primary"], gpus=16384)
 
 
@@ -103,12 +103,12 @@ def test_shade_leaves_a_figure_alone_without_bands():
 
 def test_loading_a_scenario_keeps_its_spreads_and_clears_the_old_ones():
     app = build_app()
-    spread = scenario_io.seed().replace(**{"uncertainty.training.mfu": (0.3, 0.5)})
+    spread = scenarios.seed().replace(**{"uncertainty.training.mfu": (0.3, 0.5)})
     assert app.load(spread)
     assert app.scenario == spread and app.bands is not None
-    assert app.load(scenario_io.seed())
+    assert app.load(scenarios.seed())
     assert app.scenario.uncertainty == {} and app.bands is None
-    assert scenario_io.seed().with_changes(whole_changes(scenario_io.seed(), spread)) == spread
+    assert scenarios.seed().with_changes(whole_changes(scenarios.seed(), spread)) == spread
 
 
 def test_the_draws_match_the_clis_default():

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 import drmath
-from drmath import calibrate
 from drmath.dashboard import CARDS
 from drmath.dashboard.bands import DRAWS
 from drmath.dashboard.fleet import MAX_UPLOAD_BYTES
+from drmath.io import incidents
 from drmath.serve import MAX_MESSAGE_SIZE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
@@ -30,7 +30,7 @@ FIGURE_JS = """(name) => { const gd = document.querySelector('.drmath-fleet-' + 
 
 
 def example_fit():
-    return calibrate.read_incidents(calibrate.example_log(), start_column="start", end_column="end",
+    return incidents.read_incidents(incidents.example_log(), start_column="start", end_column="end",
                                     where=["cluster=primary"], gpus=16384)
 
 
@@ -58,7 +58,7 @@ def choose_file(page, path):
 
 
 def test_upload_map_and_fit_the_example_log(page):
-    choose_file(page, calibrate.example_log())
+    choose_file(page, incidents.example_log())
     page.wait_for_function("() => document.querySelector('.drmath-fleet-source').textContent"
                            ".includes('incidents_example.csv: 8 columns')", timeout=30_000)
     assert page.locator(".drmath-fleet-start select").first.input_value() == "start"  # guessed by name

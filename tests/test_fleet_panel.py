@@ -13,6 +13,7 @@ from drmath.dashboard import build_app
 from drmath.dashboard import fleet as panel_module
 from drmath.dashboard.fleet import MAX_UPLOAD_BYTES, MAX_UPLOAD_ROWS, NONE, FleetPanel
 from drmath.dashboard.upload import UploadButton
+from drmath.io import incidents
 
 GOOD = ("start,minutes,cause\n2024-05-01 00:00,30,GPU\n2024-05-01 05:00,12,NIC\n"
         "2024-05-01 09:00,45,GPU\n2024-05-01 16:00,20,GPU\n")
@@ -39,7 +40,7 @@ def test_the_panel_costs_one_toggle_until_opened(panel):
 def test_the_example_log_fits_and_shows_its_figures_summary_and_causes(panel):
     assert panel.use_example()
     fit = panel.fit()
-    want = calibrate.read_incidents(_resources.shipped_file("incidents_example.csv"), start_column="start",
+    want = incidents.read_incidents(_resources.shipped_file("incidents_example.csv"), start_column="start",
                                     end_column="end", where=["cluster=primary"], gpus=16384)
     assert fit == want and panel.calibration is fit
     assert panel.summary.value == f"<pre>{html.escape(want.summary())}</pre>"

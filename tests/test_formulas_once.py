@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from drmath import checkpoint, cost, plan, quantities, recovery, reliability, replication, scenario_io, training
+from drmath import checkpoint, cost, plan, quantities, recovery, reliability, replication, training
+from drmath.io import scenarios
 from drmath.scenario import Scenario
 
 MODULES = (training, checkpoint, replication, reliability, recovery, cost)
@@ -82,8 +83,8 @@ def _written():
 
 
 def _plans():
-    scenarios = [scenario_io.load(path) for path in scenario_io.shipped_scenarios().values()]
-    return scenarios + [Scenario().with_changes(change) for change in CHANGES]
+    shipped = [scenarios.load(path) for path in scenarios.shipped_scenarios().values()]
+    return shipped + [Scenario().with_changes(change) for change in CHANGES]
 
 
 PLANS = [plan(s) for s in _plans()]

@@ -193,14 +193,14 @@ toml_doc = st.dictionaries(toml_section, st.dictionaries(toml_key, toml_scalar, 
 def test_toml_files_load_or_fail_naming_the_file(doc):
     import tomli_w
 
-    from drmath import scenario_io
+    from drmath.io import scenarios
     kind, value = doc
     try:
         text = tomli_w.dumps(value) if kind == "dict" else value
     except (TypeError, ValueError):  # e.g. NaN is fine in TOML, but some keys are not: nothing to test
         return
     try:
-        s = scenario_io.loads(text, source="fuzz.toml")
+        s = scenarios.loads(text, source="fuzz.toml")
     except ValueError as exc:  # ScenarioFileError is a ValueError
         assert str(exc).startswith("fuzz.toml"), str(exc)
         assert "\n" not in str(exc)
@@ -247,8 +247,8 @@ def test_drill_csvs_parse_or_name_row_and_column(rows, header):
                        st.one_of(st.text(max_size=12), st.floats().map(repr))), max_size=6)
       .map(lambda pairs: "&".join(f"{k}={v}" for k, v in pairs))))
 def test_share_links_never_raise(query):
-    from drmath import scenario_io
-    s, notice = scenario_io.from_query(query)
+    from drmath.io import links
+    s, notice = links.from_query(query)
     assert isinstance(s, Scenario)
     if notice is not None:
         assert s == Scenario() and "<" not in notice and ">" not in notice

@@ -30,10 +30,10 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drmath import Scenario, _files, calibrate, drills, plan, reliability
-from drmath import scenario_io as sio
+from drmath import Scenario, drills, plan, reliability
 from drmath._validate import MAX_SHOWN, clip, short_repr
 from drmath.cli import main
+from drmath.io import files, incidents, scenarios
 
 HEADER = "date,drill,phase,seconds,outcome\n"
 GOOD_ROW = "2025-01-06,detection-alerting,local.detection,170,pass\n"
@@ -97,7 +97,7 @@ def _char_device(path):
 def test_atomic_write_to_a_character_device_writes_through(tmp_path):
     dev = tmp_path / "null"
     _char_device(dev)
-    assert sio.atomic_write(dev, "hello") == dev
+    assert files.atomic_write(dev, "hello") == dev
     assert stat.S_ISCHR(os.lstat(dev).st_mode), "the device node was replaced by a regular file"
     status, _, err = run(_report(dev))
     assert status == 0, err
@@ -121,7 +121,7 @@ def test_report_through_a_symlink_writes_the_target_and_keeps_the_link(tmp_path)
 def test_a_dangling_symlink_creates_its_target(tmp_path):
     link = tmp_path / "latest.html"
     link.symlink_to("new.html")  # relative, as `ln -s new.html latest.html` makes it
-    assert sio.atomic_write(link, "hi") == tmp_path / "new.html"
+    assert files.atomic_write(link, "hi") == tmp_path / "new.html"
     assert link.is_symlink() and (tmp_path / "new.html").read_text() == "hi"
 
 
@@ -130,7 +130,7 @@ def test_a_symlink_loop_is_refused(tmp_path):
     a.symlink_to(b)
     b.symlink_to(a)
     with pytest.raises(ValueError, match=r"a.html: cannot write: it is a symlink that loops"):
-        sio.atomic_write(a, "x")
+        files.atomic_write(a, "x")
     one_line_error(_report(a), "symlink that loops")
     assert a.is_symlink() and b.is_symlink()
 
@@ -144,7 +144,7 @@ def test_a_socket_is_refused_with_one_line(tmp_path):
         pytest.skip(f"cannot bind a unix socket here: {exc}")
     try:
         with pytest.raises(ValueError, match=r"s.sock: cannot write: it is a socket"):
-            sio.atomic_write(path, "x")
+            files.atomic_write(path, "x")
         one_line_error(_report(path), "it is a socket")
         assert stat.S_ISSOCK(os.lstat(path).st_mode)
     finally:
@@ -158,14 +158,14 @@ def test_a_block_device_is_refused(tmp_path):
     except (PermissionError, OSError) as exc:
         pytest.skip(f"cannot make a block device here: {exc}")
     with pytest.raises(ValueError, match=r"blk: cannot write: it is a block device"):
-        sio.atomic_write(dev, "x")
+        files.atomic_write(dev, "x")
     one_line_error(_report(dev), "it is a block device")
     assert stat.S_ISBLK(os.lstat(dev).st_mode)
 
 
 def test_a_directory_is_refused(tmp_path):
     with pytest.raises(ValueError, match=r"cannot write: it is a directory"):
-        sio.atomic_write(tmp_path, "x")
+        files.atomic_write(tmp_path, "x")
     one_line_error(_report(tmp_path), "it is a directory")
 
 
@@ -173,11 +173,11 @@ def test_a_regular_file_is_still_replaced_atomically(tmp_path, monkeypatch):
     target = tmp_path / "plan.html"
     target.write_text("good")
     before = os.stat(target).st_ino
-    sio.atomic_write(target, "new")
+    files.atomic_write(target, "new")
     assert target.read_text() == "new" and os.stat(target).st_ino != before  # renamed over, not rewritten
     monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError("disk full")))
     with pytest.raises(OSError, match="disk full"):
-        sio.atomic_write(target, "half")
+        files.atomic_write(target, "half")
     assert target.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["plan.html"]
 
 
@@ -198,10 +198,10 @@ def test_deep_nesting_exits_2_with_one_line(tmp_path, command, kind):
     argv = {"plan": ["plan", str(f)], "compare": ["compare", str(f), str(f)],
             "report": _report(tmp_path / "out.html", str(f))}[command]
     one_line_error(argv, "deep.toml: not valid TOML: nested too deeply")
-    with pytest.raises(sio.ScenarioFileError, match=r"deep.toml: not valid TOML: nested too deeply"):
-        sio.load(f)
-    with pytest.raises(sio.ScenarioFileError, match=r"deep.toml: .*nested too deeply"):
-        sio.read_meta(f)
+    with pytest.raises(scenarios.ScenarioFileError, match=r"deep.toml: not valid TOML: nested too deeply"):
+        scenarios.load(f)
+    with pytest.raises(scenarios.ScenarioFileError, match=r"deep.toml: .*nested too deeply"):
+        scenarios.read_meta(f)
     assert not (tmp_path / "out.html").exists()
 
 
@@ -224,10 +224,10 @@ def test_wrong_typed_metadata_exits_2_with_one_line(tmp_path, command, line, mat
             "report": _report(tmp_path / "out.html", str(f))}[command]
     err = one_line_error(argv, "meta.toml: scenario.")
     assert __import__("re").search(match, err) and "(line 2)" in err
-    with pytest.raises(sio.ScenarioFileError, match=match):
-        sio.load(f)
-    with pytest.raises(sio.ScenarioFileError, match=match):
-        sio.read_meta(f)
+    with pytest.raises(scenarios.ScenarioFileError, match=match):
+        scenarios.load(f)
+    with pytest.raises(scenarios.ScenarioFileError, match=match):
+        scenarios.read_meta(f)
 
 
 def test_a_scenario_key_that_is_not_a_table_is_refused(tmp_path):
@@ -237,9 +237,9 @@ def test_a_scenario_key_that_is_not_a_table_is_refused(tmp_path):
 
 
 def test_good_metadata_still_reads():
-    meta = sio.read_meta(sio.SCENARIO_DIR / "seed.toml")
+    meta = scenarios.read_meta(scenarios.SCENARIO_DIR / "seed.toml")
     assert isinstance(meta["name"], str) and all(isinstance(s, str) for s in meta["sources"])
-    assert sio.loads('[scenario]\nname = "x"\ndescription = "y"\nsources = ["a"]\nextra = 1\n') == Scenario()
+    assert scenarios.loads('[scenario]\nname = "x"\ndescription = "y"\nsources = ["a"]\nextra = 1\n') == Scenario()
 
 
 # --------------------------------------------------------------------------- 3. one cap on message length
@@ -327,8 +327,8 @@ def test_a_huge_csv_cell_gives_a_short_error():
 def test_a_toml_file_with_a_bom_is_read(tmp_path):
     f = tmp_path / "bom.toml"
     f.write_bytes(b"\xef\xbb\xbf" + b'[scenario]\nname = "bom"\n\n[training]\ngpus = 2048\n')
-    assert sio.load(f).training.gpus == 2048 and sio.read_meta(f)["name"] == "bom"
-    assert sio.loads("\ufeff[training]\ngpus = 2048\n").training.gpus == 2048
+    assert scenarios.load(f).training.gpus == 2048 and scenarios.read_meta(f)["name"] == "bom"
+    assert scenarios.loads("\ufeff[training]\ngpus = 2048\n").training.gpus == 2048
     status, out, err = run(["plan", str(f), "--json"])
     assert status == 0 and '"checkpoint_size"' in out, err
     status, out, err = run(["compare", str(f), str(f)])
@@ -392,14 +392,14 @@ def test_any_toml_shape_loads_or_fails_with_one_short_line(tmp_path_factory, doc
         return
     f = tmp_path_factory.getbasetemp() / "shape.toml"
     f.write_text(text, encoding="utf-8")
-    for read in (sio.load, sio.read_meta):
+    for read in (scenarios.load, scenarios.read_meta):
         try:
             got = read(f)
         except ValueError as exc:
             message = str(exc)
             assert message.startswith(f"{f}: ") and "\n" not in message and len(message) < ERROR_CAP
             continue
-        if read is sio.read_meta:  # what report and compare use must have the documented types
+        if read is scenarios.read_meta:  # what report and compare use must have the documented types
             assert isinstance(got["name"], str) and isinstance(got["description"], str)
             assert isinstance(got["sources"], list) and all(isinstance(x, str) for x in got["sources"])
     status, _, err = run(["plan", str(f)])
@@ -439,12 +439,12 @@ def test_a_key_of_thousands_of_parts_is_refused_before_tomllib(tmp_path, monkeyp
     f.write_text(DOTTED[kind])
     _no_tomllib(monkeypatch)
     line = 2 if DOTTED[kind].startswith("[scenario]") else 1
-    want = rf"keys.toml: not read: the key .* has 5,000 parts; at most {_files.MAX_KEY_DEPTH} are read \(line {line}\)"
-    for read in (sio.load, sio.read_meta, sio.load_with_meta):
-        with pytest.raises(sio.ScenarioFileError, match=want):
+    want = rf"keys.toml: not read: the key .* has 5,000 parts; at most {files.MAX_KEY_DEPTH} are read \(line {line}\)"
+    for read in (scenarios.load, scenarios.read_meta, scenarios.load_with_meta):
+        with pytest.raises(scenarios.ScenarioFileError, match=want):
             read(f)
-    with pytest.raises(sio.ScenarioFileError, match=r"^<string>: not read: the key"):
-        sio.loads(DOTTED[kind])
+    with pytest.raises(scenarios.ScenarioFileError, match=r"^<string>: not read: the key"):
+        scenarios.loads(DOTTED[kind])
     one_line_error(["plan", str(f)], "keys.toml: not read: the key")
     one_line_error(["compare", str(f), "seed"], "keys.toml: not read: the key")
 
@@ -458,29 +458,29 @@ def test_the_issues_100_000_part_key_is_refused_at_once(tmp_path, monkeypatch):
 
 
 def test_keys_up_to_the_limit_and_dots_in_strings_still_read():
-    n = _files.MAX_KEY_DEPTH
-    with pytest.raises(sio.ScenarioFileError, match="unknown section 'a'"):  # tomllib read it; the model refused
-        sio.loads(".".join(["a"] * n) + " = 1\n")
-    with pytest.raises(sio.ScenarioFileError, match=f"has {n + 1} parts"):
-        sio.loads(".".join(["a"] * (n + 1)) + " = 1\n")
+    n = files.MAX_KEY_DEPTH
+    with pytest.raises(scenarios.ScenarioFileError, match="unknown section 'a'"):  # tomllib read it; the model refused
+        scenarios.loads(".".join(["a"] * n) + " = 1\n")
+    with pytest.raises(scenarios.ScenarioFileError, match=f"has {n + 1} parts"):
+        scenarios.loads(".".join(["a"] * (n + 1)) + " = 1\n")
     dots = ".".join(["x"] * 200)
     text = (f'# {dots}\n[scenario]\nname = "{dots}"\ndescription = """\n{dots}\n"{dots}"\n"""\n'
             f"sources = ['{dots}', '''{dots}''', \"https://example.org/{dots}\"]\nwhen = 1979-05-27T07:32:00.999\n"
             f"[training]  # {dots}\nmfu = 0.4\nparams = 1.5e+11\n")
-    assert sio.loads(text).training.mfu == 0.4
-    for path in sio.SCENARIO_DIR.glob("*.toml"):  # every shipped scenario passes the scan
-        _files.check_toml_depth(path.read_text(encoding="utf-8"), path.name)
+    assert scenarios.loads(text).training.mfu == 0.4
+    for path in scenarios.SCENARIO_DIR.glob("*.toml"):  # every shipped scenario passes the scan
+        files.check_toml_depth(path.read_text(encoding="utf-8"), path.name)
 
 
 def test_nesting_past_the_limit_is_refused_before_tomllib(monkeypatch):
-    n = _files.MAX_NESTING
-    assert sio.loads("[scenario]\nx = " + "[" * n + "]" * n + "\n") == Scenario()
-    assert sio.loads(f'[scenario]\nname = "{"[" * 500}"\n') == Scenario()  # brackets in text count for nothing
+    n = files.MAX_NESTING
+    assert scenarios.loads("[scenario]\nx = " + "[" * n + "]" * n + "\n") == Scenario()
+    assert scenarios.loads(f'[scenario]\nname = "{"[" * 500}"\n') == Scenario()  # brackets in text count for nothing
     _no_tomllib(monkeypatch)
     for text in ("[scenario]\nx = " + "[" * (n + 1) + "]" * (n + 1) + "\n",
                  "[scenario]\nx = " + "{a = " * (n + 1) + "1" + "}" * (n + 1) + "\n"):
-        with pytest.raises(sio.ScenarioFileError, match=rf"nested too deeply \({n + 1} levels .*\) \(line 2\)"):
-            sio.loads(text, "deep.toml")
+        with pytest.raises(scenarios.ScenarioFileError, match=rf"nested too deeply \({n + 1} levels .*\) \(line 2\)"):
+            scenarios.loads(text, "deep.toml")
 
 
 def _device(path, major, minor):
@@ -518,7 +518,7 @@ def test_an_endless_stdin_stops_at_the_ceiling(tmp_path):
     with open(zero, "rb") as endless:
         proc = _limited_cli(["plan", "-"], stdin=endless)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    assert proc.stderr == (f"drmath: error: <stdin>: cannot read: it is longer than {_files.MAX_INPUT_BYTES:,} "
+    assert proc.stderr == (f"drmath: error: <stdin>: cannot read: it is longer than {files.MAX_INPUT_BYTES:,} "
                            "bytes, the most that is read\n")
 
 
@@ -539,7 +539,7 @@ def _stdin(monkeypatch, data):
 
 
 def test_stdin_is_read_with_the_same_ceiling(monkeypatch):
-    monkeypatch.setattr(_files, "MAX_INPUT_BYTES", 4096)
+    monkeypatch.setattr(files, "MAX_INPUT_BYTES", 4096)
     _stdin(monkeypatch, None)
     one_line_error(["plan", "-"], "<stdin>: cannot read: it is longer than 4,096 bytes, the most that is read")
     _stdin(monkeypatch, b"[training]\n" + b"#" * 5000 + b"\ngpus = 2048\n")
@@ -567,15 +567,15 @@ def test_stdin_is_a_scenario_read_once(monkeypatch):
 
 def test_a_file_over_the_ceiling_is_refused_unread(tmp_path, monkeypatch):
     f = tmp_path / "big.toml"
-    f.write_bytes(b"[training]\ngpus = 2048\n" + b"#" * _files.MAX_INPUT_BYTES)
+    f.write_bytes(b"[training]\ngpus = 2048\n" + b"#" * files.MAX_INPUT_BYTES)
     size = f.stat().st_size
     one_line_error(["plan", str(f)], f"big.toml: cannot read: it is {size:,} bytes; at most "
-                                     f"{_files.MAX_INPUT_BYTES:,} are read")
-    f.write_bytes(b"[training]\ngpus = 2048\n" + b"#" * (_files.MAX_INPUT_BYTES - 30))
-    assert sio.load(f).training.gpus == 2048  # just under it: read
+                                     f"{files.MAX_INPUT_BYTES:,} are read")
+    f.write_bytes(b"[training]\ngpus = 2048\n" + b"#" * (files.MAX_INPUT_BYTES - 30))
+    assert scenarios.load(f).training.gpus == 2048  # just under it: read
     csv = tmp_path / "big.csv"
     csv.write_bytes((HEADER + GOOD_ROW).encode())
-    monkeypatch.setattr(_files, "MAX_TABLE_BYTES", 60)
+    monkeypatch.setattr(files, "MAX_TABLE_BYTES", 60)
     with pytest.raises(ValueError, match=rf"big.csv: cannot read: it is {csv.stat().st_size} bytes; at most 60 are"):
         drills.read_drill_records(csv)
 
@@ -627,7 +627,7 @@ def test_a_private_file_stays_private(tmp_path):
     target = tmp_path / "plan.html"
     target.write_text("secret")
     os.chmod(target, 0o600)
-    sio.atomic_write(target, "new")  # before: 0644, readable by everyone
+    files.atomic_write(target, "new")  # before: 0644, readable by everyone
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o600 and target.read_text() == "new"
     os.chmod(target, 0o640)
     status, _, err = run(_report(target))
@@ -642,14 +642,14 @@ def test_a_file_through_a_symlink_keeps_its_mode(tmp_path):
     os.chmod(real, 0o600)
     link = tmp_path / "link.html"
     link.symlink_to(real)
-    sio.atomic_write(link, "new")
+    files.atomic_write(link, "new")
     assert link.is_symlink() and stat.S_IMODE(os.stat(real).st_mode) == 0o600 and real.read_text() == "new"
 
 
 def test_a_new_file_gets_the_umask(tmp_path):
     old = os.umask(0o027)
     try:
-        sio.atomic_write(tmp_path / "new.html", "x")  # before: always 0644
+        files.atomic_write(tmp_path / "new.html", "x")  # before: always 0644
     finally:
         os.umask(old)
     assert stat.S_IMODE(os.stat(tmp_path / "new.html").st_mode) == 0o640
@@ -660,7 +660,7 @@ def test_an_owner_is_kept_where_allowed_and_a_refusal_is_no_error(tmp_path, monk
     target.write_text("old")
     if os.geteuid() == 0:  # only root may give a file away: check the owner is put back
         os.chown(target, 4321, 4321)
-        sio.atomic_write(target, "new")
+        files.atomic_write(target, "new")
         assert (os.stat(target).st_uid, os.stat(target).st_gid) == (4321, 4321)
         os.chown(target, 0, 0)
 
@@ -670,7 +670,7 @@ def test_an_owner_is_kept_where_allowed_and_a_refusal_is_no_error(tmp_path, monk
     monkeypatch.setattr(os, "fchown", refuse)  # as for any user but root: the owner cannot be put back
     monkeypatch.setattr(os, "stat", lambda p, **kw: os.stat_result(  # an old file owned by someone else
         (0o100600, 0, 0, 1, 4321, 4321, 3, 0, 0, 0)) if str(p) == str(target) else real_stat(p, **kw))
-    sio.atomic_write(target, "again")  # written anyway, its mode kept
+    files.atomic_write(target, "again")  # written anyway, its mode kept
     monkeypatch.undo()
     assert target.read_text() == "again" and stat.S_IMODE(os.stat(target).st_mode) == 0o600
 
@@ -685,13 +685,13 @@ def _free_writer(fifo):
 
 
 def test_an_output_fifo_without_a_reader_times_out(tmp_path, monkeypatch):
-    monkeypatch.setattr(_files, "FIFO_TIMEOUT", 0.3)
+    monkeypatch.setattr(files, "FIFO_TIMEOUT", 0.3)
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     result = _in_thread(lambda: run(_report(fifo)), fifo, _free_writer, timeout=120)  # before: waited for ever
     assert result == [(2, "", f"drmath: error: {fifo}: cannot write: no reader opened the FIFO within 0.3 s\n")]
     with pytest.raises(TimeoutError, match=r"cannot write: no reader opened the FIFO within 0.3 s: '.*pipe'"):
-        sio.atomic_write(fifo, "x")
+        files.atomic_write(fifo, "x")
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
@@ -699,7 +699,7 @@ def test_a_full_device_is_named(tmp_path):
     full = tmp_path / "full"
     _device(full, 1, 7)  # /dev/full's numbers: every write fails with ENOSPC
     with pytest.raises(OSError, match=r"cannot write: No space left on device: '.*full'") as info:
-        sio.atomic_write(full, "x" * 100_000)
+        files.atomic_write(full, "x" * 100_000)
     assert info.value.errno == errno.ENOSPC and info.value.filename == str(full)
     err = one_line_error(_report(full), "full: cannot write: No space left on device")
     assert err == f"drmath: error: {full}: cannot write: No space left on device\n"  # before: "[Errno 28] ..." alone
@@ -713,7 +713,7 @@ def test_a_full_disk_is_named(tmp_path, monkeypatch):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     monkeypatch.setattr(os, "fsync", full)  # the disk fills as the temporary file is written
     with pytest.raises(OSError, match=r"\[Errno 28\] cannot write: No space left on device: '.*plan.html'"):
-        sio.atomic_write(target, "new")
+        files.atomic_write(target, "new")
     err = one_line_error(_report(target), "plan.html: cannot write: No space left on device")
     assert err == f"drmath: error: {target}: cannot write: No space left on device\n"
     assert target.read_text() == "good" and sorted(p.name for p in tmp_path.iterdir()) == ["plan.html"]
@@ -888,7 +888,7 @@ def test_a_bad_time_format_is_one_line_naming_the_option(tmp_path, fmt, match):
     _calibrate_error(log, match, "--start-column", "start", "--duration-column", "hours", "--duration-unit", "h",
                      "--time-format", fmt)
     with pytest.raises(ValueError, match=match):
-        calibrate.parse_incidents(log.read_text(), start_column="start", duration_column="hours", duration_unit="h",
+        incidents.parse_incidents(log.read_text(), start_column="start", duration_column="hours", duration_unit="h",
                                   time_format=fmt)
 
 
@@ -976,7 +976,7 @@ def test_a_hostile_upload_is_one_line_in_the_fleet_panel(tmp_path, kind):
     assert re.search(match, _panel_error(shown)), shown["error"]
     assert shown["summary"] == ""
     if shown["loaded"]:  # the lines the panel says it took, whatever ends them
-        assert f"{calibrate.count_lines(text):,} lines" in shown["source"] and calibrate.count_lines(text) > 2
+        assert f"{incidents.count_lines(text):,} lines" in shown["source"] and incidents.count_lines(text) > 2
 
 
 def test_every_line_end_counts_in_the_panel(tmp_path):

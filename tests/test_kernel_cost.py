@@ -23,7 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import drmath
-from drmath import report, scenario_io
+from drmath import report
+from drmath.io import scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_WIDGETS_AT_OPEN = 115
@@ -69,7 +70,7 @@ TRICKY = ["a & b", "a &copy; b", "_a_ b", "a*b*", "1. first", "- item", "# title
 
 def test_a_simple_warning_is_rendered_as_mistune_renders_it():
     """Every text the shortcut takes comes out as mistune's; what it refuses still goes to mistune."""
-    seed = drmath.plan(scenario_io.seed()).warnings()
+    seed = drmath.plan(scenarios.seed()).warnings()
     assert seed and all(report._simple_html(text) is not None for text in seed.values())  # the page's own
     for text in [*TRICKY, *seed.values()]:
         simple = report._simple_html(text)
@@ -82,7 +83,7 @@ def test_a_simple_warning_is_rendered_as_mistune_renders_it():
        link=st.sampled_from([1e9, 1e10, 4e11]), interval=st.sampled_from([300.0, 3600.0, 86_400.0]),
        rpo=st.sampled_from([None, 60.0, 900.0, 86_400.0]), rto=st.sampled_from([None, 600.0, 14_400.0]))
 def test_every_plan_warning_renders_as_mistune_renders_it(gpus, tier, link, interval, rpo, rto):
-    s = scenario_io.seed().with_changes({"training.gpus": gpus, "failover.tier": tier,
+    s = scenarios.seed().with_changes({"training.gpus": gpus, "failover.tier": tier,
                                          "replication.link_bandwidth": link, "replication.interval": interval,
                                          "requirements.rpo_site": rpo, "requirements.rto_site": rto})
     for text in drmath.plan(s).warnings().values():

@@ -1,10 +1,8 @@
-"""The house in order (issue 20): no view, server or plan module over about 600 lines, no function over
-about 80 lines of code.
+"""The house in order, by rule (issue 33): no module over 600 lines of code, no function over 80.
 
-Formula modules may run longer where their docstrings make them so (they hold every formula's units,
-Notes, references and doctests), so only the modules that do a view's, the server's or the plan's job
-are held to the line count. A function's length is its lines of code: its docstring, blank lines and
-comment lines aside.
+A module's or a function's length is its lines of code: docstrings (of the module, its classes, functions and
+attributes), blank lines and comment lines aside. Formula modules are long where their docstrings hold every
+formula's units, Notes, references and doctests; that prose is not what makes a module hard to change.
 """
 
 import ast
@@ -13,10 +11,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "drmath"
-BOUNDED = ("_plan.py", "_solve.py", "explain.py", "report.py", "comparison.py", "answer.py", "cli.py",
-           "diagrams.py", "serve/*.py", "viz/*.py", "dashboard/*.py")
 MOST_LINES = 600
 MOST_CODE = 80
+NOT_YET = {"quantities.py": "the registry still holds the cards' layout and the notes' prose (issue 33)"}
+"""Modules over the limit that issue 33 has still to split, with why; the test fails once one fits (so the list
+only shrinks)."""
 
 
 def _modules(patterns):
@@ -33,15 +32,52 @@ def _code_lines(function, lines):
     return sum(1 for n in numbers if lines[n - 1].strip() and not lines[n - 1].strip().startswith("#"))
 
 
-@pytest.mark.parametrize("path", _modules(BOUNDED), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_no_view_server_or_plan_module_is_over_600_lines(path):
-    count = len(path.read_text().splitlines())
-    assert count <= MOST_LINES, f"{path.relative_to(PACKAGE)} has {count} lines: split it by job"
+def _docstring_lines(tree):
+    """The line numbers of every docstring: of the module, classes and functions, and of attributes (a string
+    right after an assignment, as Sphinx reads it)."""
+    lines = set()
+
+    def is_text(node):
+        return isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) \
+            and isinstance(node.value.value, str)
+
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list) or not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                                               ast.AsyncFunctionDef)):
+            continue
+        texts = [body[0]] if body and is_text(body[0]) else []
+        texts += [b for a, b in zip(body, body[1:]) if isinstance(a, (ast.Assign, ast.AnnAssign)) and is_text(b)]
+        for text in texts:
+            lines.update(range(text.lineno, text.end_lineno + 1))
+    return lines
+
+
+def module_code_lines(source):
+    """Lines of code of a module's ``source``: docstrings, blank lines and comments aside."""
+    docs = _docstring_lines(ast.parse(source))
+    return sum(1 for n, line in enumerate(source.splitlines(), 1)
+               if line.strip() and not line.strip().startswith("#") and n not in docs)
+
+
+@pytest.mark.parametrize("path", _modules(["**/*.py"]), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_is_over_600_lines_of_code(path):
+    name = str(path.relative_to(PACKAGE))
+    count = module_code_lines(path.read_text())
+    if name in NOT_YET:
+        assert count > MOST_LINES, f"{name} has {count} lines of code now: take it out of NOT_YET"
+    else:
+        assert count <= MOST_LINES, f"{name} has {count} lines of code: split it by job"
+
+
+def test_the_module_counter_counts_code_only():
+    source = '"""Doc.\n\nMore."""\n\nX = 1\n"""X\'s doc."""\n\n\nclass A:\n    """Doc."""\n\n    # note\n    y = 2\n'
+    assert module_code_lines(source) == 3  # X = 1, class A:, y = 2
 
 
 def test_no_function_is_over_80_lines_of_code():
     long = []
-    for path in _modules(["*.py", "*/*.py"]):
+    for path in _modules(["**/*.py"]):
         lines = path.read_text().splitlines()
         for node in ast.walk(ast.parse("\n".join(lines))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _code_lines(node, lines) > MOST_CODE:

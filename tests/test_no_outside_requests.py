@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from drmath import scenario_io
+from drmath.io import scenarios
 from drmath.report import build_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
@@ -134,7 +134,7 @@ def test_a_notebook_page_sends_nothing_outside_and_offers_no_share(browser, tmp_
 
 def test_the_report_sends_nothing_outside_and_offers_no_share(desktop, tmp_path):
     path = tmp_path / "report.html"
-    path.write_text(build_report(scenario_io.seed()), encoding="utf-8")
+    path.write_text(build_report(scenarios.seed()), encoding="utf-8")
     pg = desktop.new_page()
     seen = record(pg)
     pg.goto(path.as_uri(), wait_until="load", timeout=120_000)

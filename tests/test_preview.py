@@ -18,8 +18,8 @@ from conftest import READY_JS, http_get, problems, start_voila, stop_voila, watc
 
 import drmath
 from drmath.dashboard import CARDS
+from drmath.io.links import to_query
 from drmath.report import build_report, headline_html, report_title
-from drmath.scenario_io import to_query
 from drmath.serve import pages
 
 SHARED = {"training.gpus": 4096, "failover.tier": "hot"}  # a share link's scenario, unlike the default
@@ -64,7 +64,7 @@ def test_the_preview_is_the_story_and_the_reports_headline_drawn_from_the_plan()
 def test_the_default_page_explains_the_seed_the_dashboard_opens_on():
     """The dashboard opens on the seed (the worked answer's targets); the default page's static explainer and
     preview explained ``Scenario()``, with no targets, so the static page and the live one disagreed."""
-    from drmath.scenario_io import seed
+    from drmath.io.scenarios import seed
 
     assert pages.page_scenario("") == (seed(), None)
     assert pages._render_explainer("") == build_report(seed(), include_plotlyjs=False)

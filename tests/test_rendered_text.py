@@ -186,12 +186,13 @@ def test_the_worked_answer_opens_with_a_summary_whose_figures_link_to_their_sect
     """The summary table as Voilà shows it: every row, every figure a link, every link to an element of the page."""
     import datetime as dt
 
-    from drmath import answer, drills, presets, scenario_io, solve
+    from drmath import answer, drills, presets, solve
     from drmath.formatting import format_quantity
+    from drmath.io import scenarios
 
-    seed = scenario_io.SCENARIO_DIR / "seed.toml"
-    solution = solve(scenario_io.load(seed))
-    promise = drills.promised_rto(drills.example_log(), 0.95, as_of=scenario_io.read_meta(seed)["date"])
+    seed = scenarios.SCENARIO_DIR / "seed.toml"
+    solution = solve(scenarios.load(seed))
+    promise = drills.promised_rto(drills.example_log(), 0.95, as_of=scenarios.read_meta(seed)["date"])
     page, _ = render(browser, f"{notebook_server}voila/render/00_worked_answer.ipynb")
     try:
         rows = page.evaluate(SUMMARY_JS)

@@ -12,13 +12,13 @@ from latex2mathml.converter import convert
 from markupsafe import escape
 
 from drmath import Scenario, comparison, plan, quantities, report
-from drmath import scenario_io as io
 from drmath.cli import main
+from drmath.io import scenarios
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import problems, watch  # noqa: E402
 
-SEED = io.SCENARIO_DIR / "seed.toml"
+SEED = scenarios.SCENARIO_DIR / "seed.toml"
 
 
 @pytest.fixture(scope="module")
@@ -259,7 +259,7 @@ def test_every_figure_renders_offline_without_errors(page):
 def test_numbers_shown_equal_plan(page):
     shown = page.evaluate("[...document.querySelectorAll('[data-field]')]"
                           ".map(e => [e.dataset.field, e.dataset.si, e.textContent])")
-    p = plan(io.load(SEED))  # the seed file: the defaults plus the worked answer's targets
+    p = plan(scenarios.load(SEED))  # the seed file: the defaults plus the worked answer's targets
     assert len(shown) >= 45
     for name, si, text in shown:
         assert text == p.format(name), name

@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 import pytest
 
 import drmath
-from drmath import scenario_io
+from drmath.io import links
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import READY_JS, problems, watch  # noqa: E402
@@ -47,7 +47,7 @@ def test_a_copied_link_restores_the_same_cards(voila_server, browser):
     page.wait_for_function(f"(b) => ({SCENARIO_JS})() !== b", arg=before, timeout=15_000)
     expected = scenario_of(page)
     assert expected.training.gpus == 10_000 and expected.failover.tier == "hot"
-    query = scenario_io.to_query(expected)
+    query = links.to_query(expected)
     page.wait_for_function("(q) => document.querySelector('.drmath-share').dataset.link.endsWith('?' + q)",
                            arg=query, timeout=15_000)
     assert page.url.endswith("?" + query)  # the address bar carries the state too
@@ -69,7 +69,7 @@ def test_a_copied_link_restores_the_same_cards(voila_server, browser):
 
 @pytest.mark.parametrize("query", [
     # markup in a value, and bytes that are not UTF-8; the other refusals (unknown or repeated
-    # keys, out-of-range values, oversize links) are tested on from_query in test_scenario_io
+    # keys, out-of-range values, oversize links) are tested on from_query in test_io
     "training.gpus=<script>alert(1)</script>",
     "%ff%fe" * 50,
 ])

@@ -249,10 +249,10 @@ def test_a_truly_infeasible_target_is_called_infeasible():
 
 # --------------------------------------------------------------------------- issue 23: a confidence level
 
-from drmath import scenario_io  # noqa: E402
 from drmath._confidence import TOLERANCE  # noqa: E402
 from drmath._plan import _derive  # noqa: E402
 from drmath._uncertainty import draw_inputs  # noqa: E402
+from drmath.io import scenarios  # noqa: E402
 
 UNCERTAIN = {"uncertainty.failures.gpu_failure_rate": (3e-9, 1e-8),
              "uncertainty.failover.decision_time": {"low": 600.0, "high": 4 * hour},
@@ -282,7 +282,7 @@ def _over_the_draws(scenario, designs, inputs):
 
 @pytest.fixture(scope="module")
 def uncertain_seed():
-    return scenario_io.seed().replace(**UNCERTAIN)
+    return scenarios.seed().replace(**UNCERTAIN)
 
 
 @pytest.fixture(scope="module")

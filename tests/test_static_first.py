@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import BROWSER, CHROMIUM, READY_JS, kernel_ids, problems, run_async, start_voila, stop_voila, watch  # noqa: E402
 
 import drmath  # noqa: E402
+from drmath.io.links import to_query  # noqa: E402
 from drmath.report import FIGURES as REPORT_FIGURES  # noqa: E402
-from drmath.scenario_io import to_query  # noqa: E402
 from drmath.serve.static import STATIC_END  # noqa: E402
 
 SHARED = {"training.gpus": 4096, "failover.tier": "hot"}

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 import drmath
-from drmath import Scenario, scenario_io
+from drmath import Scenario
 from drmath._uncertainty import PERCENTILES, draw
 from drmath.calibrate import fit_events
+from drmath.io import links, scenarios
 from drmath.quantities import CARDS
 from drmath.scenario import Spread
 
@@ -60,30 +61,30 @@ def test_a_spread_on_a_choice_or_an_unknown_field_is_refused():
 def test_a_toml_uncertainty_table_reads_units_like_its_field_and_round_trips():
     text = ('[uncertainty]\n"failures.launch_time" = {low = "2 min", high = "10 min", distribution = "uniform"}\n'
             f'"{RATE}" = {{low = 5.5e-11, high = 1.1e-10}}\n')
-    s = scenario_io.loads(text)
+    s = scenarios.loads(text)
     assert s.uncertainty["failures.launch_time"] == Spread(120.0, 600.0, "uniform", 0.95)
     assert s.uncertainty[RATE].distribution == "lognormal"
-    assert scenario_io.loads(scenario_io.dumps(s)) == s
+    assert scenarios.loads(scenarios.dumps(s)) == s
 
 
 def test_a_bad_toml_spread_names_the_file_and_the_field():
     text = '[uncertainty]\n"failures.launch_time" = {low = "20 min", high = "10 min"}\n'
-    with pytest.raises(scenario_io.ScenarioFileError, match=r"^x\.toml: uncertainty\.failures\.launch_time = "):
-        scenario_io.loads(text, "x.toml")
+    with pytest.raises(scenarios.ScenarioFileError, match=r"^x\.toml: uncertainty\.failures\.launch_time = "):
+        scenarios.loads(text, "x.toml")
 
 
 def test_a_share_link_round_trips_the_spreads():
     s = uncertain(**{"uncertainty.failures.launch_time": {"low": 60.0, "high": 600.0, "distribution": "uniform",
                                                          "confidence": 0.9}})
-    query = scenario_io.to_query(s)
+    query = links.to_query(s)
     assert "uncertainty.failures.gpu_failure_rate=" in query
-    assert scenario_io.from_query(query) == (s, None)
-    back = scenario_io.to_query(Scenario(), base=s)  # a link from a scenario with spreads to one without
-    assert scenario_io.from_query(back, base=s) == (Scenario(), None)
+    assert links.from_query(query) == (s, None)
+    back = links.to_query(Scenario(), base=s)  # a link from a scenario with spreads to one without
+    assert links.from_query(back, base=s) == (Scenario(), None)
 
 
 def test_a_bad_spread_in_a_link_falls_back_with_a_notice():
-    s, notice = scenario_io.from_query("uncertainty.failures.gpu_failure_rate=4e-10,1e-10")
+    s, notice = links.from_query("uncertainty.failures.gpu_failure_rate=4e-10,1e-10")
     assert s == Scenario() and "uncertainty.failures.gpu_failure_rate" in notice
 
 
@@ -199,6 +200,6 @@ def test_the_report_shows_each_headline_band_and_none_without_uncertainty():
 
 def test_a_bound_that_is_not_a_number_names_the_spread_and_its_end():
     text = '[uncertainty]\n"failures.launch_time" = {low = "soon", high = "10 min"}\n'
-    with pytest.raises(scenario_io.ScenarioFileError, match=r"uncertainty\.failures\.launch_time\.low = 'soon' is "
+    with pytest.raises(scenarios.ScenarioFileError, match=r"uncertainty\.failures\.launch_time\.low = 'soon' is "
                                                              r"not a number: must be in \[0, 86400\] \[s\]"):
-        scenario_io.loads(text, "x.toml")
+        scenarios.loads(text, "x.toml")

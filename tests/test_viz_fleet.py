@@ -9,7 +9,8 @@ import pytest
 from scipy import stats
 
 from drmath import _resources, viz
-from drmath.calibrate import fit_events, read_incidents
+from drmath.calibrate import fit_events
+from drmath.io.incidents import read_incidents
 from drmath.units import day, hour
 from drmath.viz import fleet
 

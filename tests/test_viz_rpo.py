@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from drmath import plan, scenario_io, viz
+from drmath import plan, viz
+from drmath.io import scenarios
 
 MARKER_ROOM = 0.02
 """Least share of the x-axis between the current point's centre and either end: a 12 px marker on a plot
@@ -15,7 +16,7 @@ area of at least 300 px needs 6 px (0.02) to show whole. [1]"""
 @pytest.mark.parametrize("changes", [{}, {"replication.link_bandwidth": 400e9 / 8}, {"replication.interval": 3600.0},
                                      {"replication.interval": 60.0}])
 def test_the_current_point_is_drawn_whole(name, changes):
-    p = plan(scenario_io.seed().with_changes(changes))
+    p = plan(scenarios.seed().with_changes(changes))
     fig = viz.plan_figure(name, p)
     current = [t for t in fig.data if t.name == "current"]
     if not current:

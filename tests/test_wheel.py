@@ -208,7 +208,7 @@ def test_cli_plan_report_and_compare(installed):
     assert _resources.plotly_bundle(_plotly_version()).read_text(encoding="utf-8") in html  # inlined, offline
     out = run([drmath, "compare", seed, l405], installed)
     assert "Seed" in out and "405B" in out
-    assert "Seed" in in_venv(installed, "from drmath import scenario_io as io; print(*io.shipped_scenarios())")
+    assert "Seed" in in_venv(installed, "from drmath.io import scenarios; print(*scenarios.shipped_scenarios())")
     assert in_venv(installed, "from drmath import _resources as r, drills\n"
                               "print(len(drills.read_drill_records(r.data_file('drills_example.csv'))))").strip() != "0"
 

@@ -7,11 +7,12 @@ import re
 
 import pytest
 
-from drmath import answer, drills, plan, presets, scenario_io, solve, units
+from drmath import answer, drills, plan, presets, solve, units
 from drmath.formatting import format_quantity
+from drmath.io import scenarios
 from drmath.quantities import _TARGETS, QUANTITIES, SCALARS
 
-SEED = scenario_io.SCENARIO_DIR / "seed.toml"
+SEED = scenarios.SCENARIO_DIR / "seed.toml"
 REQUIREMENTS = {"requirements.rpo_site": 15 * units.minute, "requirements.rto_site": 4 * units.hour,
                 "requirements.max_slip": 7 * units.day}
 """The worked answer's stated requirements, as notebook 00 sets them."""
@@ -35,20 +36,20 @@ def _rows(markdown):
 
 @pytest.fixture(scope="module")
 def worked():
-    meta = scenario_io.read_meta(SEED)
-    solution = solve(scenario_io.load(SEED).with_changes(REQUIREMENTS))
+    meta = scenarios.read_meta(SEED)
+    solution = solve(scenarios.load(SEED).with_changes(REQUIREMENTS))
     promise = drills.promised_rto(drills.example_log(), 0.95, as_of=meta["date"])
     return meta, solution, promise, answer.summary(solution, promise)
 
 
 def test_the_example_promise_stays_valid_a_month_after_the_seeds_date():
-    meta = scenario_io.read_meta(SEED)
+    meta = scenarios.read_meta(SEED)
     assert isinstance(meta["date"], dt.date)
     promise = drills.promised_rto(drills.example_log(), 0.95, as_of=meta["date"])
     assert promise.valid and promise.expires - meta["date"] >= dt.timedelta(days=30)
-    text = scenario_io.dumps(scenario_io.load(SEED), meta)
+    text = scenarios.dumps(scenarios.load(SEED), meta)
     assert "date = 2025-05-26" in text.splitlines()
-    assert scenario_io.loads(text) == scenario_io.load(SEED)
+    assert scenarios.loads(text) == scenarios.load(SEED)
 
 
 def test_the_summary_says_which_drill_ends_the_promise_and_when(worked):
@@ -69,7 +70,7 @@ def test_a_date_that_is_not_a_toml_date_is_refused(tmp_path):
     f.write_text('[scenario]\nname = "x"\ndate = "2025-05-26"\n')
     with pytest.raises(ValueError, match=r"dated.toml: scenario.date = '2025-05-26' has the wrong type \(str\): "
                                          r"must be a TOML date \(date = 2025-05-26\) \(line 3\)"):
-        scenario_io.read_meta(f)
+        scenarios.read_meta(f)
 
 
 def test_the_summary_has_a_short_lead_and_a_row_for_each_point(worked):
@@ -190,7 +191,7 @@ def test_drills_are_listed_with_their_cadence(worked):
 
 def test_when_nothing_meets_the_targets_the_summary_says_so(worked):
     meta, _, promise, _ = worked
-    hopeless = solve(scenario_io.load(SEED).with_changes({**REQUIREMENTS, "requirements.rto_site": units.minute}))
+    hopeless = solve(scenarios.load(SEED).with_changes({**REQUIREMENTS, "requirements.rto_site": units.minute}))
     text = _text(answer.summary(hopeless, promise))
     assert not hopeless.feasible and "no searched design meets every requirement: this one comes closest" in text
     assert "**missed** by" in text

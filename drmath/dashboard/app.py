@@ -31,8 +31,9 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 
 import drmath
 
-from .. import _resources, scenario_io, viz
+from .. import _resources, viz
 from ..formatting import every
+from ..io import links, scenarios
 from ..report import markdown_html
 from ..scenario import Scenario
 from .bands import bands_for, shade_all, whole_changes
@@ -45,7 +46,7 @@ from .widgets import PlotlyView, ShareLink, _controls, opened_when_built
 
 __all__ = ["build_app", "Dashboard"]
 
-VOILA_PARAMETERS = scenario_io.VOILA_PARAMETERS
+VOILA_PARAMETERS = links.VOILA_PARAMETERS
 """Query keys that belong to Voilà, not to the scenario (defined with the link format)."""
 
 
@@ -95,7 +96,7 @@ class Dashboard:
             self._build(scenario)
 
     def _build(self, scenario):
-        seed = scenario_io.seed() if scenario is None else None  # read once: it is also what "open" shows first
+        seed = scenarios.seed() if scenario is None else None  # read once: it is also what "open" shows first
         self.scenario = seed if scenario is None else scenario  # the seed carries the targets
         self.plan = drmath.plan(self.scenario)
         self._syncing = False
@@ -128,7 +129,7 @@ class Dashboard:
         """The files row: the share link, the scenario picker, the save link and what is open (the seed, as
         ``seed_scenario`` when already read)."""
         self.share = ShareLink(layout=self._plain)
-        self._scenario_files = scenario_io.shipped_scenarios()
+        self._scenario_files = scenarios.shipped_scenarios()
         self.picker = W.Dropdown(options=[("open a scenario…", "")] + [(n, n) for n in self._scenario_files],
                                  value="", layout=W.Layout(width="300px", max_width="100%"),
                                  tooltip="load one of the scenarios that ship with drmath")
@@ -136,10 +137,10 @@ class Dashboard:
         self.picker.observe(lambda change: self._pick(change["new"]), "value")
         self.save_link = self._html("").add_class("drmath-save")
         self.opened = self._html("").add_class("drmath-opened-holder")  # the scenario last opened, and if edited
-        seed = scenario_io.SCENARIO_DIR / "seed.toml"
+        seed = scenarios.SCENARIO_DIR / "seed.toml"
         if seed_scenario is None and seed.exists():
-            seed_scenario = scenario_io.seed()
-        self._opened = ((seed_scenario, scenario_io.read_meta(seed)) if seed.exists()
+            seed_scenario = scenarios.seed()
+        self._opened = ((seed_scenario, scenarios.read_meta(seed)) if seed.exists()
                         else (Scenario(), {"name": "default scenario"}))
 
     def _make_solver(self):
@@ -287,12 +288,12 @@ class Dashboard:
         if not name:
             return
         try:
-            scenario = scenario_io.load(self._scenario_files[name])
+            scenario = scenarios.load(self._scenario_files[name])
         except (ValueError, TypeError, OSError) as exc:
             self._show_error(exc)
         else:
             self.notice.value = ""
-            meta = scenario_io.read_meta(self._scenario_files[name])
+            meta = scenarios.read_meta(self._scenario_files[name])
             if self.load(scenario):
                 self._opened = (scenario, meta)
                 self._render_file()
@@ -320,7 +321,7 @@ class Dashboard:
         >>> app.restore("training.gpus=<script>"), app.scenario.training.gpus
         (False, 8000)
         """
-        scenario, notice = scenario_io.from_query(query or "", ignore=VOILA_PARAMETERS)
+        scenario, notice = links.from_query(query or "", ignore=VOILA_PARAMETERS)
         self.notice.value = ("" if notice is None else
                              f'<div class="drmath-notice-message">{html.escape(notice)}</div>')
         self.load(scenario)
@@ -484,7 +485,7 @@ class Dashboard:
                 for k, v in p.scenario.flat().items()}
         self.scenario_view.value = (f'<div class="drmath-scenario" data-scenario="'
                                     f'{html.escape(json.dumps(flat))}"></div>')
-        self.share.query = scenario_io.to_query(p.scenario)
+        self.share.query = links.to_query(p.scenario)
         self.tiers.value = tier_table_html(p)
         self._inert_tier = mark_inert(p.scenario, self._controls, self.inert_note, self._inert_tier)
         self._render_solution()
@@ -499,7 +500,7 @@ class Dashboard:
         if edited:
             saved["description"] = (f"Saved from the drmath dashboard: {name!r} with changes. "
                                     + str(meta.get("description") or "")).strip()
-        toml = base64.b64encode(scenario_io.dumps(self.scenario, saved).encode()).decode()
+        toml = base64.b64encode(scenarios.dumps(self.scenario, saved).encode()).decode()
         self.save_link.value = (f'<a class="drmath-save-link" download="drmath-scenario.toml" '
                                 f'href="data:application/toml;base64,{toml}">save scenario (TOML)</a>')
         self.opened.value = (f'<span class="drmath-opened" title="{html.escape(str(meta.get("description", "")))}">'
@@ -534,7 +535,7 @@ def build_app(scenario=None):
     ----------
     scenario : Scenario or mapping, optional
         The inputs it opens with: a Scenario, or changes to the seed
-        (``{"training.gpus": 4096}``); the seed (:func:`drmath.scenario_io.seed`, with the worked answer's
+        (``{"training.gpus": 4096}``); the seed (:func:`drmath.io.scenarios.seed`, with the worked answer's
         targets) when omitted.
 
     Returns
@@ -549,5 +550,5 @@ def build_app(scenario=None):
     4096
     """
     if scenario is not None and not isinstance(scenario, Scenario):
-        scenario = scenario_io.seed().with_changes(scenario)
+        scenario = scenarios.seed().with_changes(scenario)
     return Dashboard(scenario)

@@ -12,8 +12,8 @@ The public page is hostile ground, so the panel bounds what it takes before pars
 upload button checks it in the page and sends a bigger file's name and size only, so a refused file gets
 this panel's message rather than an ended session; the kernel checks it again), :data:`MAX_UPLOAD_ROWS` lines (CR,
 LF and CRLF each end one: a file of CR-only line ends is counted as a spreadsheet counts it) and :data:`MAX_COLUMNS`,
-checked by the reader's own :func:`drmath.calibrate.check_table` before anything is parsed; the file is then read
-by :func:`drmath.calibrate.parse_incidents` with its own guards. Every failure shows as one line in
+checked by the reader's own :func:`drmath.io.incidents.check_table` before anything is parsed; the file is then read
+by :func:`drmath.io.incidents.parse_incidents` with its own guards. Every failure shows as one line in
 ``.drmath-fleet-error`` and changes nothing; no control character of the file or its name reaches the page (each
 is shown as its escape, ``\\x1b``).
 
@@ -38,9 +38,10 @@ import html
 
 import ipywidgets as W
 
-from .. import calibrate, viz
-from .._files import visible
+from .. import viz
 from ..formatting import short_duration
+from ..io import incidents
+from ..io.files import visible
 from .upload import UploadButton
 from .widgets import PlotlyView
 
@@ -50,18 +51,18 @@ __all__ = ["FleetPanel", "confidence_choice", "searching_html", "CONFIDENCES", "
 MAX_UPLOAD_BYTES = 768 * 2**10
 """Largest incident log the page takes [B]: under the server's 1 MiB limit on one websocket message
 (``drmath.serve.MAX_MESSAGE_SIZE``), which the upload travels in. About 9,000 rows of 80 B; a bigger log is
-the CLI's (``drmath calibrate``), which reads up to ``drmath._files.MAX_TABLE_BYTES``."""
+the CLI's (``drmath calibrate``), which reads up to ``drmath.io.files.MAX_TABLE_BYTES``."""
 
 MAX_UPLOAD_ROWS = 20_000
 """Most lines an uploaded log may have besides its header [1]: bounds the parse whatever the bytes hold. CR, LF
-and CRLF each end a line (:func:`drmath.calibrate.count_lines`): counting LF alone let a log of CR-only line ends
+and CRLF each end a line (:func:`drmath.io.incidents.count_lines`): counting LF alone let a log of CR-only line ends
 parse 58,000 rows while the panel said "0 lines"."""
 
 MAX_COLUMNS = 64
 """Most columns an uploaded log's header may name [1]: the dropdowns list them."""
 
 EXAMPLE = "incidents_example.csv"
-"""The shipped example log's name (:func:`drmath.calibrate.example_log`; generated from stated parameters)."""
+"""The shipped example log's name (:func:`drmath.io.incidents.example_log`; generated from stated parameters)."""
 
 EXAMPLE_MAPPING = {"start": "start", "end": "end", "cause": "cause", "scope": "scope", "where": "cluster",
                    "where_value": "primary", "gpus": 16384}
@@ -95,7 +96,7 @@ def _one_line(exc):
     lines = str(exc).splitlines() or [type(exc).__name__]
     if len(lines) == 1:
         return lines[0]
-    tail = lines[-1].split(": ", 1)[-1] if isinstance(exc, calibrate.IncidentLogError) else f"{len(lines)} lines"
+    tail = lines[-1].split(": ", 1)[-1] if isinstance(exc, incidents.IncidentLogError) else f"{len(lines)} lines"
     return f"{lines[0]} ({tail})"
 
 
@@ -175,7 +176,7 @@ class FleetPanel:
         self.source = W.HTML("").add_class("drmath-fleet-source")
         self.start, self.end = self._dropdown("start", "start"), self._dropdown("end", "end")
         self.duration = self._dropdown("duration", "or duration")
-        self.unit = self._dropdown("unit", "in", tuple(calibrate.DURATION_UNITS))
+        self.unit = self._dropdown("unit", "in", tuple(incidents.DURATION_UNITS))
         self.cause, self.scope = self._dropdown("cause", "cause"), self._dropdown("scope", "scope")
         self.where = self._dropdown("where", "keep where")
         self.where_value = W.Text(value="", description="equals", layout=W.Layout(width="260px"),
@@ -253,7 +254,7 @@ class FleetPanel:
         self._clear_fit()
         self._show_error("")
         self.source.value = (f'<span class="drmath-fleet-note">{html.escape(name)}: '
-                             f"{len(self.columns)} columns, {calibrate.count_lines(text):,} lines</span>")
+                             f"{len(self.columns)} columns, {incidents.count_lines(text):,} lines</span>")
         return True
 
     def _checked(self, name, raw):
@@ -265,7 +266,7 @@ class FleetPanel:
         except UnicodeDecodeError as exc:
             raise ValueError(f"{name}: not a UTF-8 text file (byte {exc.start})") from None
         text = text.removeprefix("\ufeff")
-        columns = calibrate.check_table(text, name, max_rows=MAX_UPLOAD_ROWS, max_columns=MAX_COLUMNS,
+        columns = incidents.check_table(text, name, max_rows=MAX_UPLOAD_ROWS, max_columns=MAX_COLUMNS,
                                         reader="this page", hint="; fit a bigger log with drmath calibrate")[3]
         return text, columns
 
@@ -277,7 +278,7 @@ class FleetPanel:
         loaded : bool
             True when loaded.
         """
-        path = calibrate.example_log()
+        path = incidents.example_log()
         if not self.load(EXAMPLE, path.read_bytes()):
             return False
         self.map_columns(**EXAMPLE_MAPPING)
@@ -312,7 +313,7 @@ class FleetPanel:
     # ---- the fit
 
     def _columns(self):
-        """The keywords of :func:`drmath.calibrate.parse_incidents` the dropdowns say, or ValueError."""
+        """The keywords of :func:`drmath.io.incidents.parse_incidents` the dropdowns say, or ValueError."""
         def column(widget):
             return None if widget.value == NONE else self._raw.get(widget.value, widget.value)
 
@@ -344,7 +345,7 @@ class FleetPanel:
         """
         self.open()
         try:
-            fit = calibrate.parse_incidents(self._text, **self._columns())
+            fit = incidents.parse_incidents(self._text, **self._columns())
             specs = viz.fleet_specs(fit)
         except ValueError as exc:
             self._show_error(_one_line(exc))

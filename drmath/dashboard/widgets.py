@@ -53,7 +53,7 @@ class PlotlyView(anywidget.AnyWidget):
 class ShareLink(anywidget.AnyWidget):
     """Keeps the page URL's query string equal to the scenario, with a "copy link" button.
 
-    Setting :attr:`query` (from :func:`drmath.scenario_io.to_query`) rewrites the
+    Setting :attr:`query` (from :func:`drmath.io.links.to_query`) rewrites the
     address bar with ``history.replaceState``; the button copies the link.
 
     Examples

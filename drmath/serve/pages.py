@@ -101,8 +101,8 @@ def _link_scenario(query):
     (issue 32); the scenario itself may run that long (the dashboard draws no drill schedule)."""
     from .. import plan
     from ..drills import check_run
+    from ..io.links import VOILA_PARAMETERS, from_query
     from ..scenario import Scenario
-    from ..scenario_io import VOILA_PARAMETERS, from_query
 
     scenario, notice = from_query(query, ignore=VOILA_PARAMETERS)
     if notice is None:
@@ -115,9 +115,9 @@ def _link_scenario(query):
 
 def link_query(query):
     """``(share-link query of the scenario, notice)`` for a page request's query: the scenario's own
-    :func:`~drmath.scenario_io.to_query` (the default's when the link is bad, with the reason). Every spelling of
+    :func:`~drmath.io.links.to_query` (the default's when the link is bad, with the reason). Every spelling of
     one scenario (a trailing ``&``, another order) has the same: what the explainers are cached under."""
-    from ..scenario_io import to_query
+    from ..io.links import to_query
 
     scenario, notice = _link_scenario(query)
     return to_query(scenario), notice
@@ -132,7 +132,7 @@ def dashboard_key(query):
     >>> dashboard_key("training.gpus=4096&") == dashboard_key("training.gpus=4096") != dashboard_key("")
     True
     """
-    from ..scenario_io import VOILA_PARAMETERS, from_query, to_query
+    from ..io.links import VOILA_PARAMETERS, from_query, to_query
 
     if not query:
         return ""
@@ -142,9 +142,9 @@ def dashboard_key(query):
 
 def page_scenario(query):
     """``(scenario, notice)`` of a page request's query, as the dashboard opens it: the seed
-    (:func:`~drmath.scenario_io.seed`, the worked answer's targets) for no query, else the link's scenario (the
+    (:func:`~drmath.io.scenarios.seed`, the worked answer's targets) for no query, else the link's scenario (the
     default's when the link is bad or its work past a bound, with the reason: :func:`_link_scenario`)."""
-    from ..scenario_io import seed
+    from ..io.scenarios import seed
 
     if not query:
         return seed(), None

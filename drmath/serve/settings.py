@@ -60,7 +60,7 @@ and 8.4 s in three with 10; the live controls at p50 15, 15, 17 and 20 s against
 
 MAX_URL_LENGTH = 32 * 1024
 """Longest page request target (path and query) drmath serves; a longer link gets the readable 414 page.
-A real share link is at most ~2,000 characters (``scenario_io.MAX_QUERY_LENGTH``). [B]"""
+A real share link is at most ~2,000 characters (``drmath.io.links.MAX_QUERY_LENGTH``). [B]"""
 
 MAX_HEADER_SIZE = 256 * 1024
 """Tornado's limit on a request's line and headers (its default, 64 KiB, closes the connection with no

@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drmath import Scenario, plan
-from drmath import scenario_io as io
 from drmath.cli import main
+from drmath.io import files, links, scenarios
 from drmath.scenario import FIELDS
 
-SHIPPED = sorted(io.SCENARIO_DIR.glob("*.toml"))
+SHIPPED = sorted(scenarios.SCENARIO_DIR.glob("*.toml"))
 
 
 def _value(info):
@@ -31,22 +31,22 @@ def _value(info):
     return st.one_of(st.none(), strategy) if info.optional else strategy
 
 
-scenarios = st.fixed_dictionaries({path: _value(info) for path, info in FIELDS.items()}).map(Scenario.from_dict)
+any_scenario = st.fixed_dictionaries({path: _value(info) for path, info in FIELDS.items()}).map(Scenario.from_dict)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios)
+@given(any_scenario)
 def test_toml_round_trip_is_exact(s):
-    assert io.loads(io.dumps(s, {"name": "x"})) == s
+    assert scenarios.loads(scenarios.dumps(s, {"name": "x"})) == s
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios)
+@given(any_scenario)
 def test_share_link_round_trip_is_exact(s):
-    query = io.to_query(s)
-    assert len(query) <= io.MAX_QUERY_LENGTH
-    assert io.from_query(query) == (s, None)
-    assert io.from_query("?" + query) == (s, None)
+    query = links.to_query(s)
+    assert len(query) <= links.MAX_QUERY_LENGTH
+    assert links.from_query(query) == (s, None)
+    assert links.from_query("?" + query) == (s, None)
     # only the fields that differ from the defaults are encoded
     keys = {pair.split("=")[0] for pair in query.split("&") if pair}
     assert keys == {p for p in FIELDS if s.get(p) != Scenario().get(p)}
@@ -55,8 +55,8 @@ def test_share_link_round_trip_is_exact(s):
 def test_save_is_atomic_and_round_trips(tmp_path):
     s = Scenario().with_changes({"training.gpus": 4096, "checkpoint.interval": 600.0})
     target = tmp_path / "s.toml"
-    io.save(s, target, {"name": "mine", "sources": ["a", "b"]})
-    assert io.load(target) == s and io.read_meta(target)["name"] == "mine"
+    scenarios.save(s, target, {"name": "mine", "sources": ["a", "b"]})
+    assert scenarios.load(target) == s and scenarios.read_meta(target)["name"] == "mine"
     assert [p.name for p in tmp_path.iterdir()] == ["s.toml"]  # no temporary file left
 
 
@@ -68,7 +68,7 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path, monkeypatc
         raise OSError("disk full")
     monkeypatch.setattr(os, "replace", broken)
     with pytest.raises(OSError, match="disk full"):
-        io.atomic_write(target, "half")
+        files.atomic_write(target, "half")
     assert target.read_text() == "good" and [p.name for p in tmp_path.iterdir()] == ["plan.html"]
 
 
@@ -85,21 +85,21 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path, monkeypatc
 def test_bad_file_names_file_field_and_line(tmp_path, text, match, line):
     f = tmp_path / "f.toml"
     f.write_text(text)
-    with pytest.raises(io.ScenarioFileError, match=match) as info:
-        io.load(f)
+    with pytest.raises(scenarios.ScenarioFileError, match=match) as info:
+        scenarios.load(f)
     assert info.value.line == line and info.value.path == str(f)
 
 
 def test_unreadable_and_binary_files(tmp_path):
-    with pytest.raises(io.ScenarioFileError, match="nope.toml: cannot read"):
-        io.load(tmp_path / "nope.toml")
+    with pytest.raises(scenarios.ScenarioFileError, match="nope.toml: cannot read"):
+        scenarios.load(tmp_path / "nope.toml")
     (tmp_path / "b.toml").write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(io.ScenarioFileError, match="b.toml: not valid TOML: not UTF-8"):
-        io.load(tmp_path / "b.toml")
+    with pytest.raises(scenarios.ScenarioFileError, match="b.toml: not valid TOML: not UTF-8"):
+        scenarios.load(tmp_path / "b.toml")
 
 
 def test_units_and_presets_in_files():
-    s = io.loads('[replication]\nlink_bandwidth = "400 Gbps"\n[failures]\ngpu_failure_rate = "rsc-1"\n'
+    s = scenarios.loads('[replication]\nlink_bandwidth = "400 Gbps"\n[failures]\ngpu_failure_rate = "rsc-1"\n'
                  '[checkpoint]\ninterval = "10 min"\n')
     assert s.replication.link_bandwidth == 50e9 and s.checkpoint.interval == 600.0
     assert s.failures.gpu_failure_rate == pytest.approx(6.5e-3 / 8 / 86400)
@@ -107,8 +107,8 @@ def test_units_and_presets_in_files():
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
 def test_shipped_scenario_loads_and_plans(path, capsys):
-    s = io.load(path)
-    meta = io.read_meta(path)
+    s = scenarios.load(path)
+    meta = scenarios.read_meta(path)
     assert meta["name"] and meta["description"] and meta["sources"]
     assert "#" in path.read_text()  # each number carries its source in a comment
     assert main(["plan", str(path)]) == 0
@@ -118,16 +118,16 @@ def test_shipped_scenario_loads_and_plans(path, capsys):
 def test_shipped_set():
     assert {p.stem for p in SHIPPED} >= {"seed", "llama3-405b", "llama3-70b-2048", "frontier-100k-rsc1"}
     # the seed is the defaults plus the worked answer's targets, which Scenario() leaves unset (issue 21)
-    seed = io.load(io.SCENARIO_DIR / "seed.toml")
-    assert seed == io.seed() and seed.with_changes({"requirements.rpo_site": None, "requirements.rto_site": None,
+    seed = scenarios.load(scenarios.SCENARIO_DIR / "seed.toml")
+    assert seed == scenarios.seed() and seed.with_changes({"requirements.rpo_site": None, "requirements.rto_site": None,
                                                     "requirements.max_slip": None}) == Scenario()
-    assert list(io.shipped_scenarios())[0].startswith("Seed")
-    big = io.load(io.SCENARIO_DIR / "frontier-100k-rsc1.toml")
+    assert list(scenarios.shipped_scenarios())[0].startswith("Seed")
+    big = scenarios.load(scenarios.SCENARIO_DIR / "frontier-100k-rsc1.toml")
     assert big.training.gpus == 100_000 and plan(big).mtbf / 60 == pytest.approx(17.7, abs=0.1)
 
 
 def test_plan_cli_on_shipped_scenario_subprocess():
-    proc = subprocess.run([sys.executable, "-m", "drmath", "plan", str(io.SCENARIO_DIR / "llama3-405b.toml")],
+    proc = subprocess.run([sys.executable, "-m", "drmath", "plan", str(scenarios.SCENARIO_DIR / "llama3-405b.toml")],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "16,384 GPUs" in proc.stdout
 
@@ -157,7 +157,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("query, match", HOSTILE)
 def test_hostile_query_falls_back_with_a_notice(query, match):
-    s, notice = io.from_query(query)
+    s, notice = links.from_query(query)
     assert s == Scenario()
     assert notice and match in notice and notice.startswith("This link's settings were not used")
     assert "<" not in notice and ">" not in notice and "&" not in notice and notice.isprintable()
@@ -165,44 +165,44 @@ def test_hostile_query_falls_back_with_a_notice(query, match):
 
 @pytest.mark.parametrize("query", [None, 42, b"training.gpus=1", ["training.gpus=1"]])
 def test_non_text_query_never_raises(query):
-    s, notice = io.from_query(query)
+    s, notice = links.from_query(query)
     assert s == Scenario() and "not text" in notice
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=300))
 def test_from_query_never_raises(text):
-    s, notice = io.from_query(text)
+    s, notice = links.from_query(text)
     assert isinstance(s, Scenario) and (notice is None or isinstance(notice, str))
 
 
 def test_query_details():
-    assert io.from_query("") == (Scenario(), None)
-    assert io.from_query("http://127.0.0.1/voila?training.gpus=2048#top")[0].training.gpus == 2048
-    s, notice = io.from_query("training.gpus=2048&token=abc", ignore=("token",))
+    assert links.from_query("") == (Scenario(), None)
+    assert links.from_query("http://127.0.0.1/voila?training.gpus=2048#top")[0].training.gpus == 2048
+    s, notice = links.from_query("training.gpus=2048&token=abc", ignore=("token",))
     assert s.training.gpus == 2048 and notice is None
-    s, _ = io.from_query("replication.link_bandwidth=400+Gbps&checkpoint.interval=unset")
+    s, _ = links.from_query("replication.link_bandwidth=400+Gbps&checkpoint.interval=unset")
     assert s.replication.link_bandwidth == 50e9 and s.checkpoint.interval is None
     base = Scenario().with_changes({"failover.tier": "hot"})
-    assert io.to_query(base, base) == ""
-    s, notice = io.from_query("bogus=1", base=base)
+    assert links.to_query(base, base) == ""
+    s, notice = links.from_query("bogus=1", base=base)
     assert s == base and "as it was" in notice
     with pytest.raises(TypeError, match="must be a Scenario"):
-        io.to_query({"training.gpus": 1})
+        links.to_query({"training.gpus": 1})
 
 
 def test_error_values_stay_one_line():
     # every message is one line, so the CLI prints exactly one line
     for text in ("[training]\nmfu = 2\n", "[x\n"):
-        with pytest.raises(io.ScenarioFileError, match="^f.toml") as info:
-            io.loads(text, "f.toml")
+        with pytest.raises(scenarios.ScenarioFileError, match="^f.toml") as info:
+            scenarios.loads(text, "f.toml")
         assert "\n" not in str(info.value)
-    assert math.isfinite(io.from_query("training.mfu=0.3")[0].training.mfu)
+    assert math.isfinite(links.from_query("training.mfu=0.3")[0].training.mfu)
 
 
 def test_save_refuses_non_scenario(tmp_path):
     with pytest.raises(TypeError, match="must be a Scenario"):
-        io.save({"training": {}}, tmp_path / "x.toml")
+        scenarios.save({"training": {}}, tmp_path / "x.toml")
     assert not Path(tmp_path / "x.toml").exists()
 
 
@@ -211,14 +211,14 @@ def test_saved_toml_keeps_name_sources_and_preset_names(path):
     """Issue 13: the saved TOML dropped the name, the sources and the preset names (5.48e-09)."""
     import tomllib
 
-    s, meta = io.load(path), io.read_meta(path)
-    text = io.dumps(s, meta)
-    assert io.loads(text) == s
+    s, meta = scenarios.load(path), scenarios.read_meta(path)
+    text = scenarios.dumps(s, meta)
+    assert scenarios.loads(text) == s
     data = tomllib.loads(text)
     assert data["scenario"]["name"] == meta["name"] and data["scenario"]["sources"] == meta["sources"]
     for p in FIELDS:
         section, name = p.split(".")
-        name_of = io.preset_name(p, s.get(p))
+        name_of = scenarios.preset_name(p, s.get(p))
         if name_of is not None:  # written by name, its SI value in a comment
             assert data[section][name] == name_of
             assert getattr(FIELDS[p].preset[0][name_of], FIELDS[p].preset[1]) == pytest.approx(s.get(p))
@@ -228,12 +228,14 @@ def test_preset_names_in_saved_toml():
     from drmath import presets
 
     s = Scenario().with_changes({"failures.gpu_failure_rate": "rsc-1", "replication.link_bandwidth": 3e9})
-    text = io.dumps(s)
+    text = scenarios.dumps(s)
     assert 'gpu_failure_rate = "rsc-1"  # ' in text and "5.48e-09" not in text
     assert "link_bandwidth = 3000000000.0\n" in text  # no preset has it: the SI number
-    assert io.preset_name("failures.gpu_failure_rate", presets.FAILURE_RATES["llama3"].gpu_failure_rate) == "llama3"
-    assert io.preset_name("failover.tier", "warm") is None and io.preset_name("checkpoint.interval", None) is None
-    assert io.loads(text) == s
+    llama3 = presets.FAILURE_RATES["llama3"].gpu_failure_rate
+    assert scenarios.preset_name("failures.gpu_failure_rate", llama3) == "llama3"
+    assert scenarios.preset_name("failover.tier", "warm") is None
+    assert scenarios.preset_name("checkpoint.interval", None) is None
+    assert scenarios.loads(text) == s
 
 
 def test_share_links_read_in_units_and_old_links_still_parse():
@@ -244,20 +246,31 @@ def test_share_links_read_in_units_and_old_links_still_parse():
         "replication.link_bandwidth": 200 * Gbit_per_s, "replication.interval": 2 * hour,
         "checkpoint.interval": 10 * minute, "training.window": 60 * day, "checkpoint.write_bandwidth": 7 * TB_per_s,
         "failures.gpu_failure_rate": "rsc-1", "training.gpus": 4096})
-    query = io.to_query(s)
+    query = links.to_query(s)
     pairs = dict(pair.split("=") for pair in query.split("&"))
     assert pairs["replication.link_bandwidth"] == "200Gbps" and pairs["replication.interval"] == "2h"
     assert pairs["checkpoint.interval"] == "10min" and pairs["training.window"] == "60d"
     assert pairs["checkpoint.write_bandwidth"] == "7TB/s" and pairs["failures.gpu_failure_rate"] == "rsc-1"
     assert pairs["training.gpus"] == "4096"
-    assert io.from_query(query) == (s, None)
+    assert links.from_query(query) == (s, None)
     # an older link, all raw SI, reads the same
     old = "&".join(f"{p}={v!r}" if isinstance(v, float) else f"{p}={v}"
                    for p, v in s.flat().items() if v != Scenario().get(p))
     assert "25000000000.0" not in query and "7200.0" in old
-    assert io.from_query(old) == (s, None)
-    assert io.from_query("replication.link_bandwidth=25000000000.0")[0].replication.link_bandwidth == 25e9
+    assert links.from_query(old) == (s, None)
+    assert links.from_query("replication.link_bandwidth=25000000000.0")[0].replication.link_bandwidth == 25e9
     # a value no unit gives exactly stays exact, in SI
     odd = Scenario().with_changes({"replication.link_bandwidth": 12345678901.5, "replication.interval": 3601.25})
-    assert io.from_query(io.to_query(odd)) == (odd, None)
-    assert io.readable("replication.interval", 3601.25) == "3601.25s"
+    assert links.from_query(links.to_query(odd)) == (odd, None)
+    assert links.readable("replication.interval", 3601.25) == "3601.25s"
+
+
+def test_the_old_module_still_gives_each_name_with_a_warning():
+    import importlib
+
+    old = importlib.import_module("drmath.scenario_io")
+    for name, home in old.MOVED.items():
+        with pytest.warns(FutureWarning, match=rf"drmath\.scenario_io\.{name} moved to {home}\.{name}"):
+            assert getattr(old, name) is getattr(importlib.import_module(home), name)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        old.nope  # noqa: B018

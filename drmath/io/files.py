@@ -1,4 +1,4 @@
-r"""Guards for the files drmath reads and writes (private): kind, size, depth, modes and waiting.
+r"""The files drmath reads and writes: guards (kind, size, depth, modes and waiting) and atomic writes.
 
 Every input path (scenario TOML, drill CSV) reads through :func:`read_input`, and every
 ``-o`` output that is a FIFO is opened through :func:`open_stream`, so the limits below hold
@@ -17,6 +17,11 @@ everywhere and live in one place:
   character in it is written as its escape (``\x1b``), so a name or a cell cannot retitle, clear or write
   the clipboard of the terminal that prints the message, nor reach a page.
 
+- :func:`atomic_write` writes a temporary file beside the target and renames it over the target, so a failed
+  run never leaves half a file over a good one. A FIFO or a character device is written through (never
+  replaced), a symlink is followed, and anything else that is not a regular file is refused
+  (:func:`output_target`).
+
 Errors are ``ValueError`` (or ``OSError`` for an output) whose one-line message starts with the
 file's name.
 
@@ -32,11 +37,13 @@ import os
 import re
 import stat
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
-from ._validate import short_repr
+from .._validate import short_repr, visible
 
 STDIN = "-"
 """The input name that means standard input (read with the same ceiling as a file)."""
@@ -64,12 +71,6 @@ FIFO_TIMEOUT = 10.0
 _KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
           stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
 
-# C0 and C1 controls, DEL, and the format characters that reorder or break a line of text (bidirectional
-# embeddings, overrides and isolates; the line and paragraph separators): shown as their Python escapes.
-_HIDDEN = [*range(0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F),
-           *range(0x2066, 0x206A)]
-_VISIBLE = str.maketrans({code: repr(chr(code))[1:-1] for code in _HIDDEN})
-
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -94,33 +95,6 @@ def kind_of(mode):
     if stat.S_ISREG(mode):
         return "a regular file"
     return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
-
-
-def visible(text):
-    r"""Text from a file, or a file's name, as a terminal or a page may show it: every control character escaped.
-
-    An ESC, BEL or OSC sequence printed raw retitles or clears a terminal, or writes its clipboard (OSC 52);
-    a bidirectional override reorders what a reader sees. Each such character becomes its escape, visibly.
-
-    Parameters
-    ----------
-    text : str
-        A file's name, a cell, a column's name. [1]
-
-    Returns
-    -------
-    text : str
-        ``text`` with each C0 or C1 control character, DEL, bidirectional control and line or paragraph
-        separator written as its Python escape (``\x1b``, ``\u202e``); other text unchanged. [1]
-
-    Examples
-    --------
-    >>> print(visible("log\x1b]0;owned\x07.csv"))
-    log\x1b]0;owned\x07.csv
-    >>> visible("ok.csv")
-    'ok.csv'
-    """
-    return text.translate(_VISIBLE)
 
 
 def _too_big(name, limit, size=None):
@@ -363,3 +337,197 @@ def open_stream(path, timeout=None):
             time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
     os.set_blocking(fd, True)
     return fd
+
+
+# --------------------------------------------------------------------------- atomic writes
+
+
+_REFUSED = {stat.S_IFDIR: "a directory", stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+
+
+def output_target(path):
+    """Where :func:`atomic_write` would write ``path``, and how; or why it cannot.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output the user named (e.g. ``drmath report -o``).
+
+    Returns
+    -------
+    target : pathlib.Path
+        The file written: ``path`` itself, or for a symlink the file it points
+        to (made absolute).
+    how : {"replace", "stream"}
+        ``"replace"`` for a regular file or a new name: a temporary file beside
+        it, renamed over it [1]_. ``"stream"`` for a FIFO or a character device
+        (``/dev/null``, a terminal): opened and written, never replaced.
+
+    Raises
+    ------
+    ValueError
+        ``"<path>: cannot write: ..."``: its directory does not exist, or it is
+        a directory, a block device, a socket or a symlink that loops.
+
+    Notes
+    -----
+    A symlink is *followed*: the file it points to is written (atomically, if
+    it is a regular file) and the link stays a link. Renaming a regular file
+    over the link would silently cut it from its target, and a dangling link
+    gets its target created, as a shell's ``>`` does. Anything that cannot be
+    written safely is refused before any work is done.
+
+    References
+    ----------
+    .. [1] The Open Group, POSIX.1-2017, rename() and open(); ``stat.S_ISFIFO``, ``stat.S_ISCHR``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, os
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> output_target(d / "plan.html") == (d / "plan.html", "replace")
+    True
+    >>> os.mkfifo(d / "pipe")
+    >>> output_target(d / "pipe")[1]
+    'stream'
+    >>> output_target(d)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...: cannot write: it is a directory; give a file name
+    """
+    given = Path(path)
+    target = given
+    if os.path.islink(given):
+        try:
+            target = Path(os.path.realpath(given, strict=True))
+        except FileNotFoundError:  # a dangling link: write the file it names
+            target = Path(os.path.realpath(given))
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ValueError(f"{given}: cannot write: it is a symlink that loops") from None
+            raise
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        parent = target.parent if str(target.parent) else Path(".")
+        if not parent.is_dir():
+            raise ValueError(f"{given}: cannot write: directory {parent} does not exist") from None
+        return target, "replace"
+    if stat.S_ISREG(mode):
+        return target, "replace"
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return target, "stream"
+    kind = _REFUSED.get(stat.S_IFMT(mode), "not a regular file")
+    raise ValueError(f"{given}: cannot write: it is {kind}; give a file name")
+
+
+def atomic_write(path, data):
+    """Write text or bytes to ``path`` through a temporary file and a rename.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The target; its directory must exist. A symlink is followed; a FIFO or
+        a character device is written through (see :func:`output_target`).
+    data : str or bytes
+        The content (text is written as UTF-8).
+
+    Returns
+    -------
+    path : pathlib.Path
+        The file written (for a symlink, the file it points to): a regular file is
+        replaced by a rename [1]_, so a reader sees the old file or the new, never part.
+
+    Raises
+    ------
+    ValueError
+        If the target cannot be written safely (a directory, a block device, a
+        socket, a symlink loop, a missing directory); nothing is written.
+    OSError
+        If writing fails, with ``filename`` set to ``path`` and a ``strerror``
+        that starts "cannot write:" (so every message names the file); a regular
+        target is then left as it was. A FIFO that no reader opens within
+        :data:`drmath.io.files.FIFO_TIMEOUT` gives a ``TimeoutError``.
+
+    Notes
+    -----
+    For a regular file (or a new name) the temporary file sits in the target's
+    directory (so the rename stays on one filesystem, where ``os.replace`` is
+    atomic), is flushed and fsynced, then renamed over the target. On any error
+    it is removed and the target is untouched. A file replaced keeps its
+    permission bits (``rw`` for user, group and others) and, where the user may
+    set them, its owner and group: a private ``0600`` report stays private. A
+    new file gets ``0666`` less the umask, as a shell's ``>`` gives it.
+
+    A FIFO or character device is opened and written instead: renaming over it
+    would turn ``-o /dev/null`` into a regular file. A FIFO is opened without
+    blocking (:func:`drmath.io.files.open_stream`), so a pipe that nobody reads
+    fails after the timeout instead of hanging.
+
+    References
+    ----------
+    .. [1] The Open Group, POSIX.1-2017, rename(): the target is replaced atomically; Python ``os.replace``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "x.txt"
+    >>> atomic_write(target, "hello").read_text()
+    'hello'
+    >>> link = target.with_name("link.txt")
+    >>> link.symlink_to(target)
+    >>> atomic_write(link, "again") == target.resolve(), link.is_symlink(), target.read_text()
+    (True, True, 'again')
+    """
+    target, how = output_target(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    try:
+        if how == "stream":
+            _write_through(path, target, payload)
+        else:
+            _replace(target, payload)
+    except OSError as exc:  # name the file: "[Errno 28] No space left on device" alone says nothing
+        if exc.errno is None:
+            raise OSError(f"{path}: cannot write: {exc}") from None
+        raise OSError(exc.errno, f"cannot write: {exc.strerror}", os.fspath(path)) from None
+    return target
+
+
+def _write_through(path, target, payload):
+    """Write ``payload`` into a FIFO or character device, waiting at most FIFO_TIMEOUT for a FIFO's reader."""
+    fd = open_stream(target)
+    with open(fd, "wb") as fh:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):  # swapped for a file since the check
+            raise ValueError(f"{path}: cannot write: it changed while it was opened")
+        fh.write(payload)
+
+
+def _replace(target, payload):
+    """Write ``payload`` to a temporary file beside ``target`` and rename it over; keep an old file's mode and owner."""
+    try:
+        old = os.stat(target)
+    except FileNotFoundError:
+        old = None
+    fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=f".{target.name}.",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            if old is not None:
+                now = os.fstat(fh.fileno())
+                if (now.st_uid, now.st_gid) != (old.st_uid, old.st_gid):
+                    try:  # before the mode: a chown may clear mode bits
+                        os.fchown(fh.fileno(), old.st_uid, old.st_gid)
+                    except PermissionError:  # only root gives a file away; the mode still holds
+                        pass
+            os.fchmod(fh.fileno(), stat.S_IMODE(old.st_mode) & 0o777 if old is not None else 0o666 & ~umask())
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
