@@ -32,13 +32,12 @@ Examples
 (4, 24.0, 6.0)
 """
 
-import importlib
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._moved import forwarder
 from ._validate import short_repr, visible, visible_list
 
 __all__ = ["Calibration", "fit_events", "exponential_fit", "weibull_fit", "laplace_trend", "lognormal_fit",
@@ -52,13 +51,7 @@ MOVED = {name: "drmath.io.incidents" for name in (
 gives them, with a :class:`FutureWarning`, until 0.3."""
 
 
-def __getattr__(name):
-    if name not in MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(f"drmath.calibrate.{name} moved to {MOVED[name]}.{name}; the old name goes in 0.3",
-                  FutureWarning, stacklevel=2)
-    return getattr(importlib.import_module(MOVED[name]), name)
-
+__getattr__ = forwarder(__name__, MOVED)
 
 MIN_EVENTS = 3
 """Fewest events in the window that are fitted [1]: two gaps, the least a Weibull shape can be fitted to."""

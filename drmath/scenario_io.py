@@ -9,11 +9,10 @@ its new home, as scikit-learn deprecates a moved name: :mod:`drmath.io.scenarios
     ...     warnings.simplefilter("always")
     ...     from drmath.scenario_io import to_query
     >>> to_query.__module__, str(caught[0].message)
-    ('drmath.io.links', 'drmath.scenario_io.to_query moved to drmath.io.links.to_query; drmath.scenario_io goes in 0.3')
+    ('drmath.io.links', 'drmath.scenario_io.to_query moved to drmath.io.links.to_query; the old name goes in 0.3')
 """
 
-import importlib
-import warnings
+from ._moved import forwarder
 
 MOVED = {name: "drmath.io.scenarios" for name in (
     "seed", "ScenarioFileError", "load", "loads", "load_with_meta", "save", "dumps", "read_meta", "parse_value",
@@ -27,9 +26,4 @@ MOVED |= {name: "drmath.io.files" for name in ("atomic_write", "output_target")}
 __all__ = sorted(MOVED)
 
 
-def __getattr__(name):
-    if name not in MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(f"drmath.scenario_io.{name} moved to {MOVED[name]}.{name}; drmath.scenario_io goes in 0.3",
-                  FutureWarning, stacklevel=2)
-    return getattr(importlib.import_module(MOVED[name]), name)
+__getattr__ = forwarder(__name__, MOVED)
