@@ -213,7 +213,10 @@ def test_frames_after_a_sockets_end_are_dropped_unread(server, visitor):
 
 LIMIT = 300 * MB  # [B] the kernels' memory limit on the costly-frames server: ~2x a kernel that ran the notebook
 PER_FRAME = 0.020  # [s] most server CPU per frame that passes the checks (issue 32)
-PER_SOCKET = 0.25  # [s] most server CPU for a socket refused at its first frame: opened, one frame read, closed
+PER_SOCKET = 0.5
+"""[s] Most server CPU for a socket refused at its first frame: opened, one frame read, closed. The frames already
+in flight are still inflated as they arrive (150 x 1 MiB: 0.28 CPU-s in a clean-clone CI run beside the other
+worker); before issue 32 each such frame cost 0.23-0.29 CPU-s, ~40 CPU-s for the 150."""
 
 
 @pytest.fixture(scope="module")
