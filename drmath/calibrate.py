@@ -68,8 +68,8 @@ _SHAPE_BOUNDS = (1e-2, 1e2)
 class Calibration:
     """What an incident log says about a fleet: the fits, their intervals, the causes and the provenance.
 
-    Every time is in seconds and every rate per second (SI). Built by :func:`read_incidents`,
-    :func:`parse_incidents` or :func:`fit_events`; :meth:`to_dict` gives the JSON of
+    Every time is in seconds and every rate per second (SI). Built by :func:`drmath.io.incidents.read_incidents`,
+    :func:`~drmath.io.incidents.parse_incidents` or :func:`fit_events`; :meth:`to_dict` gives the JSON of
     ``drmath calibrate --json`` and :meth:`fragment` the scenario fragment of ``-o``.
     """
 
