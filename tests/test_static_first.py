@@ -143,15 +143,17 @@ def hold_seat(url, wait=60):
         conn.close()
 
 
-def free_seat(url, kernel_id, cookies):
-    """Shut the holder's kernel down, as its page may (its seat and XSRF token): the seat is free."""
+def free_seat(url, kernel_id, cookies, gone_ok=False):
+    """Shut the holder's kernel down, as its page may (its seat and XSRF token): the seat is free. ``gone_ok``: a
+    held seat whose page never connected may have been given back already (after 30 s; 403, as for a kernel the
+    server does not know)."""
     conn = connection(url)
     try:
         conn.request("DELETE", f"/api/kernels/{kernel_id}", headers={
             "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items()), "X-XSRFToken": cookies["_xsrf"]})
         r = conn.getresponse()
         r.read()
-        assert r.status == 204, r.status
+        assert r.status == 204 or gone_ok and r.status == 403, r.status
     finally:
         conn.close()
 
@@ -598,7 +600,7 @@ def test_a_width_the_server_has_not_drawn_is_drawn_by_plotly_then_by_the_server_
             else:
                 assert all(svg and not by_plotly for _, svg, by_plotly, *_ in shown), shown
     finally:
-        free_seat(server["url"], *held)
+        free_seat(server["url"], *held, gone_ok=True)  # two visits may outlast the held seat's 30 s
 
 
 @pytest.mark.slow
