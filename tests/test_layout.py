@@ -22,32 +22,33 @@ def _modules(patterns):
     return sorted({path for pattern in patterns for path in PACKAGE.glob(pattern)})
 
 
+def _is_text(node):
+    """Whether ``node`` is a bare string statement (a docstring)."""
+    return isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) \
+        and isinstance(node.value.value, str)
+
+
+def _is_code(line):
+    return bool(line.strip()) and not line.strip().startswith("#")
+
+
 def _code_lines(function, lines):
     """Lines of code of ``function``: its body without the docstring, blank lines and comments."""
-    body = function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
+    body = function.body[1:] if function.body and _is_text(function.body[0]) else function.body
     numbers = {n for node in body for n in range(node.lineno, node.end_lineno + 1)}
-    return sum(1 for n in numbers if lines[n - 1].strip() and not lines[n - 1].strip().startswith("#"))
+    return sum(1 for n in numbers if _is_code(lines[n - 1]))
 
 
 def _docstring_lines(tree):
     """The line numbers of every docstring: of the module, classes and functions, and of attributes (a string
     right after an assignment, as Sphinx reads it)."""
     lines = set()
-
-    def is_text(node):
-        return isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) \
-            and isinstance(node.value.value, str)
-
     for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if not isinstance(body, list) or not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
-                                                               ast.AsyncFunctionDef)):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        texts = [body[0]] if body and is_text(body[0]) else []
-        texts += [b for a, b in zip(body, body[1:]) if isinstance(a, (ast.Assign, ast.AnnAssign)) and is_text(b)]
+        body = node.body
+        texts = [body[0]] if body and _is_text(body[0]) else []
+        texts += [b for a, b in zip(body, body[1:]) if isinstance(a, (ast.Assign, ast.AnnAssign)) and _is_text(b)]
         for text in texts:
             lines.update(range(text.lineno, text.end_lineno + 1))
     return lines
@@ -56,8 +57,7 @@ def _docstring_lines(tree):
 def module_code_lines(source):
     """Lines of code of a module's ``source``: docstrings, blank lines and comments aside."""
     docs = _docstring_lines(ast.parse(source))
-    return sum(1 for n, line in enumerate(source.splitlines(), 1)
-               if line.strip() and not line.strip().startswith("#") and n not in docs)
+    return sum(1 for n, line in enumerate(source.splitlines(), 1) if _is_code(line) and n not in docs)
 
 
 @pytest.mark.parametrize("path", _modules(["**/*.py"]), ids=lambda p: str(p.relative_to(PACKAGE)))
