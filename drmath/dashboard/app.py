@@ -487,7 +487,7 @@ class Dashboard:
                                     f'{html.escape(json.dumps(flat))}"></div>')
         self.share.query = links.to_query(p.scenario)
         self.tiers.value = tier_table_html(p)
-        self._inert_tier = mark_inert(p.scenario, self._controls, self.inert_note, self._inert_tier)
+        self._inert_tier = mark_inert(p, self._controls, self.inert_note, self._inert_tier)
         self._render_solution()
         self._render_file()
 

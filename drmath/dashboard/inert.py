@@ -3,33 +3,21 @@
 A control "does nothing" for a tier when no scalar output of :func:`drmath.plan` moves as it sweeps its range
 (the per-tier table still shows every tier, so it is left out). Rather than a hand list beside the tier presets,
 each control is probed at its two extreme values with the tier on screen: the model says which inputs its
-formulas read. A multi-site run fails over automatically, so its decision time moves nothing; a tier whose
-replication lands on the standby has no staging, and so on, as :mod:`drmath.recovery` computes it.
+formulas read (``drmath._probe.moves_nothing``, a model step; this module only words the reasons). A multi-site
+run fails over automatically, so its decision time moves nothing; a tier whose replication lands on the standby
+has no staging, and so on, as :mod:`drmath.recovery` computes it.
 
     >>> import drmath
-    >>> s = drmath.Scenario().with_changes({"failover.tier": "multi-site"})
-    >>> inert = inert_fields(s, {"failover.decision_time": (0.0, 28_800.0), "training.gpus": (512, 131_072)})
+    >>> p = drmath.plan(drmath.Scenario().with_changes({"failover.tier": "multi-site"}))
+    >>> inert = inert_fields(p, {"failover.decision_time": (0.0, 28_800.0), "training.gpus": (512, 131_072)})
     >>> list(inert), "Multi-site" in inert["failover.decision_time"]
     (['failover.decision_time'], True)
 """
 
-import math
-
-import drmath
-
+from .._probe import moves_nothing
 from ..presets import DR_TIERS
-from ..quantities import SCALARS
 
 __all__ = ["inert_fields"]
-
-
-def _same(a, b):
-    """Whether two plans agree on every scalar output (NaN equal to NaN)."""
-    for name in SCALARS:
-        x, y = getattr(a, name), getattr(b, name)
-        if x != y and not (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y)):
-            return False
-    return True
 
 
 def _reason(scenario, path, p):
@@ -45,13 +33,13 @@ def _reason(scenario, path, p):
     return f"does nothing for {tier.label}: {why}"
 
 
-def inert_fields(scenario, probes):
-    """The inputs among ``probes`` that move no scalar output of the plan for this scenario's tier, with why.
+def inert_fields(p, probes):
+    """The inputs among ``probes`` that move no scalar output of the plan for its scenario's tier, with why.
 
     Parameters
     ----------
-    scenario : Scenario
-        The inputs on screen; its tier is the one judged.
+    p : Plan
+        The plan on screen; its tier is the one judged.
     probes : dict of str to tuple
         Each input path and the values it is tried at (a control's extremes), in SI.
 
@@ -60,22 +48,17 @@ def inert_fields(scenario, probes):
     inert : dict of str to str
         Each input that moves nothing, mapped to the reason in words ("does nothing for Multi-site …").
     """
-    p = drmath.plan(scenario)
-    inert = {}
-    for path, values in probes.items():
-        if all(_same(drmath.plan(scenario.with_changes({path: v})), p) for v in values):
-            inert[path] = _reason(scenario, path, p)
-    return inert
+    return {path: _reason(p.scenario, path, p) for path in moves_nothing(p, probes)}
 
 
-def mark_inert(scenario, controls, note, previous=None):
+def mark_inert(p, controls, note, previous=None):
     """Disable the dashboard's controls that do nothing for the scenario's tier, with the reason on each and in
     ``note``; re-enable the others. Probes only when the tier changed since ``previous`` (the tier last judged).
 
     Parameters
     ----------
-    scenario : Scenario
-        The inputs on screen.
+    p : Plan
+        The plan on screen.
     controls : dict of str to drmath.dashboard.widgets._Control
         The dashboard's controls, by input path; the tier and the targets are never disabled.
     note : ipywidgets.HTML
@@ -92,7 +75,7 @@ def mark_inert(scenario, controls, note, previous=None):
 
     from ..scenario import FIELDS
 
-    tier = scenario.failover.tier
+    tier = p.scenario.failover.tier
     if tier == previous:
         return tier
     probes = {}
@@ -102,7 +85,7 @@ def mark_inert(scenario, controls, note, previous=None):
         values = [control.to_si(v) for _, v in control.widget.options]
         values = [v for v in values if v is not None]
         probes[path] = (values[0], values[-1])
-    inert = inert_fields(scenario, probes)
+    inert = inert_fields(p, probes)
     for path in probes:
         controls[path].widget.disabled = path in inert
         controls[path].widget.tooltip = inert.get(path, FIELDS[path].doc)
