@@ -34,21 +34,54 @@ def _resolve(name, modules):
     return name or None
 
 
-def _imports(module, source, modules, is_package=False):
-    """The drmath modules ``module`` imports, anywhere in its ``source``, with the line of each."""
+def _package_names(modules):
+    """What ``drmath.<name>`` means: ``{name: module}`` from the package's ``__init__`` (each ``from .x import
+    name``) and its submodules (``drmath.io``, loaded on first use by its ``__getattr__``)."""
+    names = {name.split(".")[1]: name for name in modules if name.count(".") >= 1}
+    for node in ast.parse((PACKAGE / "__init__.py").read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for alias in node.names:
+                dotted = f"drmath.{node.module}.{alias.name}" if node.module else f"drmath.{alias.name}"
+                names[alias.asname or alias.name] = _resolve(dotted, modules)
+    return names
+
+
+def _dotted(node):
+    """``a.b.c`` for an attribute chain on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+def _imports(module, source, modules, is_package=False, names=None):
+    """The drmath modules ``module`` imports, anywhere in its ``source``, with the line of each.
+
+    A name taken from the package itself counts as an import of the module that defines it: ``import drmath``
+    then ``drmath.plan(…)`` imports ``drmath._plan``, and so does ``from drmath import plan`` (``names``:
+    :func:`_package_names`). Without that, every arrow through ``import drmath`` would be hidden.
+    """
     package = module if is_package else module.rpartition(".")[0]
-    found = {}
+    names = {} if names is None else names
+    found, aliases = {}, {}  # aliases: each local name bound to drmath or one of its modules, and what it is
 
     def add(name, line):
         target = _resolve(name, modules)
         if target is not None and target != module:
             found.setdefault(target, line)
 
-    for node in ast.walk(ast.parse(source)):
+    def add_package_name(attr, line):
+        if attr in names:
+            add(names[attr], line)
+
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == "drmath" or alias.name.startswith("drmath."):
                     add(alias.name, node.lineno)
+                    aliases[alias.asname or "drmath"] = alias.name if alias.asname else "drmath"
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
@@ -60,17 +93,29 @@ def _imports(module, source, modules, is_package=False):
             for alias in node.names:  # `from . import units` imports the module drmath.units
                 submodule = f"{base}.{alias.name}"
                 add(submodule if submodule in modules else base, node.lineno)
+                if base == "drmath" and submodule not in modules:  # `from drmath import plan`
+                    add_package_name(alias.name, node.lineno)
         elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
               == "import_module" and node.args and isinstance(node.args[0], ast.Constant)
               and str(node.args[0].value).startswith("drmath")):
             add(node.args[0].value, node.lineno)
+    for node in ast.walk(tree):  # `drmath.plan(...)`, `drmath.io.scenarios.loads(...)` after `import drmath`
+        dotted = _dotted(node) if isinstance(node, ast.Attribute) else None
+        head, *attrs = dotted.split(".") if dotted else [None]
+        if head in aliases:
+            whole = ".".join([aliases[head], *attrs])
+            if _resolve(whole, modules) not in (None, "drmath"):
+                add(whole, node.lineno)
+            elif aliases[head] == "drmath":
+                add_package_name(attrs[0], node.lineno)
     return found
 
 
 def import_graph():
     """``{module: {imported module: line}}`` over every module of the package."""
     modules = _modules()
-    return {module: _imports(module, path.read_text(), modules, path.name == "__init__.py")
+    names = _package_names(modules)
+    return {module: _imports(module, path.read_text(), modules, path.name == "__init__.py", names)
             for module, path in modules.items()}
 
 
@@ -161,6 +206,27 @@ def later():
     assert set(_imports("drmath.sub", "from . import f", modules, is_package=True)) == {"drmath.sub.f"}
 
 
+def test_the_walker_sees_an_arrow_through_import_drmath():
+    # fails if `import drmath` then `drmath.plan(...)` hides its arrow to the module defining plan: the way views
+    # called the model without the graph showing it (issue 33)
+    modules = {"drmath": None, "drmath._plan": None, "drmath.io": None, "drmath.io.links": None, "drmath.units": None}
+    names = {"plan": "drmath._plan", "io": "drmath.io", "units": "drmath.units"}
+    source = """
+import drmath
+import drmath.units as u
+
+
+def view(s):
+    p = drmath.plan(s)
+    u.hour
+    return drmath.io.links.share_link(p)
+"""
+    found = _imports("drmath.viz.x", source, modules, names=names)
+    assert found == {"drmath": 2, "drmath.units": 3, "drmath._plan": 7, "drmath.io": 9, "drmath.io.links": 9}
+    assert set(_imports("drmath.viz.x", "from drmath import plan", modules, names=names)) == {"drmath", "drmath._plan"}
+    assert set(_package_names(_modules())) >= {"plan", "sweep", "uncertainty", "solve", "explain", "io", "viz"}
+
+
 def test_the_cycle_finder_finds_a_circle():
     graph = {"a": {"b": 1}, "b": {"c": 2}, "c": {"a": 3}, "d": {"a": 4}}
     assert cycles(graph) == [["a", "b", "c", "a"]]
@@ -220,3 +286,67 @@ def test_the_layer_check_sees_an_arrow_across_the_line():
              "drmath.cost": {"drmath.units": 2}}
     assert _across(graph) == {("drmath.training", "drmath.viz.rpo"): 3}
     assert set(CORE) <= set(import_graph()), "a core module named here does not exist"
+
+
+# --------------------------------------------------------------------------- views consume a Plan (issue 33)
+
+STEPS = {"plan", "sweep", "uncertainty", "solve", "simulate"}
+"""The model's steps: each derives numbers from a scenario. A view is handed their results."""
+
+VIEWS = ("drmath.viz", "drmath.dashboard", "drmath.report", "drmath.comparison", "drmath.answer", "drmath.offline",
+         "drmath.diagrams")
+"""The views: figures, the dashboard, the report, the side-by-side and the worked answer's summary."""
+
+CLIENTS = {"drmath.dashboard.app": "the dashboard: plans each input change, bands it, solves on a click",
+           "drmath.dashboard.fleet": "the fleet panel: fits an incident log and plans the fitted scenario",
+           "drmath.report": "`drmath report`'s entry: plans the scenario once and hands the plan to its renderers"}
+"""The views that run the model for a reader, as the CLI and the notebooks do, with what they run it for."""
+
+VIEWS_NOT_YET = {"drmath.viz.registry": "figure_spec sweeps, slider_figures plans each step",
+                 "drmath.viz.compare": "compare_figure sweeps each plan",
+                 "drmath.dashboard.bands": "bands_for calls uncertainty() behind a cache"}
+"""Views that still run a model step, each with where; issue 33 has still to hand them the results."""
+
+
+def step_calls(source):
+    """The model steps ``source`` calls, ``{step: line}``: ``plan(…)`` after ``from drmath import plan`` or
+    ``from .._plan import plan``, and ``drmath.plan(…)`` after ``import drmath``. Docstrings are text, not calls."""
+    tree = ast.parse(source)
+    local = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("drmath")):
+            for alias in node.names:
+                if alias.name in STEPS:
+                    local[alias.asname or alias.name] = alias.name
+    calls = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in local:
+            calls.setdefault(local[func.id], node.lineno)
+        elif isinstance(func, ast.Attribute) and func.attr in STEPS and _dotted(func.value) == "drmath":
+            calls.setdefault(func.attr, node.lineno)
+    return calls
+
+
+def test_the_step_finder_sees_each_way_to_call_the_model():
+    source = ('"""\n>>> drmath.plan()\n"""\nimport drmath\nfrom .._plan import sweep as s\n\n\n'
+              'def f(p):\n    p.sweep("x", [1])\n    return drmath.plan(p.scenario), s(p.scenario, "x", [1])\n')
+    assert step_calls(source) == {"plan": 10, "sweep": 10}  # the docstring's and the Plan's own method aside
+
+
+def test_views_consume_a_plan_and_never_run_the_model():
+    modules = _modules()
+    ran = {}
+    for module, path in modules.items():
+        if module.startswith(VIEWS) and module not in CLIENTS:
+            calls = step_calls(path.read_text())
+            if calls:
+                ran[module] = calls
+    new = {m: c for m, c in ran.items() if m not in VIEWS_NOT_YET}
+    said = [f"{m} calls " + ", ".join(f"{s}() (line {line})" for s, line in sorted(c.items()))
+            for m, c in sorted(new.items())]
+    assert not new, "views that run the model: " + "; ".join(said)
+    gone = sorted(set(VIEWS_NOT_YET) - set(ran))
+    assert not gone, f"these views no longer run the model, take them out of VIEWS_NOT_YET: {gone}"
