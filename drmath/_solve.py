@@ -21,6 +21,7 @@ from ._validate import short_repr
 from .formatting import format_quantity
 from .quantities import _TARGETS
 from .scenario import FIELDS, Scenario
+from .units import parse_quantity
 
 __all__ = ["solve", "Solution", "SEARCHED", "DEFAULT_GRID"]
 
@@ -99,9 +100,11 @@ class Solution:
 
 
 def _flag_text(path, value):
-    """A value as text that reads back to exactly the same number (units where they are exact)."""
-    from .io.scenarios import parse_value
+    """A value as text that reads back to exactly the same number (units where they are exact).
 
+    Each candidate is a number and a unit, read back by :func:`drmath.units.parse_quantity`: the parser
+    :func:`drmath.io.scenarios.parse_value` gives such text to, so ``--set`` reads the same number.
+    """
     if value is None:
         return "unset"
     if isinstance(value, str):
@@ -112,7 +115,7 @@ def _flag_text(path, value):
     if FIELDS[path].unit == "[s]":
         candidates += [f"{value / 3600:g} h", f"{value / _MIN:g} min"]
     for text in candidates:
-        if parse_value(path, text) == value:
+        if parse_quantity(text) == value:
             return text
     return repr(float(value))
 

@@ -9,8 +9,9 @@ same solved design, cannot disagree. Nothing here derives a number. Money goes t
 
     >>> import datetime as dt
     >>> from drmath import Scenario, drills, solve
+    >>> from drmath.io.drills import example_log, read_drill_records
     >>> s = Scenario().with_changes({"requirements.rpo_site": 900.0, "requirements.rto_site": 14_400.0})
-    >>> promise = drills.promised_rto(drills.example_log(), 0.95, as_of=dt.date(2025, 5, 26))
+    >>> promise = drills.promised_rto(read_drill_records(example_log()), 0.95, as_of=dt.date(2025, 5, 26))
     >>> "valid until 2025-06-28" in summary(solve(s), promise)
     True
 """
@@ -167,8 +168,9 @@ def summary(solution, promise, log="the drill log"):
     --------
     >>> import datetime as dt
     >>> from drmath import Scenario, drills, solve
+    >>> from drmath.io.drills import example_log, read_drill_records
     >>> s = Scenario().with_changes({"requirements.rto_site": 14_400.0})
-    >>> late = drills.promised_rto(drills.example_log(), 0.95, as_of=dt.date(2026, 1, 1))
+    >>> late = drills.promised_rto(read_drill_records(example_log()), 0.95, as_of=dt.date(2026, 1, 1))
     >>> "**expired** after 2025-06-28" in summary(solve(s), late)
     True
     """

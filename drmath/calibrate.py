@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._moved import forwarder
+from ._moved import delegate, forwarder
 from ._validate import short_repr, visible, visible_list
 
 __all__ = ["Calibration", "fit_events", "exponential_fit", "weibull_fit", "laplace_trend", "lognormal_fit",
@@ -70,7 +70,8 @@ class Calibration:
 
     Every time is in seconds and every rate per second (SI). Built by :func:`drmath.io.incidents.read_incidents`,
     :func:`~drmath.io.incidents.parse_incidents` or :func:`fit_events`; :meth:`to_dict` gives the JSON of
-    ``drmath calibrate --json`` and :meth:`fragment` the scenario fragment of ``-o``.
+    ``drmath calibrate --json``, :meth:`model` the fields the fit sets, and :func:`drmath.io.fits.fragment` them
+    as the scenario fragment of ``-o``.
     """
 
     events: int
@@ -263,72 +264,31 @@ class Calibration:
         return (Scenario() if scenario is None else scenario).with_changes(self.model())
 
     def fragment(self):
-        """A scenario fragment (TOML) holding the fitted failure model, for ``drmath plan base.toml fleet.toml``.
+        """Deprecated: the scenario fragment (TOML) moved to :func:`drmath.io.fits.fragment` (issue 33).
 
-        With ``gpus``, it sets ``failures.gpu_failure_rate`` (and unsets ``failures.measured_mtbf``, so
-        the fitted rate is the one the plan uses, scaled to the plan's own GPU count); without, it sets
-        ``failures.measured_mtbf`` to the fitted cluster MTBF. It sets ``failures.weibull_shape``, and its
-        ``[uncertainty]`` table holds the fitted 95% intervals as spreads (:meth:`model`), so
-        ``drmath plan base.toml fleet.toml`` shows the bands. The Weibull and repair
-        fits, the trend and the provenance go in ``[scenario.calibration]``, which the model ignores.
+        ``fit.fragment()`` gives ``drmath.io.fits.fragment(fit)`` with a :class:`FutureWarning` until 0.3.
+        Writing TOML, and checking it as a scenario file is checked, crosses the model's boundary, and this
+        module is the model core, which imports nothing from :mod:`drmath.io`; so the method runs the function
+        :mod:`drmath.io` registers when it is imported (:func:`drmath._moved.delegate`). A fit comes from
+        :func:`drmath.io.incidents.read_incidents`, which imports it; after :func:`fit_events` alone, with
+        nothing of :mod:`drmath.io` imported, the method raises a :class:`RuntimeError` that names the new home.
 
         Returns
         -------
         text : str
-            TOML [1]_, validated by :func:`drmath.io.scenarios.loads`. [1]
-
-        Raises
-        ------
-        ValueError
-            If the fitted value is outside the field's range (e.g. an MTBF under a minute).
-
-        References
-        ----------
-        .. [1] T. Preston-Werner et al., "TOML v1.0.0", https://toml.io/en/v1.0.0.
+            As :func:`drmath.io.fits.fragment`. [1]
 
         Examples
         --------
-        >>> text = fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0], 0.0, 20000.0).fragment()
-        >>> [line for line in text.splitlines() if line.startswith("measured_mtbf")]
-        ['measured_mtbf = 4000.0']
+        >>> import warnings
+        >>> from drmath.io import fits
+        >>> fit = fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0], 0.0, 20000.0)
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     fit.fragment() == fits.fragment(fit), caught[0].category.__name__
+        (True, 'FutureWarning')
         """
-        import tomli_w
-
-        from ._spread_text import table_of
-        from .formatting import short_duration as d
-        from .io import scenarios
-        from .scenario import PREFIX
-
-        p = self.provenance
-        model = self.model()
-        failures = {path.split(".")[1]: "unset" if value is None else value for path, value in model.items()
-                    if not path.startswith(PREFIX)}
-        spreads = {path[len(PREFIX):]: value for path, value in model.items() if path.startswith(PREFIX)}
-        if self.gpu_failure_rate is not None:
-            what = (f"failures.gpu_failure_rate = {self.gpu_failure_rate:.4g} /s per GPU "
-                    f"(95%: {self.gpu_failure_rate_ci[0]:.4g} to {self.gpu_failure_rate_ci[1]:.4g}), "
-                    f"fitted on {self.gpus:,} GPUs")
-        else:
-            what = (f"failures.measured_mtbf = {d(self.mtbf)} (95%: {d(self.mtbf_ci[0])} to "
-                    f"{d(self.mtbf_ci[1])}) for the fleet the log covers")
-        source = f"{p.get('file', 'an incident log')}: {p.get('rows_used', '?')} rows"
-        if p.get("filter"):
-            source += f" where {' and '.join(p['filter'])}"
-        calibration = {k: v for k, v in self.to_dict().items() if k not in ("causes", "provenance")}
-        calibration = {k: _toml_safe(v) for k, v in calibration.items() if v is not None}
-        calibration["trend"]["sentence"] = self.trend["sentence"]
-        calibration["provenance"] = {k: _toml_safe(v) for k, v in p.items() if v is not None}
-        data = {"scenario": {"description": f"The failure model fitted to {p.get('file', 'an incident log')} "
-                                            "by drmath calibrate.",
-                             "sources": [source], "calibration": calibration},
-                "failures": failures, "uncertainty": table_of(spreads)}
-        text = ("# drmath calibrate: a scenario fragment, the failure model fitted to an incident log.\n"
-                "# Merge it over a scenario: drmath plan base.toml fleet.toml (later files override earlier ones,\n"
-                "# field by field). [scenario.calibration] holds the fit and its provenance; the model ignores it.\n"
-                f"# {what}.\n"
-                f"# Trend: {self.trend['sentence']}\n\n" + tomli_w.dumps(data))
-        scenarios.loads(text, "the calibrated fragment")  # a value out of a field's range is refused here
-        return text
+        return delegate("drmath.calibrate.Calibration.fragment()", "drmath.io.fits.fragment", self)
 
 
 def _pair(ci):
@@ -337,14 +297,6 @@ def _pair(ci):
 
 def _num(x):
     return f"{x:.3g}" if math.isfinite(x) else "inf"
-
-
-def _toml_safe(value):
-    if isinstance(value, dict):
-        return {k: _toml_safe(v) for k, v in value.items() if v is not None}
-    if isinstance(value, (list, tuple)):
-        return [_toml_safe(v) for v in value if v is not None]
-    return value
 
 
 # --------------------------------------------------------------------------- fits on arrays

@@ -218,7 +218,7 @@ def load_merged(paths):
 
 
 def _calibrate(args):
-    from .io import incidents
+    from .io import fits, incidents
 
     if (args.end_column is None) == (args.duration_column is None):
         raise CliError("calibrate needs --end-column or --duration-column (with --duration-unit), not "
@@ -241,7 +241,7 @@ def _calibrate(args):
         duration_unit=args.duration_unit, time_format=args.time_format, where=args.where, since=args.since,
         until=args.until, gpus=args.gpus, **optional)
     if out is not None:
-        files.atomic_write(out, fit.fragment())  # validated before it is written
+        files.atomic_write(out, fits.fragment(fit))  # validated before it is written
     if args.json:
         return json.dumps(fit.to_dict(), indent=2, allow_nan=False)
     text = fit.summary()

@@ -6,11 +6,11 @@ is an assumption until a drill measures it. This module holds:
 - :data:`DRILLS`, a catalogue of four drills, each with the phases it times,
   its cadence and its cost in GPU-hours (:func:`drill_costs`), and their dates
   over a run (:func:`drill_schedule`);
-- a drill-record format, a CSV with columns ``date, drill, phase, seconds,
-  outcome``, read with pandas and validated by :func:`read_drill_records`
-  (every error names the file's row, numbered as in a spreadsheet, and the
-  column; pandas is imported only when records are read), and an
-  illustrative log in that format, :func:`example_log`;
+- :class:`DrillRecord`, one timed phase of one drill, as
+  :func:`drmath.io.drills.read_drill_records` reads it from a drill-record CSV
+  (the reader, its validation and the example log moved to :mod:`drmath.io.drills`
+  in issue 33; ``drmath.drills.read_drill_records`` and the other old names still
+  work, with a :class:`FutureWarning`, until 0.3);
 - :func:`promised_rto`, the Monte Carlo convolution of each phase's empirical
   distribution, beside the sum of best cases and the sum of means, with a
   staleness rule: a phase whose newest record is older than the cadence of
@@ -31,39 +31,35 @@ References
 """
 
 import datetime as _dt
-import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ._resources import shipped_file
+from ._moved import delegate, forwarder
 from ._validate import short_repr
 from .formatting import format_quantity, listed, ordinal
-from .io import files
 from .recovery import LOCAL_PHASES, SITE_PHASES
 from .units import day, hour, week, year
 
 __all__ = ["Drill", "DRILLS", "PHASES", "DrillRecord", "PhaseEvidence", "RTOPromise",
-           "read_drill_records", "parse_drill_records", "example_log", "drill_costs", "drill_schedule",
-           "check_run", "MAX_SCHEDULE_RUN", "promised_rto", "promise_sentence", "phase_owner", "COLUMNS", "OUTCOMES"]
+           "drill_costs", "drill_schedule", "check_run", "MAX_SCHEDULE_RUN", "promised_rto", "promise_sentence",
+           "phase_owner", "OUTCOMES"]
+
+MOVED = {name: "drmath.io.drills" for name in (
+    "read_drill_records", "parse_drill_records", "example_log", "COLUMNS", "MAX_ERRORS")}
+"""The drill-record reader's names, moved to :mod:`drmath.io.drills` (issue 33): ``drmath.drills.X`` still gives
+them, with a :class:`FutureWarning`, until 0.3."""
+
+__getattr__ = forwarder(__name__, MOVED)
 
 PHASES = {"local": tuple(f"local.{p}" for p in LOCAL_PHASES),
           "site": tuple(f"site.{p}" for p in SITE_PHASES)}
 """Phase names by scope, in order: ``PHASES["site"][0] == "site.detection"``."""
 
-COLUMNS = ("date", "drill", "phase", "seconds", "outcome")
-"""Columns of a drill-record CSV, in order."""
-
 OUTCOMES = ("pass", "fail")
 """Valid outcomes of a drill record."""
-
-MAX_ERRORS = 10
-"""Most bad values a drill-record error lists one by one; the rest are counted."""
-
-_MAX_CELL = 131_072  # [characters] the longest value read: Python's csv field limit, far above any valid value
-
 
 @dataclass(frozen=True, kw_only=True)
 class Drill:
@@ -322,7 +318,10 @@ def drill_schedule(plan, start):
 
 @dataclass(frozen=True)
 class DrillRecord:
-    """One timed phase of one drill: ``seconds`` in [s]; ``row`` is its CSV row."""
+    """One timed phase of one drill: ``seconds`` in [s]; ``row`` is its CSV row.
+
+    :func:`drmath.io.drills.read_drill_records` reads them from a drill-record CSV.
+    """
 
     date: _dt.date
     drill: str
@@ -330,258 +329,6 @@ class DrillRecord:
     seconds: float
     outcome: str
     row: int = 0
-
-
-def parse_drill_records(text, name="drills.csv"):
-    r"""Read drill records from CSV text, validating every value.
-
-    Parameters
-    ----------
-    text : str
-        CSV with the header ``date,drill,phase,seconds,outcome``, read by
-        :func:`pandas.read_csv` (values may be quoted as in [1]_, but not
-        across lines). Lines whose first non-blank character is ``#`` are
-        comments; blank lines are skipped; a leading byte-order mark, as
-        spreadsheets write it, is skipped; CRLF, LF or CR end a line. Dates
-        are ISO ``YYYY-MM-DD``; ``seconds`` is a finite number >= 0. Spaces
-        around a value are dropped.
-    name : str, default "drills.csv"
-        The file name used in error messages.
-
-    Returns
-    -------
-    records : list of DrillRecord
-        In file order.
-
-    Raises
-    ------
-    ValueError
-        Listing the first :data:`MAX_ERRORS` bad values, one a line, as
-        ``"<name> row <r>, column <c>: ..."`` (rows numbered as in a
-        spreadsheet: the first line is row 1, and comments and blank lines
-        count), then how many more there are; each value is echoed at most
-        ~200 characters long. A row that is not one record of five values
-        (too few or too many values, an open quote, a value over 131,072
-        characters) is named as ``"<name> row <r>: ..."``.
-
-    Notes
-    -----
-    A record is valid when its drill is in :data:`DRILLS`, its phase is one
-    that drill measures, and its outcome is in :data:`OUTCOMES`.
-
-    References
-    ----------
-    .. [1] RFC 4180, "Common Format and MIME Type for CSV Files".
-
-    Examples
-    --------
-    >>> text = "date,drill,phase,seconds,outcome\n2025-01-06,detection-alerting,local.detection,170,pass\n"
-    >>> parse_drill_records(text)[0].seconds
-    170.0
-    >>> parse_drill_records(text.replace("170", "abc"))
-    Traceback (most recent call last):
-    ...
-    ValueError: drills.csv row 2, column seconds: 'abc' is not a number >= 0
-    >>> parse_drill_records(text.splitlines()[0] + "\n" + "x,y,z,w,v\n" * 1000)
-    Traceback (most recent call last):
-    ...
-    ValueError: drills.csv row 2, column date: 'x' is not a date YYYY-MM-DD
-    ...
-    drills.csv: 3,990 more errors not shown (4,000 errors in 1,000 rows)
-    """
-    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    # rows as a spreadsheet counts them, the first line being row 1; blank lines and comments are skipped
-    lines = {row: line for row, line in enumerate(lines, 1) if (bare := line.strip()) and bare[0] != "#"}
-    if not lines:
-        raise ValueError(f"{name}: no header; expected columns {','.join(COLUMNS)}")
-    try:
-        cells, problems = _read_cells(lines)
-    except ValueError as exc:  # pandas.errors.ParserError, which _read_cells could not get round
-        raise ValueError(f"{name}: cannot read as CSV: {exc}") from None
-    head = next(iter(lines))
-    if head not in cells.index or tuple(cells.loc[head]) != COLUMNS:
-        raise ValueError(f"{name} row {head}: header is {short_repr(lines[head].strip())}; "
-                         f"expected {','.join(COLUMNS)!r}")
-    cells = cells.drop(head)
-    bad, dates, seconds = _cell_errors(cells)
-    count = len(problems) + int(bad.to_numpy().sum())
-    if count:
-        flagged = sorted(set(problems).union(bad.index[bad.any(axis=1)]))
-        shown = []
-        for row in flagged:
-            if row in problems:
-                shown.append(f"{name} row {row}: {problems[row]}")
-            else:
-                shown += [f"{name} row {row}, column {column}: {_cell_error(column, cells.loc[row])}"
-                          for column in COLUMNS if bad.at[row, column]]
-            if len(shown) >= MAX_ERRORS:
-                break
-        shown = shown[:MAX_ERRORS]
-        if count > len(shown):
-            shown.append(f"{name}: {count - len(shown):,} more errors not shown "
-                         f"({count:,} errors in {len(flagged):,} rows)")
-        raise ValueError("\n".join(shown))
-    return [DrillRecord(*fields) for fields in zip(
-        dates.dt.date.tolist(), cells["drill"].tolist(), cells["phase"].tolist(), seconds.tolist(),
-        cells["outcome"].tolist(), cells.index.tolist())]
-
-
-def _read_cells(lines):
-    """Read data lines with :func:`pandas.read_csv`: their cells, and what stops a row being read.
-
-    ``lines`` maps row numbers to text lines. Returns ``(cells, problems)``: a frame of the stripped
-    cells of every row that reads as a record (indexed by row, one column per name of
-    :data:`COLUMNS`), and a dict from each other row to the reason it does not.
-
-    pandas does the CSV reading (RFC 4180 quoting). To keep the row numbers, each line goes in
-    tagged with its row number at both ends: a record's first cell says which row it came from,
-    pandas skips a row with too many values (so its tag goes missing), and the position of the
-    closing tag counts a row's values, where pandas would pad a short row with empty cells.
-    """
-    import pandas as pd
-
-    n, names = len(COLUMNS), ",".join(COLUMNS)
-    # an odd number of quotes leaves one open, and pandas would read on into the next rows
-    problems = {row: 'cannot read as CSV: a quote (") is not closed'
-                for row, line in lines.items() if '"' in line and line.count('"') % 2}
-    order = [row for row in lines if row not in problems]
-    text = "\n".join(f"{row},{lines[row]},{row}" for row in order)
-
-    def read(text):
-        return pd.read_csv(io.StringIO(text), header=None, names=range(n + 2), dtype=object, na_filter=False,
-                           on_bad_lines="skip", engine="c")
-
-    try:
-        raw = read(text) if order else pd.DataFrame(columns=range(n + 2), dtype=object)
-    except pd.errors.ParserError:  # a quote opened mid-value (x"y,"z) that no later line closes: close it
-        raw = read(text + '"')
-    raw.index = raw.pop(0).astype(int)
-    # a quote opened mid-value (x"y,"z) carries a record on over the next rows, line breaks and all
-    carried = set()
-    for row in raw.index.intersection([row for row in order if '"' in lines[row]]):
-        breaks = sum(cell.count("\n") for cell in raw.loc[row])
-        if breaks:
-            at = order.index(row)
-            problems[row] = f"cannot read as CSV: a quoted value runs on to row {order[at + breaks]}"
-            carried.update(order[at + 1:at + 1 + breaks])
-    found = set(raw.index)
-    problems.update((row, f"has more than {n} values, expected {n} ({names})")
-                    for row in order if row not in found and row not in carried)
-    for row in raw.index.intersection([row for row in order if len(lines[row]) > _MAX_CELL]):
-        if row not in problems and max(map(len, raw.loc[row])) > _MAX_CELL:
-            problems[row] = f"cannot read as CSV: field larger than field limit ({_MAX_CELL})"
-    cells = raw.to_numpy(dtype=object)
-    values = (cells != "").cumsum(axis=1).argmax(axis=1)    # the closing tag's position: the row's values
-    for row, count in zip(raw.index[values != n], values[values != n]):
-        problems.setdefault(row, f"has {count} values, expected {n} ({names})")
-    keep = ~raw.index.isin(list(problems))
-    strip = np.frompyfunc(str.strip, 1, 1)
-    return pd.DataFrame(strip(cells[keep, :n]), index=raw.index[keep], columns=list(COLUMNS)), problems
-
-
-def _cell_errors(cells):
-    """Check the cells of well-formed rows: ``(bad, dates, seconds)``.
-
-    ``bad`` is a frame of bools shaped like ``cells`` (True marks a bad value; a phase is checked
-    only against a known drill); ``dates`` and ``seconds`` are the parsed columns.
-    """
-    import pandas as pd
-
-    def parsed(column, parse):  # each distinct value once: logs repeat their dates, hostile files everything
-        codes, distinct = pd.factorize(cells[column])
-        return pd.Series(parse(pd.Series(distinct, dtype=object)).to_numpy()[codes], index=cells.index)
-
-    date = parsed("date", lambda s: pd.to_datetime(s, format="%Y-%m-%d", errors="coerce"))
-    seconds = parsed("seconds", lambda s: pd.to_numeric(s, errors="coerce").astype(float))
-    drill = cells["drill"].isin(list(DRILLS))
-    measured = [(d.name, phase) for d in DRILLS.values() for phase in d.measures]
-    phase = pd.MultiIndex.from_frame(cells[["drill", "phase"]]).isin(measured)
-    bad = pd.DataFrame({"date": date.isna(), "drill": ~drill, "phase": drill & ~phase,
-                        "seconds": ~(np.isfinite(seconds) & (seconds >= 0)),
-                        "outcome": ~cells["outcome"].isin(list(OUTCOMES))}, index=cells.index)
-    return bad, date, seconds
-
-
-def _cell_error(column, row):
-    """The message for one bad cell of a row (a Series of its stripped cells)."""
-    value = short_repr(row[column])
-    if column == "date":
-        return f"{value} is not a date YYYY-MM-DD"
-    if column == "drill":
-        return f"{value} is not a drill; choose from {', '.join(DRILLS)}"
-    if column == "phase":
-        return f"{value} is not measured by {row['drill']}; it measures {', '.join(DRILLS[row['drill']].measures)}"
-    if column == "seconds":
-        return f"{value} is not a number >= 0"
-    return f"{value} is not one of {', '.join(OUTCOMES)}"
-
-
-def read_drill_records(path):
-    """Read and validate a drill-record CSV file.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The CSV file [1]_; see :func:`parse_drill_records` for the format. A regular
-        file of at most :data:`drmath.io.files.MAX_TABLE_BYTES` bytes, or ``"-"`` for
-        standard input.
-
-    Returns
-    -------
-    records : list of DrillRecord
-        In file order.
-
-    Raises
-    ------
-    ValueError
-        If the file cannot be read (missing, not a regular file such as a FIFO or a
-        device, over the size ceiling), is not UTF-8 text, or as :func:`parse_drill_records`.
-
-    Notes
-    -----
-    Errors name the file, its row and column, as in :func:`parse_drill_records`.
-    A byte-order mark at the start (as Excel's "CSV UTF-8" writes) is skipped.
-
-    References
-    ----------
-    .. [1] RFC 4180.
-
-    Examples
-    --------
-    >>> records = read_drill_records(example_log())
-    >>> len(records), records[0].phase, records[0].seconds
-    (177, 'local.detection', 145.0)
-    """
-    raw = files.read_input(path, files.MAX_TABLE_BYTES)  # the one input guard: regular files only, up to a ceiling
-    name = "<stdin>" if isinstance(path, str) and path == "-" else Path(path).name
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{name}: not a UTF-8 text file (byte {exc.start})") from None
-    return parse_drill_records(text, name=name)
-
-
-def example_log():
-    """The drill log that ships with drmath: illustrative, invented numbers that show the format.
-
-    Returns
-    -------
-    path : pathlib.Path
-        ``drills_example.csv`` in drmath's data files: 177 records of 85 drills of the four
-        kinds of :data:`DRILLS`, March to June 2025. Read it with :func:`read_drill_records`;
-        they are not measurements of any cluster, so replace it with your own log. It runs a month past
-        the seed scenario's date (2025-05-26), so the promise the worked answer makes on that date stays
-        valid for a month.
-
-    Examples
-    --------
-    >>> records = read_drill_records(example_log())
-    >>> len({(r.date, r.drill) for r in records})  # drills held
-    85
-    >>> str(max(r.date for r in records))
-    '2025-06-27'
-    """
-    return shipped_file("drills_example.csv")
 
 
 @dataclass(frozen=True)
@@ -646,8 +393,15 @@ def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, 
 
     Parameters
     ----------
-    records : sequence of DrillRecord, or str or path-like
-        Drill records, or a CSV file to read with :func:`read_drill_records`.
+    records : sequence of DrillRecord
+        Drill records, as :func:`drmath.io.drills.read_drill_records` reads them.
+        Deprecated: a CSV path (str or path-like) is still read, with a
+        :class:`FutureWarning`, until 0.3: reading a file crosses the model's
+        boundary, and this module is the core, which imports nothing from
+        :mod:`drmath.io`, so the path goes to the reader :mod:`drmath.io`
+        registers when it is imported (:func:`drmath._moved.delegate`); with
+        nothing of :mod:`drmath.io` imported a path raises a
+        :class:`RuntimeError` that names the reader.
     confidence : float, default 0.9
         Share of recoveries the promise must cover, in (0, 1). [1]
     scope : {"site", "local"}, default "site"
@@ -707,7 +461,7 @@ def promised_rto(records, confidence=0.9, scope="site", trials=100_000, seed=0, 
     (340.0, 390.0, 440.0, True)
     """
     if isinstance(records, (str, Path)):
-        records = read_drill_records(records)
+        records = delegate("drmath.drills.promised_rto(path)", "drmath.io.drills.read_drill_records", records)
     records = list(records)
     if not isinstance(confidence, (int, float)) or isinstance(confidence, bool) or not 0 < confidence < 1:
         raise ValueError(f"confidence must be a number in (0, 1), got {short_repr(confidence)}")
@@ -775,7 +529,8 @@ def promise_sentence(promise):
     Examples
     --------
     >>> import datetime as dt
-    >>> log = example_log()
+    >>> from drmath.io.drills import example_log, read_drill_records
+    >>> log = read_drill_records(example_log())
     >>> promise_sentence(promised_rto(log, 0.95, as_of=dt.date(2025, 5, 26)))
     'The site RTO we can promise is 2.37 h, the 95th percentile of the drilled recoveries, valid until 2025-06-28.'
     >>> print(promise_sentence(promised_rto(log, 0.95, as_of=dt.date(2025, 7, 1))))  # doctest: +NORMALIZE_WHITESPACE

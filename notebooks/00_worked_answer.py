@@ -25,6 +25,7 @@ from IPython.display import Markdown, display
 from drmath import answer, compare, diagrams, drills, offline, plan, presets, solve, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.io import scenarios
+from drmath.io.drills import example_log, read_drill_records
 from drmath.quantities import QUANTITIES, card_title
 from drmath.scenario import FIELDS
 
@@ -50,7 +51,7 @@ wanted = scenarios.load(SEED)  # the seed carries the requirements; REQUIREMENTS
 REQUIREMENTS = {path: (what, wanted.get(path), why) for path, (what, why) in REASONS.items()}
 solution = solve(wanted)
 s, p = solution.scenario, solution.plan  # the solved design: every section below shows it
-records = drills.read_drill_records(drills.example_log())
+records = read_drill_records(example_log())
 promise = drills.promised_rto(records, 0.95, scope="site", as_of=meta["date"])
 display(Markdown(answer.summary(solution, promise, log="drmath's example drill log (illustrative, not measured)")))
 

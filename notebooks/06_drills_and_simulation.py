@@ -22,7 +22,7 @@
 #   of best cases, and why it expires when drills go stale.
 #
 # **What you'll need**: the scenario from the earlier notebooks (GPU count, failure rate, DR tier) and a
-# drill log. The log used here, `drills.example_log()` (`data/drills_example.csv`), is **illustrative**:
+# drill log. The log used here, `drmath.io.drills.example_log()` (`data/drills_example.csv`), is **illustrative**:
 # invented numbers that show the format, not measurements of any cluster.
 
 # %% [markdown]
@@ -65,6 +65,7 @@ from IPython.display import Markdown, display
 
 from drmath import Scenario, drills, offline, plan, presets, simulate, units, viz
 from drmath.formatting import format_quantity, markdown_text
+from drmath.io.drills import example_log, read_drill_records
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 offline.use()
@@ -99,7 +100,7 @@ display(Markdown(markdown_text(
 # ages the log to show when the promise expires.
 
 # %%
-records = drills.read_drill_records(drills.example_log())
+records = read_drill_records(example_log())
 last_drill = max(r.date for r in records)
 
 trials = widgets.IntSlider(value=2_000, min=500, max=20_000, step=500, description="Trials",

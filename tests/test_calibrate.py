@@ -412,6 +412,36 @@ def test_module_names_its_rules():
     assert "drmath.io.incidents" in calibrate.__doc__  # and the fits say where the rows become events
 
 
+def test_the_fragment_is_the_fitted_model_and_refuses_a_value_out_of_range():
+    from drmath.io import fits, scenarios
+
+    fit = fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0], 0.0, 20000.0, gpus=512)
+    assert scenarios.loads(fits.fragment(fit)) == fit.apply(Scenario())  # the TOML holds what apply() sets
+    with pytest.raises(ValueError, match=r"the calibrated fragment: uncertainty\.failures\.measured_mtbf = .* is out "
+                                         r"of range: low < high, both in \[60, 3\.1536e\+09\]"):
+        fits.fragment(fit_events([0.0, 30.0, 90.0, 100.0, 180.0], 0.0, 200.0))  # an MTBF of 40 s
+
+
+def test_the_old_fragment_method_still_works_with_a_warning():
+    # deprecated (issue 33): the method runs the function drmath.io registered, and gives the same text
+    from drmath.io import fits
+
+    fit = read_incidents(EXAMPLE, start_column="start", end_column="end", where=["cluster=primary"], gpus=16384)
+    with pytest.warns(FutureWarning, match=r"drmath\.calibrate\.Calibration\.fragment\(\) moved to "
+                                           r"drmath\.io\.fits\.fragment; the old spelling goes in 0\.3"):
+        assert fit.fragment() == fits.fragment(fit)
+
+
+def test_the_core_writes_no_toml_before_drmath_io_is_imported():
+    # drmath.calibrate imports nothing of drmath.io: the old method, before anything imported it, says where to look
+    code = ("import sys, drmath.calibrate as c\nassert not [m for m in sys.modules if m.startswith('drmath.io')]\n"
+            "c.fit_events([0.0, 3000.0, 9000.0, 10000.0], 0.0, 20000.0).fragment()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 1 and out.stderr.strip().splitlines()[-1] == (
+        "RuntimeError: drmath.calibrate.Calibration.fragment() moved to drmath.io.fits.fragment: call that (the old "
+        "spelling works, until 0.3, once drmath.io.fits is imported)")
+
+
 def test_the_readers_old_names_still_work_with_a_warning():
     from drmath.io import incidents
 

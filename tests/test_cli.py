@@ -7,7 +7,7 @@ import pytest
 
 from drmath import Scenario, plan, quantities
 from drmath.cli import _GROUPS, main, shipped_names
-from drmath.io import scenarios
+from drmath.io import fits, scenarios
 
 
 def test_table(capsys):
@@ -209,7 +209,7 @@ def test_solve_merges_a_calibrated_fragment_and_answers_at_a_confidence(tmp_path
     from drmath.calibrate import fit_events
 
     fit = fit_events([0.0, 3000.0, 9000.0, 10000.0, 18000.0, 21000.0, 30000.0], 0.0, 36000.0, gpus=4096)
-    (tmp_path / "fleet.toml").write_text(fit.fragment())
+    (tmp_path / "fleet.toml").write_text(fits.fragment(fit))
     assert main(["solve", "seed", str(tmp_path / "fleet.toml"), "--confidence", "0.9", "--draws", "50",
                  "--json"]) in (0, 1)
     data = json.loads(capsys.readouterr().out)

@@ -1,15 +1,18 @@
-"""Tests for drmath.drills: the catalogue, the record format and the promised RTO."""
+"""Tests for drmath.drills (the catalogue and the promised RTO) and drmath.io.drills (the record format)."""
 
 import datetime as dt
 import itertools
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drmath import Scenario, plan
+from drmath import Scenario, drills, plan
 from drmath._resources import shipped_file
 from drmath.drills import (
     DRILLS,
@@ -17,17 +20,17 @@ from drmath.drills import (
     DrillRecord,
     drill_costs,
     drill_schedule,
-    example_log,
-    parse_drill_records,
     phase_owner,
     promise_sentence,
     promised_rto,
-    read_drill_records,
 )
 from drmath.formatting import format_quantity
+from drmath.io import drills as drill_log
+from drmath.io.drills import example_log, parse_drill_records, read_drill_records
 from drmath.recovery import LOCAL_PHASES, SITE_PHASES
 from drmath.units import day, week
 
+ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = example_log()
 HEADER = "date,drill,phase,seconds,outcome\n"
 DAY0 = dt.date(2025, 1, 6)
@@ -206,15 +209,40 @@ def test_only_the_stale_phase_is_named():
     assert promise.due == ("checkpoint-restore",)
 
 
-def test_promised_rto_reads_a_csv_path(tmp_path):
+PATH_MOVED = r"drmath\.drills\.promised_rto\(path\) moved to drmath\.io\.drills\.read_drill_records"
+
+
+def test_promised_rto_still_reads_a_csv_path_with_a_warning(tmp_path):
+    # deprecated (issue 33): the path goes to the reader drmath.io registered, and gives what reading it first gives
     path = tmp_path / "drills.csv"
     path.write_text(HEADER + "".join(f"2025-01-06,{r.drill},{r.phase},{r.seconds},pass\n" for r in _local()))
-    promise = promised_rto(str(path), 0.5, scope="local", as_of=DAY0)
+    with pytest.warns(FutureWarning, match=PATH_MOVED):
+        promise = promised_rto(str(path), 0.5, scope="local", as_of=DAY0)
     assert promise.promised == pytest.approx(340.0)
+    assert promise.phases == promised_rto(read_drill_records(path), 0.5, scope="local", as_of=DAY0).phases
     bad = tmp_path / "bad.csv"
     bad.write_text(HEADER + "2025-01-06,checkpoint-restore,local.load,abc,pass\n")
-    with pytest.raises(ValueError, match="bad.csv row 2, column seconds"):
+    with pytest.warns(FutureWarning, match=PATH_MOVED), pytest.raises(ValueError, match="bad.csv row 2, column sec"):
         promised_rto(bad)
+
+
+def test_the_readers_old_names_still_work_with_a_warning():
+    assert set(drills.MOVED) == set(drill_log.__all__)  # every name of the reader, and no other
+    for name in drills.MOVED:
+        with pytest.warns(FutureWarning, match=rf"drmath\.drills\.{name} moved to drmath\.io\.drills\.{name};"):
+            assert getattr(drills, name) is getattr(drill_log, name)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        drills.nope  # noqa: B018
+
+
+def test_the_core_reads_no_file_before_drmath_io_is_imported(tmp_path):
+    # drmath.drills imports nothing of drmath.io: a path, before anything imported it, says where the reader is
+    code = ("import sys, drmath.drills\nassert not [m for m in sys.modules if m.startswith('drmath.io')]\n"
+            f"drmath.drills.promised_rto({str(tmp_path / 'drills.csv')!r})")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 1 and out.stderr.strip().splitlines()[-1] == (
+        "RuntimeError: drmath.drills.promised_rto(path) moved to drmath.io.drills.read_drill_records: call that (the "
+        "old spelling works, until 0.3, once drmath.io.drills is imported)")
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -223,7 +223,7 @@ def test_drill_csvs_parse_or_name_row_and_column(rows, header):
     import csv
     import io
 
-    from drmath import drills
+    from drmath.io import drills
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     if header:

@@ -30,10 +30,10 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drmath import Scenario, drills, plan, reliability
+from drmath import Scenario, plan, reliability
 from drmath._validate import MAX_SHOWN, clip, short_repr
 from drmath.cli import main
-from drmath.io import files, incidents, scenarios
+from drmath.io import drills, files, incidents, scenarios
 
 HEADER = "date,drill,phase,seconds,outcome\n"
 GOOD_ROW = "2025-01-06,detection-alerting,local.detection,170,pass\n"

@@ -45,5 +45,5 @@ def test_import_loads_numpy_and_nothing_else(module):
 def test_pandas_loads_when_a_table_is_asked_for():
     # the probe sees a heavy import when there is one: a simulation's frame and a drill log need pandas
     assert "pandas" in loaded_by("from drmath.simulate import simulate_run; simulate_run(trials=10).to_frame()")
-    assert "pandas" in loaded_by("from drmath.drills import COLUMNS, parse_drill_records; "
+    assert "pandas" in loaded_by("from drmath.io.drills import COLUMNS, parse_drill_records; "
                                  "parse_drill_records(','.join(COLUMNS))")

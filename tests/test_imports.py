@@ -261,9 +261,7 @@ ABOVE = ("drmath.io", "drmath.scenario_io", "drmath.viz", "drmath.dashboard", "d
          "drmath._zygote", "drmath._query", "drmath._templates")
 """What crosses the boundary (``drmath.io``), the views and the server: the core imports none of them."""
 
-NOT_YET = {("drmath.calibrate", "drmath.io.scenarios"): "Calibration.fragment() validates its TOML",
-           ("drmath.drills", "drmath.io.files"): "the drill-record reader, still in drills, guards its file",
-           ("drmath._solve", "drmath.io.scenarios"): "Solution.set_flags() writes --set text"}
+NOT_YET = {}
 """Arrows across the line that issue 33 has still to remove, each with what makes it; the test fails on any other,
 and on one of these once it is gone (so the list only shrinks)."""
 

@@ -189,10 +189,11 @@ def test_the_worked_answer_opens_with_a_summary_whose_figures_link_to_their_sect
     from drmath import answer, drills, presets, solve
     from drmath.formatting import format_quantity
     from drmath.io import scenarios
+    from drmath.io.drills import example_log, read_drill_records
 
     seed = scenarios.SCENARIO_DIR / "seed.toml"
     solution = solve(scenarios.load(seed))
-    promise = drills.promised_rto(drills.example_log(), 0.95, as_of=scenarios.read_meta(seed)["date"])
+    promise = drills.promised_rto(read_drill_records(example_log()), 0.95, as_of=scenarios.read_meta(seed)["date"])
     page, _ = render(browser, f"{notebook_server}voila/render/00_worked_answer.ipynb")
     try:
         rows = page.evaluate(SUMMARY_JS)

@@ -133,6 +133,25 @@ def test_cli_round_trip(capsys, seed_solution):
     assert seed_solution.plan.format("total_cost_of_resilience") in out and "met" in out
 
 
+@pytest.mark.parametrize("path, value, text", [
+    ("replication.link_bandwidth", 100 * Gbit_per_s, "100 Gbps"),
+    ("replication.interval", 1.5 * hour, "1.5 h"),
+    ("replication.interval", 5 * minute, "5 min"),  # 0.0833333 h reads back as 299.99988 s: minutes are exact
+    ("replication.interval", 1000 / 3, repr(1000 / 3)),  # no unit is exact: the number itself
+    ("checkpoint.interval", None, "unset"),
+    ("failover.tier", "warm", "warm"),
+    ("failover.standby_fraction", 0.5, "0.5"),
+])
+def test_a_set_flag_reads_back_through_the_files_parser_to_the_same_value(path, value, text):
+    # set_flags() checks its text with units.parse_quantity (the core may not import drmath.io); --set reads it with
+    # io.scenarios.parse_value, which gives unit text to that same parser
+    from drmath._solve import _flag_text
+    from drmath.io.scenarios import parse_value
+
+    assert _flag_text(path, value) == text
+    assert parse_value(path, text) == value
+
+
 def test_cli_json(capsys, seed_solution):
     assert main(["solve", "seed", "--set", "requirements.rpo_site=15 min", "--set", "requirements.rto_site=4 h",
                  "--set", "requirements.max_slip=unset", "--json"]) == 0

@@ -10,7 +10,7 @@ import drmath
 from drmath import Scenario
 from drmath._uncertainty import PERCENTILES, draw
 from drmath.calibrate import fit_events
-from drmath.io import links, scenarios
+from drmath.io import fits, links, scenarios
 from drmath.quantities import CARDS
 from drmath.scenario import Spread
 
@@ -105,7 +105,7 @@ def test_a_calibration_applies_its_model_with_its_intervals():
 def test_the_fragment_carries_the_same_model_as_apply(tmp_path):
     from drmath import cli
 
-    (tmp_path / "fleet.toml").write_text(FIT.fragment())
+    (tmp_path / "fleet.toml").write_text(fits.fragment(FIT))
     (tmp_path / "base.toml").write_text("[training]\ngpus = 4096\n")
     merged = cli.load_merged([tmp_path / "base.toml", tmp_path / "fleet.toml"])
     assert merged == FIT.apply(Scenario().with_changes({"training.gpus": 4096}))

@@ -479,10 +479,11 @@ def test_compare_needs_two_to_four_plans(n):
 
 def test_simulation_figure_draws_the_runs_and_the_promise():
     from drmath import drills, simulate
+    from drmath.io.drills import example_log, read_drill_records
 
     s = drmath.Scenario().with_changes({"training.tokens": 1e11, "failures.site_event_rate": 0.0})
     result = simulate.simulate_run(s, 300, seed=1)
-    promise = drills.promised_rto(drills.example_log(), 0.8, trials=5_000)
+    promise = drills.promised_rto(read_drill_records(example_log()), 0.8, trials=5_000)
     drift = simulate.ettr_sweep(s, "training.gpus", [4_000, 16_000], trials=50)
     spec = viz.simulation_spec(result, promise, drift, bins=30)
     json.dumps(spec, allow_nan=False)

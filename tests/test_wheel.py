@@ -209,7 +209,7 @@ def test_cli_plan_report_and_compare(installed):
     out = run([drmath, "compare", seed, l405], installed)
     assert "Seed" in out and "405B" in out
     assert "Seed" in in_venv(installed, "from drmath.io import scenarios; print(*scenarios.shipped_scenarios())")
-    assert in_venv(installed, "from drmath import _resources as r, drills\n"
+    assert in_venv(installed, "from drmath import _resources as r\nfrom drmath.io import drills\n"
                               "print(len(drills.read_drill_records(r.data_file('drills_example.csv'))))").strip() != "0"
 
 

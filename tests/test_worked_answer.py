@@ -10,6 +10,7 @@ import pytest
 from drmath import answer, drills, plan, presets, solve, units
 from drmath.formatting import format_quantity
 from drmath.io import scenarios
+from drmath.io.drills import example_log, read_drill_records
 from drmath.quantities import _TARGETS, QUANTITIES, SCALARS
 
 SEED = scenarios.SCENARIO_DIR / "seed.toml"
@@ -38,14 +39,14 @@ def _rows(markdown):
 def worked():
     meta = scenarios.read_meta(SEED)
     solution = solve(scenarios.load(SEED).with_changes(REQUIREMENTS))
-    promise = drills.promised_rto(drills.example_log(), 0.95, as_of=meta["date"])
+    promise = drills.promised_rto(read_drill_records(example_log()), 0.95, as_of=meta["date"])
     return meta, solution, promise, answer.summary(solution, promise)
 
 
 def test_the_example_promise_stays_valid_a_month_after_the_seeds_date():
     meta = scenarios.read_meta(SEED)
     assert isinstance(meta["date"], dt.date)
-    promise = drills.promised_rto(drills.example_log(), 0.95, as_of=meta["date"])
+    promise = drills.promised_rto(read_drill_records(example_log()), 0.95, as_of=meta["date"])
     assert promise.valid and promise.expires - meta["date"] >= dt.timedelta(days=30)
     text = scenarios.dumps(scenarios.load(SEED), meta)
     assert "date = 2025-05-26" in text.splitlines()
@@ -138,7 +139,7 @@ def test_the_summary_makes_its_promise_until_a_date_not_before_the_scenarios(wor
 
 def test_a_late_promise_reads_expired(worked):
     _, solution, promise, _ = worked
-    late = drills.promised_rto(drills.example_log(), 0.95, as_of=promise.expires + dt.timedelta(days=1))
+    late = drills.promised_rto(read_drill_records(example_log()), 0.95, as_of=promise.expires + dt.timedelta(days=1))
     text = _text(answer.summary(solution, late))
     assert not late.valid
     assert f"**expired** after {promise.expires.isoformat()}" in text
