@@ -47,9 +47,10 @@ def simulation_spec(result, promise, drift, bins=60):
     Examples
     --------
     >>> from drmath import Scenario, drills, simulate
+    >>> from drmath.io.drills import example_log, read_drill_records
     >>> s = Scenario().with_changes({"training.tokens": 1e11, "failures.site_event_rate": 0.0})
     >>> result = simulate.simulate_run(s, 200, seed=0)
-    >>> promise = drills.promised_rto(drills.example_log(), 0.9, trials=2_000)
+    >>> promise = drills.promised_rto(read_drill_records(example_log()), 0.9, trials=2_000)
     >>> drift = simulate.ettr_sweep(s, "training.gpus", [4_000, 8_000], trials=100)
     >>> spec = simulation_spec(result, promise, drift)
     >>> len(spec["data"]), [a["text"] for a in spec["layout"]["annotations"][:2]]
