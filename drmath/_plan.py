@@ -326,6 +326,34 @@ class _PlanMethods:
             raise ValueError("explain() needs at least one quantity, e.g. explain('rpo_site')")
         return Explanation("\n".join(_explain(self, name) for name in names))
 
+    def sweep(self, path, values, outputs=None):
+        """This plan's outputs along one of its inputs: :func:`sweep` of the plan's own scenario.
+
+        A view that draws curves around a plan asks the plan for them, so it never plans anything itself.
+
+        Parameters
+        ----------
+        path : str
+            The numeric input to vary, ``section.field``.
+        values : array_like
+            Its values, each checked against the field's range.
+        outputs : sequence of str, optional
+            Quantities to return; all scalar ones when omitted.
+
+        Returns
+        -------
+        curves : Sweep
+            Each output, one entry per value.
+
+        Examples
+        --------
+        >>> p = plan()
+        >>> curves = p.sweep("training.gpus", [4096, p.scenario.training.gpus], ["mtbf"])
+        >>> float(curves["mtbf"][1]) == p.mtbf
+        True
+        """
+        return sweep(self.scenario, path, values, outputs)
+
     def warnings(self):
         """What is wrong with this design, in words: each registered warning that holds, by quantity.
 
