@@ -212,7 +212,61 @@ FIGURES = {name: (info.knob, info.caption) for name, info in viz.FIGURES.items()
 """The report's figures, each with its (knob, caption), from the one registry :data:`drmath.viz.FIGURES`
 (those with :attr:`~drmath.viz.FigureInfo.report` set)."""
 
-report_figures = viz.slider_figures  # the figures with their knobs as slider steps, drawn by drmath.viz
+
+def report_figures(scenario, progress=None, names=None):
+    """The report's figures, each with its knob precomputed as slider steps: a plan per step, drawn by
+    :mod:`drmath.viz`.
+
+    The report is a client of the model, as the CLI and the dashboard are: it plans each step
+    (:func:`drmath.viz.slider_steps` gives the steps' scenarios) and hands the plans back to
+    :func:`drmath.viz.slider_figure`, which only draws. A scenario two knobs share is planned once.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The inputs.
+    progress : callable, optional
+        Called with a short message before each figure.
+    names : sequence of str, optional
+        Keys of :data:`drmath.viz.FIGURES`; those the report shows (:data:`FIGURES`) when omitted.
+
+    Returns
+    -------
+    figures : dict of str to dict
+        ``{name: JSON-ready plotly spec}`` with a slider over the figure's knob
+        (:attr:`drmath.viz.FigureInfo.knob`, values from :data:`drmath.viz.KNOBS`); each step's numbers come from
+        :func:`~drmath.plan` and :meth:`~drmath.Plan.sweep`.
+
+    Raises
+    ------
+    ValueError
+        If a figure is unknown, or has no knob (the report leaves it out).
+
+    Examples
+    --------
+    >>> import drmath
+    >>> figs = report_figures(drmath.Scenario(), names=["rto"])
+    >>> slider = figs["rto"]["layout"]["sliders"][0]
+    >>> [s["label"] for s in slider["steps"]][slider["active"]]
+    'warm'
+    """
+    p = plan(scenario)
+    plans = {scenario: p}
+    figures = {}
+    for name in FIGURES if names is None else names:
+        steps = viz.slider_steps(name, scenario, p)
+        if progress:
+            progress(f"figure {name}: {steps.knob} steps")
+        for s in steps.scenarios:
+            if s not in plans:
+                plans[s] = plan(s)
+        figures[name] = viz.slider_figure(name, [plans[s] for s in steps.scenarios], steps)
+    return figures
+
+
+slider_figures = report_figures
+"""The name ``drmath.viz.slider_figures`` forwards to, with a FutureWarning: the report plans its slider steps now
+(issue 33)."""
 
 
 # --------------------------------------------------------------------------- the document

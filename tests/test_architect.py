@@ -371,9 +371,7 @@ def test_compare_with_baseline_shows_every_card_side_by_side_and_one_chart():
 
 
 def test_report_slider_steps_move_the_log_axes_labels_with_their_ranges():
-    from drmath import viz
-
-    spec = viz.slider_figures(drmath.Scenario(), names=["cost_link"])["cost_link"]
+    spec = report.report_figures(drmath.Scenario(), names=["cost_link"])["cost_link"]
     steps = spec["layout"]["sliders"][0]["steps"]
     ticks = {tuple(step["args"][1]["yaxis.tickvals"]) for step in steps}  # each step labels its own range
     for step in steps:
