@@ -32,7 +32,7 @@ from . import checkpoint, cost, presets, recovery, reliability, replication, tra
 from ._explain import Explanation, _explain, _fill
 from ._validate import short_repr
 from .formatting import format_quantity
-from .quantities import _TARGETS, PLAN_FIELDS, QUANTITIES, SCALARS, TABLES
+from .quantities import PLAN_FIELDS, QUANTITIES, SCALARS, TABLES, TARGETS
 from .scenario import FIELDS, Scenario, _split
 
 __all__ = ["Plan", "plan", "explain", "sweep", "Sweep", "compare", "STEPS", "COLLAPSED"]
@@ -212,9 +212,9 @@ def requirements_step(v, out):
     it makes, so a tiny site RPO there says nothing about a design anyone would run.
     """
     margins = {}
-    for path, value, name, *_ in _TARGETS:
-        reached = np.asarray(out[value], dtype=float)
-        margins[name] = np.full(reached.shape, np.inf) if v[path] is None else v[path] - reached
+    for t in TARGETS:
+        reached = np.asarray(out[t.value], dtype=float)
+        margins[t.margin] = np.full(reached.shape, np.inf) if v[t.input] is None else v[t.input] - reached
     met = np.broadcast_arrays(*(m >= 0 for m in margins.values()), ~np.asarray(out["goodput_collapsed"]))
     return dict(margins, meets_requirements=np.logical_and.reduce(met))
 

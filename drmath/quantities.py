@@ -25,14 +25,15 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import checkpoint, cost, recovery, reliability, replication, training
 from .formatting import format_quantity, line_rate
 from .presets import DR_TIERS
 from .recovery import LOCAL_PHASES, SITE_PHASES
 
-__all__ = ["Quantity", "Group", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "CARDS", "COMPARED",
-           "PLAN_FIELDS", "in_group", "card_title", "card_detail"]
+__all__ = ["Quantity", "Group", "Target", "TARGETS", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "CARDS",
+           "COMPARED", "PLAN_FIELDS", "in_group", "card_title", "card_detail"]
 
 Text = str | Callable | None  # TeX or Markdown, or a function of the plan that returns it
 
@@ -271,22 +272,45 @@ def _exponential(p):
     return p.scenario.failures.weibull_shape == 1.0
 
 
-_TARGETS = (  # (target input, the plan output it bounds, its margin, label, symbol, what moves it)
-    ("requirements.rpo_site", "rpo_site", "rpo_site_margin", "Site RPO", r"\mathrm{RPO}_{site}",
-     "ship more often (replication.interval), a faster link (replication.link_bandwidth) or checkpoint more often"),
-    ("requirements.rto_site", "rto_site", "rto_site_margin", "Site RTO", r"\mathrm{RTO}_{site}",
-     "a readier DR tier (failover.tier) or shorter failover phases (failover.*)"),
-    ("requirements.rpo_local", "rpo_local", "rpo_local_margin", "Local RPO", r"\mathrm{RPO}_{local}",
-     "checkpoint more often (checkpoint.interval) or persist faster (checkpoint.write_bandwidth)"),
-    ("requirements.rto_local", "rto_local", "rto_local_margin", "Local RTO", r"\mathrm{RTO}_{local}",
-     "shorter local recovery phases (failures.*) or faster loads (checkpoint.read_bandwidth)"),
-    ("requirements.max_slip", "schedule_slip", "max_slip_margin", "Schedule slip", r"\Delta T",
-     "a readier DR tier (failover.tier), a larger standby (failover.standby_fraction) or a smaller site RPO"),
+class Target(NamedTuple):
+    """One requirement the design must meet: a target input that bounds a plan output from above.
+
+    Its margin is a quantity of its own (``target - value``, positive when met, ``inf`` when no target is set), and
+    the plan meets every requirement when every margin is at least zero (``meets_requirements``).
+
+    >>> TARGETS[0].input, TARGETS[0].value, TARGETS[0].margin
+    ('requirements.rpo_site', 'rpo_site', 'rpo_site_margin')
+    """
+
+    input: str  #: the target input, ``requirements.<field>`` [s]
+    value: str  #: the plan output it bounds [s]
+    margin: str  #: its margin's quantity: the target minus the value [s]
+    label: str  #: its name in words, e.g. ``"Site RPO"``
+    symbol: str  #: the bounded value's TeX symbol, in the margin's formula
+    levers: str  #: what moves the value, in words: the inputs a missed target's note suggests
+
+
+TARGETS = (
+    Target("requirements.rpo_site", "rpo_site", "rpo_site_margin", "Site RPO", r"\mathrm{RPO}_{site}",
+           "ship more often (replication.interval), a faster link (replication.link_bandwidth) or checkpoint more "
+           "often"),
+    Target("requirements.rto_site", "rto_site", "rto_site_margin", "Site RTO", r"\mathrm{RTO}_{site}",
+           "a readier DR tier (failover.tier) or shorter failover phases (failover.*)"),
+    Target("requirements.rpo_local", "rpo_local", "rpo_local_margin", "Local RPO", r"\mathrm{RPO}_{local}",
+           "checkpoint more often (checkpoint.interval) or persist faster (checkpoint.write_bandwidth)"),
+    Target("requirements.rto_local", "rto_local", "rto_local_margin", "Local RTO", r"\mathrm{RTO}_{local}",
+           "shorter local recovery phases (failures.*) or faster loads (checkpoint.read_bandwidth)"),
+    Target("requirements.max_slip", "schedule_slip", "max_slip_margin", "Schedule slip", r"\Delta T",
+           "a readier DR tier (failover.tier), a larger standby (failover.standby_fraction) or a smaller site RPO"),
 )
-"""Each requirement: its input, the plan output it bounds, its margin's name, label, symbol and levers."""
+"""The requirements contract: every target the design is judged against (:class:`Target`), in the order the
+views list them. The plan derives each margin (:func:`drmath._plan.requirements_step`), :func:`drmath.solve`
+searches for the cheapest design that meets them all, and every view reads its labels and levers here."""
 
 
-def _margin_quantity(path, value, name, label, symbol, levers):
+def _margin_quantity(target):
+    path, value, name, label, symbol, levers = target
+
     def substitution(p):
         return r"\infty \quad \text{(no target set)}" if p.scenario.get(path) is None else f"<{path}> - <{value}>"
 
@@ -307,14 +331,14 @@ def _margin_quantity(path, value, name, label, symbol, levers):
 
 
 def _meets_note(p):
-    missed = [label for path, _, name, label, _, _ in _TARGETS if getattr(p, name) < 0]
+    missed = [t.label for t in TARGETS if getattr(p, t.margin) < 0]
     if p.goodput_collapsed:
         return ("Not met: goodput has collapsed, so the run makes almost no progress and its clipped losses say "
                 "nothing" + (f"; also missed: {', '.join(missed)}." if missed else "."))
     if missed:
         return "Missed: " + ", ".join(missed) + "."
-    unset = [path for path, *_ in _TARGETS if p.scenario.get(path) is None]
-    if len(unset) == len(_TARGETS):
+    unset = [t.input for t in TARGETS if p.scenario.get(t.input) is None]
+    if len(unset) == len(TARGETS):
         return "No target is set, so there is nothing to judge the design against (requirements.*)."
     return "Every set target is met" + (f"; not set, so not judged: {', '.join(unset)}." if unset else ".")
 
@@ -805,10 +829,10 @@ _ALL = (
              short="pays for itself above",
              note="'no bound' means the tier never pays for itself against cold at any cost of delay.", table=True),
     # 8. requirements
-    *(_margin_quantity(*target) for target in _TARGETS),
+    *(_margin_quantity(target) for target in TARGETS),
     Quantity("meets_requirements", "flag", "Meets every requirement", "requirements",
              r"\min_i m_i \ge 0 \;\wedge\; \neg\,\text{collapsed}",
-             lambda p: r"\min(" + ", ".join(f"<{t[2]}>" for t in _TARGETS) + r") \ge 0", _meets_note,
+             lambda p: r"\min(" + ", ".join(f"<{t.margin}>" for t in TARGETS) + r") \ge 0", _meets_note,
              compare=True),
 )
 

@@ -79,7 +79,7 @@ def test_report_drill_schedule_gives_dates_from_the_runs_first_day():
 def test_a_target_not_set_is_never_called_met(changes):
     scenario = drmath.Scenario().with_changes(changes)
     p = drmath.plan(scenario)
-    unset = [(path, name) for path, _, name, *_ in quantities._TARGETS if scenario.get(path) is None]
+    unset = [(t.input, t.margin) for t in quantities.TARGETS if scenario.get(t.input) is None]
     assert unset
     for path, name in unset:
         note = p.explain(name)

@@ -97,6 +97,23 @@ def test_explain_refuses_what_is_not_a_quantity():
         plan().explain()
 
 
+def test_the_requirements_contract_names_each_targets_parts():
+    from drmath.scenario import FIELDS
+
+    targets = quantities.TARGETS
+    assert {t.input for t in targets} == {path for path in FIELDS if path.startswith("requirements.")}
+    p = plan()
+    for t in targets:
+        assert isinstance(t, quantities.Target) and t._fields[:3] == ("input", "value", "margin")
+        assert QUANTITIES[t.value].kind == QUANTITIES[t.margin].kind == "duration"
+        assert QUANTITIES[t.margin].title == f"{t.label} margin" and t.symbol in QUANTITIES[t.margin].tex(p)
+        assert getattr(p, t.margin) == (math.inf if p.scenario.get(t.input) is None
+                                        else p.scenario.get(t.input) - getattr(p, t.value))
+    # every margin, in the contract's order, is what meets_requirements takes the least of
+    margins = [n for n in QUANTITIES if QUANTITIES[n].group == "requirements" and n != "meets_requirements"]
+    assert margins == [t.margin for t in targets]
+
+
 def test_cards_have_titles_and_details():
     p = plan(SCENARIOS["replication behind"])
     for name in CARDS:

@@ -42,8 +42,8 @@ TARGET_CONTROLS = (
 )
 """The target controls of the "meet these targets" panel: (input, label, the values offered) [s]."""
 
-TARGET_OF_CARD = {value if value != "schedule_slip" else "site_loss_time": (path, margin)
-                  for path, value, margin, *_ in quantities._TARGETS}
+TARGET_OF_CARD = {t.value if t.value != "schedule_slip" else "site_loss_time": (t.input, t.margin)
+                  for t in quantities.TARGETS}
 """Which card shows which target's verdict: ``{card: (requirement path, margin quantity)}``."""
 
 
