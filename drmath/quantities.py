@@ -33,7 +33,7 @@ from .presets import DR_TIERS
 from .recovery import LOCAL_PHASES, SITE_PHASES
 
 __all__ = ["Quantity", "Group", "Target", "TARGETS", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "CARDS",
-           "COMPARED", "PLAN_FIELDS", "in_group", "card_title", "card_detail"]
+           "BANDED", "COMPARED", "PLAN_FIELDS", "in_group", "card_title", "card_detail"]
 
 Text = str | Callable | None  # TeX or Markdown, or a function of the plan that returns it
 
@@ -71,6 +71,7 @@ class Quantity:
     warn: Callable | None = None  # when it returns True for a plan, the note is a warning every view shows
     symbols: dict | None = None  # a card's formula symbols in words ({TeX symbol: meaning}): its "where" line
     moves: tuple = ()  # the quantities a card's sub-line shows: what moved when the card's own value did not
+    banded: bool = False  # uncertainty() gives it a 90% range over the draws of the uncertain inputs
 
     def tex(self, plan):
         """The formula's TeX for one plan: the formula function's own string where one computes it.
@@ -471,7 +472,8 @@ _ALL = (
              r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu> \times <ettr>}",
              lambda p: "The window drives the run; the tokens that fit in it are derived." if _window_driven(p)
              else "Narayanan et al. 2021, eq. (4); ETTR turns compute time into wall-clock time.",
-             short="Time to train", card=6, detail=lambda p: f"{p.tokens / 1e12:.3g}T tokens, {p.format('run_cost')}",
+             short="Time to train", card=6, banded=True,
+             detail=lambda p: f"{p.tokens / 1e12:.3g}T tokens, {p.format('run_cost')}",
              moves=("tokens", "run_cost"), symbols=_SYMBOLS_RUN,
              compare=True),
     Quantity("tokens", "count", "Tokens", "run",
@@ -577,7 +579,7 @@ _ALL = (
                         "that shape.")
              + " The first-order form (Kokolis et al. 2024) gives <ettr_first_order> here."
              + (" " + _collapsed_note(p) if p.goodput_collapsed else ""),
-             short="ETTR", card=5, compare=True, moves=("checkpoint_interval",), symbols=_SYMBOLS_ETTR,
+             short="ETTR", card=5, banded=True, compare=True, moves=("checkpoint_interval",), symbols=_SYMBOLS_ETTR,
              detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}"),
     Quantity("ettr_first_order", "fraction", "ETTR, first-order approximation", "cadence",
              reliability.ettr,
@@ -645,7 +647,7 @@ _ALL = (
              replication.replication_keeps_up.tex_variants["pipeline"],
              r"<replication_cycle> \le <replication_interval>",
              "Every hop keeps up: the slowest is busy at most 100% of the time.", short="Replication keeps up",
-             card=8, detail=_keeps_up_detail, compare=True, moves=("replication_utilization",),
+             card=8, banded=True, detail=_keeps_up_detail, compare=True, moves=("replication_utilization",),
              symbols=_SYMBOLS_KEEPS_UP),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
              replication.bytes_shipped,
@@ -673,7 +675,8 @@ _ALL = (
              + (" **The local RPO reaches the run's whole progress**: a checkpoint interval as long as the run "
                 "protects nothing (checkpoint.interval)." if _whole_run(p, "rpo_local") else ""),
              warn=lambda p: _whole_run(p, "rpo_local"),
-             short="Local RPO", card=1, detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True,
+             short="Local RPO", card=1, banded=True,
+             detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True,
              moves=("rpo_local_expected",), symbols=_SYMBOLS_RPO),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
              lambda p: _rpo_local_formula(p, True),
@@ -681,7 +684,7 @@ _ALL = (
              .replace("C/2,", "<compute_time>/2,")),
     Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: _rpo_site_formula(p, False),
              lambda p: _rpo_site_substitution(p, False), _rpo_site_note,
-             short="Site RPO", card=2, compare=True, warn=lambda p: _whole_run(p, "rpo_site"),
+             short="Site RPO", card=2, banded=True, compare=True, warn=lambda p: _whole_run(p, "rpo_site"),
              moves=("rpo_site_expected",), symbols=_SYMBOLS_RPO,
              detail=lambda p: "replication falls behind" if _unbounded(p)
              else f"expected {p.format('rpo_site_expected')}"),
@@ -691,13 +694,14 @@ _ALL = (
     Quantity("rto_local", "duration", "Local RTO", "rto",
              recovery.local_rto_phases,
              _phases("rto_local_phases", LOCAL_PHASES), "Phases: " + ", ".join(LOCAL_PHASES) + ".",
-             short="Local RTO", card=3, compare=True, moves=("checkpoint_load_time", "mtbf"),
+             short="Local RTO", card=3, banded=True, compare=True, moves=("checkpoint_load_time", "mtbf"),
              symbols=_SYMBOLS_RTO,
              detail=lambda p: f"load {p.format('checkpoint_load_time')}, MTBF {p.format('mtbf')}"),
     Quantity("rto_site", "duration", "Site RTO", "rto",
              recovery.site_rto_phases,
              _phases("rto_site_phases", SITE_PHASES), _site_rto_note,
-             short="Site RTO", card=4, detail=lambda p: _tier(p).label, compare=True, symbols=_SYMBOLS_RTO),
+             short="Site RTO", card=4, banded=True, detail=lambda p: _tier(p).label, compare=True,
+             symbols=_SYMBOLS_RTO),
     Quantity("standby_fraction", "fraction", "Standby size over primary size", "rto",
              lambda p: r"f = f_{tier}" if p.scenario.failover.standby_fraction is None else r"f = f_{set}",
              lambda p: None if p.scenario.failover.standby_fraction is None else "<failover.standby_fraction>",
@@ -718,7 +722,8 @@ _ALL = (
              r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
              "The extra time a site loss adds by finishing on a smaller standby, for a site event at a uniform time "
              "in the run: the run continues there until the lost site's GPUs are rebuilt (R, the same for every "
-             "tier).", short="Reduced capacity", card=10, moves=("standby_fraction",), symbols=_SYMBOLS_REDUCED,
+             "tier).", short="Reduced capacity", card=10, banded=True,
+             moves=("standby_fraction",), symbols=_SYMBOLS_REDUCED,
              detail=lambda p: f"standby {p.format('standby_fraction')} of the primary"),
     Quantity("schedule_slip", "duration", "Expected schedule slip after a site loss", "rto",
              recovery.schedule_slip.tex_variants["expected"],
@@ -793,7 +798,7 @@ _ALL = (
              "If the site is lost: the work since the last off-site copy (expected), the time until training "
              "resumes at the other site, and the extra time while the standby runs short of the primary's GPUs: "
              "the schedule slip, each counted once.",
-             short="Site loss", card=9, compare=True, symbols=_SYMBOLS_LOSS,
+             short="Site loss", card=9, banded=True, compare=True, symbols=_SYMBOLS_LOSS,
              moves=("site_loss_cost", "rpo_site_expected", "rto_site", "reduced_capacity_time"),
              detail=lambda p: _parts(p, _SITE_LOSS_PARTS) + f"; costs {p.format('site_loss_cost')}"),
     Quantity("site_loss_cost", "usd", "Cost of a site loss", "cost",
@@ -803,7 +808,7 @@ _ALL = (
              "loss with the event certain (P = 1).", compare=True),
     Quantity("total_dr_cost", "usd", "Total DR cost", "cost", r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              r"<standby_cost> + <replication_cost> + <cross_site_cost> + <expected_disaster_loss>",
-             short="Total DR cost", card=7, compare=True, symbols=_SYMBOLS_COST,
+             short="Total DR cost", card=7, banded=True, compare=True, symbols=_SYMBOLS_COST,
              moves=tuple(name for _, name in _DR_COST_PARTS), detail=lambda p: _parts(p, _DR_COST_PARTS)),
     Quantity("goodput_lost_cost", "usd", "Goodput lost", "cost", cost.goodput_lost_cost,
              r"<fleet_cost_rate> \times (1 - <ettr>) \times <time_to_train>",
@@ -849,6 +854,10 @@ TABLES = tuple(q.name for q in _ALL if q.table)
 
 CARDS = tuple(sorted((q.name for q in _ALL if q.card is not None), key=lambda n: QUANTITIES[n].card))
 """The quantities shown as headline cards, in order."""
+
+BANDED = tuple(q.name for q in _ALL if q.banded)
+"""The quantities :func:`drmath.uncertainty` gives a 90% range (5th, 50th and 95th percentiles), in reading order:
+the model's choice of what is worth a band, the headline numbers of a design."""
 
 COMPARED = tuple(q.name for q in _ALL if q.compare)
 """The quantities put side by side when plans are compared."""
