@@ -6,6 +6,10 @@ Every output of :func:`drmath.plan` has one :class:`Quantity` here: its kind
 CLI's groups, the report's sections, the dashboard's cards and the comparison
 all read this registry, so adding a quantity is one entry here plus its
 formula in its module (and the step of :data:`drmath._plan.STEPS` that computes it).
+It also holds the model's two contracts: the requirements a design is judged
+against (:data:`TARGETS`) and the quantities :func:`drmath.uncertainty` gives a
+90% range (:data:`BANDED`). Which quantities stand as headline cards, and what
+each card's sub-line says, is the views' layout: :mod:`drmath.viz.headline`.
 
 Substitutions are TeX with placeholders: ``<name>`` is a plan output and
 ``<section.field>`` an input, each rendered in its own unit; ``<path|kind>``
@@ -28,12 +32,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from . import checkpoint, cost, recovery, reliability, replication, training
-from .formatting import format_quantity, line_rate
+from ._moved import forwarder
+from .formatting import format_quantity
 from .presets import DR_TIERS
 from .recovery import LOCAL_PHASES, SITE_PHASES
 
-__all__ = ["Quantity", "Group", "Target", "TARGETS", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "CARDS",
-           "BANDED", "COMPARED", "PLAN_FIELDS", "in_group", "card_title", "card_detail"]
+__all__ = ["Quantity", "Group", "Target", "TARGETS", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "BANDED",
+           "COMPARED", "PLAN_FIELDS", "in_group"]
 
 Text = str | Callable | None  # TeX or Markdown, or a function of the plan that returns it
 
@@ -63,14 +68,11 @@ class Quantity:
     formula: Text  # a formula function (its .tex), TeX where no function computes it, or a function of the plan
     substitution: Text = None  # None: the result alone follows the formula
     note: Text = ""
-    short: str | None = None  # title on a card or headline
-    card: int | None = None  # position among the cards
-    detail: Callable | None = None  # the card's sub-line, a function of the plan
+    short: str | None = None  # title on a card or headline (:func:`drmath.viz.headline.card_title`)
     compare: bool = False  # shown when plans are compared side by side
     table: bool = False  # a value per DR tier rather than one number
     warn: Callable | None = None  # when it returns True for a plan, the note is a warning every view shows
     symbols: dict | None = None  # a card's formula symbols in words ({TeX symbol: meaning}): its "where" line
-    moves: tuple = ()  # the quantities a card's sub-line shows: what moved when the card's own value did not
     banded: bool = False  # uncertainty() gives it a 90% range over the draws of the uncertain inputs
 
     def tex(self, plan):
@@ -344,26 +346,6 @@ def _meets_note(p):
     return "Every set target is met" + (f"; not set, so not judged: {', '.join(unset)}." if unset else ".")
 
 
-def _keeps_up_detail(p):
-    if p.replication_keeps_up:
-        return f"link {p.format('replication_utilization')} busy"
-    return f"needs ≥ {line_rate(p.replication_bandwidth_needed)}"
-
-
-_DR_COST_PARTS = (("standby", "standby_cost"), ("replication", "replication_cost"), ("cross-site", "cross_site_cost"),
-                  ("expected loss", "expected_disaster_loss"))
-"""The terms of the total DR cost, in its formula's order: (the card's word for it, the quantity)."""
-
-_SITE_LOSS_PARTS = (("work", "rpo_site_expected"), ("resume", "rto_site"),
-                    ("reduced capacity", "reduced_capacity_time"))
-"""The terms of the time lost to a site loss (the schedule slip), in its formula's order."""
-
-
-def _parts(p, parts):
-    """Every term of a sum, each with its word and value: ``"standby $1.00M + replication $2.00k + …"``."""
-    return " + ".join(f"{word} {p.format(name)}" for word, name in parts)
-
-
 # each card's formula symbols in words: the "where" line of its derivation (symbols absent from a formula are left out)
 _SYMBOLS_RPO = {
     r"\mathrm{RPO}_{local}": "the local RPO (the work lost to a GPU or node failure, at worst)",
@@ -472,9 +454,7 @@ _ALL = (
              r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu> \times <ettr>}",
              lambda p: "The window drives the run; the tokens that fit in it are derived." if _window_driven(p)
              else "Narayanan et al. 2021, eq. (4); ETTR turns compute time into wall-clock time.",
-             short="Time to train", card=6, banded=True,
-             detail=lambda p: f"{p.tokens / 1e12:.3g}T tokens, {p.format('run_cost')}",
-             moves=("tokens", "run_cost"), symbols=_SYMBOLS_RUN,
+             short="Time to train", banded=True, symbols=_SYMBOLS_RUN,
              compare=True),
     Quantity("tokens", "count", "Tokens", "run",
              lambda p: training.tokens_in_window if _window_driven(p) else "D",
@@ -579,8 +559,7 @@ _ALL = (
                         "that shape.")
              + " The first-order form (Kokolis et al. 2024) gives <ettr_first_order> here."
              + (" " + _collapsed_note(p) if p.goodput_collapsed else ""),
-             short="ETTR", card=5, banded=True, compare=True, moves=("checkpoint_interval",), symbols=_SYMBOLS_ETTR,
-             detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}"),
+             short="ETTR", banded=True, compare=True, symbols=_SYMBOLS_ETTR),
     Quantity("ettr_first_order", "fraction", "ETTR, first-order approximation", "cadence",
              reliability.ettr,
              r"\frac{1 - (<restart_overhead> + <checkpoint_interval>/2) / <mtbf>}"
@@ -647,7 +626,7 @@ _ALL = (
              replication.replication_keeps_up.tex_variants["pipeline"],
              r"<replication_cycle> \le <replication_interval>",
              "Every hop keeps up: the slowest is busy at most 100% of the time.", short="Replication keeps up",
-             card=8, banded=True, detail=_keeps_up_detail, compare=True, moves=("replication_utilization",),
+             banded=True, compare=True,
              symbols=_SYMBOLS_KEEPS_UP),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
              replication.bytes_shipped,
@@ -675,32 +654,26 @@ _ALL = (
              + (" **The local RPO reaches the run's whole progress**: a checkpoint interval as long as the run "
                 "protects nothing (checkpoint.interval)." if _whole_run(p, "rpo_local") else ""),
              warn=lambda p: _whole_run(p, "rpo_local"),
-             short="Local RPO", card=1, banded=True,
-             detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True,
-             moves=("rpo_local_expected",), symbols=_SYMBOLS_RPO),
+             short="Local RPO", banded=True, compare=True, symbols=_SYMBOLS_RPO),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
              lambda p: _rpo_local_formula(p, True),
              lambda p: _clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
              .replace("C/2,", "<compute_time>/2,")),
     Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: _rpo_site_formula(p, False),
              lambda p: _rpo_site_substitution(p, False), _rpo_site_note,
-             short="Site RPO", card=2, banded=True, compare=True, warn=lambda p: _whole_run(p, "rpo_site"),
-             moves=("rpo_site_expected",), symbols=_SYMBOLS_RPO,
-             detail=lambda p: "replication falls behind" if _unbounded(p)
-             else f"expected {p.format('rpo_site_expected')}"),
+             short="Site RPO", banded=True, compare=True, warn=lambda p: _whole_run(p, "rpo_site"),
+             symbols=_SYMBOLS_RPO),
     Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: _rpo_site_formula(p, True),
              lambda p: _rpo_site_substitution(p, True), lambda p: _behind_note(p) if _unbounded(p) else ""),
     # 6. RTO
     Quantity("rto_local", "duration", "Local RTO", "rto",
              recovery.local_rto_phases,
              _phases("rto_local_phases", LOCAL_PHASES), "Phases: " + ", ".join(LOCAL_PHASES) + ".",
-             short="Local RTO", card=3, banded=True, compare=True, moves=("checkpoint_load_time", "mtbf"),
-             symbols=_SYMBOLS_RTO,
-             detail=lambda p: f"load {p.format('checkpoint_load_time')}, MTBF {p.format('mtbf')}"),
+             short="Local RTO", banded=True, compare=True, symbols=_SYMBOLS_RTO),
     Quantity("rto_site", "duration", "Site RTO", "rto",
              recovery.site_rto_phases,
              _phases("rto_site_phases", SITE_PHASES), _site_rto_note,
-             short="Site RTO", card=4, banded=True, detail=lambda p: _tier(p).label, compare=True,
+             short="Site RTO", banded=True, compare=True,
              symbols=_SYMBOLS_RTO),
     Quantity("standby_fraction", "fraction", "Standby size over primary size", "rto",
              lambda p: r"f = f_{tier}" if p.scenario.failover.standby_fraction is None else r"f = f_{set}",
@@ -722,9 +695,7 @@ _ALL = (
              r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
              "The extra time a site loss adds by finishing on a smaller standby, for a site event at a uniform time "
              "in the run: the run continues there until the lost site's GPUs are rebuilt (R, the same for every "
-             "tier).", short="Reduced capacity", card=10, banded=True,
-             moves=("standby_fraction",), symbols=_SYMBOLS_REDUCED,
-             detail=lambda p: f"standby {p.format('standby_fraction')} of the primary"),
+             "tier).", short="Reduced capacity", banded=True, symbols=_SYMBOLS_REDUCED),
     Quantity("schedule_slip", "duration", "Expected schedule slip after a site loss", "rto",
              recovery.schedule_slip.tex_variants["expected"],
              r"<rpo_site_expected> + <rto_site> + <reduced_capacity_time>",
@@ -798,9 +769,7 @@ _ALL = (
              "If the site is lost: the work since the last off-site copy (expected), the time until training "
              "resumes at the other site, and the extra time while the standby runs short of the primary's GPUs: "
              "the schedule slip, each counted once.",
-             short="Site loss", card=9, banded=True, compare=True, symbols=_SYMBOLS_LOSS,
-             moves=("site_loss_cost", "rpo_site_expected", "rto_site", "reduced_capacity_time"),
-             detail=lambda p: _parts(p, _SITE_LOSS_PARTS) + f"; costs {p.format('site_loss_cost')}"),
+             short="Site loss", banded=True, compare=True, symbols=_SYMBOLS_LOSS),
     Quantity("site_loss_cost", "usd", "Cost of a site loss", "cost",
              cost.expected_disaster_loss.tex_variants["certain"],
              r"<site_loss_time> \times (<fleet_cost_rate> + <cost.delay_cost>)",
@@ -808,8 +777,7 @@ _ALL = (
              "loss with the event certain (P = 1).", compare=True),
     Quantity("total_dr_cost", "usd", "Total DR cost", "cost", r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              r"<standby_cost> + <replication_cost> + <cross_site_cost> + <expected_disaster_loss>",
-             short="Total DR cost", card=7, banded=True, compare=True, symbols=_SYMBOLS_COST,
-             moves=tuple(name for _, name in _DR_COST_PARTS), detail=lambda p: _parts(p, _DR_COST_PARTS)),
+             short="Total DR cost", banded=True, compare=True, symbols=_SYMBOLS_COST),
     Quantity("goodput_lost_cost", "usd", "Goodput lost", "cost", cost.goodput_lost_cost,
              r"<fleet_cost_rate> \times (1 - <ettr>) \times <time_to_train>",
              "The fleet's time spent on checkpoint stalls, rework and restarts, priced at its own cost: checkpoint "
@@ -852,9 +820,6 @@ SCALARS = tuple(q.name for q in _ALL if not q.table)
 TABLES = tuple(q.name for q in _ALL if q.table)
 """The quantities with one value per DR tier."""
 
-CARDS = tuple(sorted((q.name for q in _ALL if q.card is not None), key=lambda n: QUANTITIES[n].card))
-"""The quantities shown as headline cards, in order."""
-
 BANDED = tuple(q.name for q in _ALL if q.banded)
 """The quantities :func:`drmath.uncertainty` gives a 90% range (5th, 50th and 95th percentiles), in reading order:
 the model's choice of what is worth a band, the headline numbers of a design."""
@@ -877,22 +842,7 @@ def in_group(group):
     return [q.name for q in _ALL if q.group == group]
 
 
-def card_title(name):
-    """The short title of a quantity, for a card or a headline.
+MOVED = {name: "drmath.viz.headline" for name in ("CARDS", "card_title", "card_detail")}
+"""The cards' layout moved to the views (issue 33): each old name, and the module it lives in now."""
 
-    >>> card_title("rpo_site"), card_title("mtbf")
-    ('Site RPO', 'Cluster MTBF')
-    """
-    q = QUANTITIES[name]
-    return q.short or q.title
-
-
-def card_detail(plan, name):
-    """The small line under a card: the numbers that explain the headline one.
-
-    >>> import drmath
-    >>> card_detail(drmath.plan(), "rto_site")
-    'Warm standby'
-    """
-    detail = QUANTITIES[name].detail
-    return detail(plan) if detail else ""
+__getattr__ = forwarder(__name__, MOVED)

@@ -40,8 +40,9 @@ from ._plan import plan
 from ._templates import plain, templates
 from .formatting import format_quantity
 from .io.files import atomic_write
-from .quantities import CARDS, GROUPS, QUANTITIES, card_detail, card_title, in_group
+from .quantities import GROUPS, QUANTITIES, in_group
 from .scenario import FIELDS, Scenario
+from .viz.headline import CARDS, card_detail, card_title
 
 __all__ = ["build_report", "write_report", "report_title", "headline_html", "report_figures", "latex_html",
            "markdown_html", "drill_rows", "REPORT_SECTIONS", "SECTION_TITLES", "KNOBS"]
@@ -74,7 +75,7 @@ REPORT_SECTIONS = [(g.id, SECTION_TITLES[g.id], g.lead, in_group(g.id), viz.in_s
 lead sentence, quantities, figure names from :data:`drmath.viz.FIGURES`)."""
 
 HEADLINE = list(CARDS)
-"""The headline cards: :data:`drmath.quantities.CARDS`."""
+"""The headline cards: :data:`drmath.viz.headline.CARDS`."""
 
 
 KNOBS = viz.KNOBS
@@ -299,12 +300,12 @@ def report_title(p):
 
 def headline_html(p):
     """The headline cards of plan ``p`` as the report draws them: one ``<a class="kpi">`` per card of
-    :data:`drmath.quantities.CARDS`, each number a ``<span class="num" data-field data-si>``.
+    :data:`drmath.viz.headline.CARDS`, each number a ``<span class="num" data-field data-si>``.
 
     The live page's preview (:mod:`drmath.serve.pages`) shows the same block while its kernel starts.
 
     >>> import drmath
-    >>> from drmath.quantities import CARDS
+    >>> from drmath.viz.headline import CARDS
     >>> headline_html(drmath.plan()).count('class="num"') == len(CARDS)
     True
     """

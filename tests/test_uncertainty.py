@@ -11,8 +11,9 @@ from drmath import Scenario
 from drmath._uncertainty import PERCENTILES, draw
 from drmath.calibrate import fit_events
 from drmath.io import links, scenarios
-from drmath.quantities import BANDED, CARDS, QUANTITIES
+from drmath.quantities import BANDED, QUANTITIES
 from drmath.scenario import Spread
+from drmath.viz.headline import CARDS
 
 RATE = "failures.gpu_failure_rate"
 HOUR = 3600.0
