@@ -33,8 +33,27 @@ from typing import NamedTuple
 
 from . import checkpoint, cost, recovery, reliability, replication, training
 from ._moved import forwarder
+from ._variants import (
+    asynchronous,
+    behind_note,
+    clip,
+    collapsed_note,
+    exponential,
+    interval_note,
+    phases,
+    rpo_local_formula,
+    rpo_site_formula,
+    rpo_site_note,
+    rpo_site_substitution,
+    site_rto_note,
+    streamed,
+    tier,
+    unbounded,
+    variant,
+    whole_run,
+    window_driven,
+)
 from .formatting import format_quantity
-from .presets import DR_TIERS
 from .recovery import LOCAL_PHASES, SITE_PHASES
 
 __all__ = ["Quantity", "Group", "Target", "TARGETS", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "BANDED",
@@ -119,160 +138,6 @@ GROUPS = {g.id: g for g in (
 )}
 """Every group, in reading order: the CLI's groups and the report's sections (the report numbers them, once, with
 its own sections: :data:`drmath.report.REPORT_SECTIONS`)."""
-
-
-# --------------------------------------------------------------------------- the variants
-
-
-def _window_driven(p):
-    return p.run_driver == "window"
-
-
-def _asynchronous(p):
-    return p.scenario.checkpoint.mode == "async"
-
-
-def _streamed(p):
-    return p.scenario.replication.streamed
-
-
-def _tier(p):
-    return DR_TIERS[p.scenario.failover.tier]
-
-
-def _variant(func, pick):
-    """A formula that is one of ``func``'s named variants, picked by a function of the plan."""
-    return lambda p: func.tex_variants[pick(p)]
-
-
-def _phases(field, order):
-    return " + ".join(f"<{field}.{name}>" for name in order)
-
-
-def _behind_note(p):
-    upload = p.replication_bottleneck == 0
-    fix = ("raise the object store's upload rate to at least <object_store_bandwidth_needed> "
-           "(replication.object_store_bandwidth)" if upload else
-           "raise the link to at least <replication_bandwidth_needed> (replication.link_bandwidth)")
-    return ("**Replication does not keep up**: its slowest hop, the <replication_bottleneck>, takes "
-            "<replication_cycle> per copy but a new one is due every <replication_interval> "
-            "(<replication_utilization> busy), so the backlog grows through the run and the site RPO has no bound. "
-            f"To fix it, {fix}, or ship less often: a replication interval of at least <replication_cycle> "
-            "(replication.interval), or ship the newest copy only (replication.policy = newest), which skips "
-            "stale copies and bounds the RPO.")
-
-
-def _own_state(p):
-    """The tier keeps the training state at every site: a site loss costs the local RPO."""
-    return _tier(p).state_at_each_site
-
-
-def _unbounded(p):
-    return (not _own_state(p) and not p.replication_keeps_up and p.scenario.replication.policy == "every-k")
-
-
-def _whole_run(p, name):
-    """The loss reaches the whole run's progress (clipped there) or has no bound."""
-    value = getattr(p, name)
-    return math.isinf(value) or value >= p.compute_time * (1 - 1e-9)
-
-
-def _clipped(p, name, expected):
-    """Whether a loss is clipped at the run's progress (C, or C/2 for an expected one)."""
-    value = getattr(p, name)
-    return math.isfinite(value) and value >= (p.compute_time / 2 if expected else p.compute_time) * (1 - 1e-9)
-
-
-def _clip(p, name, expected, tex):
-    """``tex``, inside ``min(C, ...)`` where the clip at the run's progress binds."""
-    return rf"\min({'C/2' if expected else 'C'},\; {tex})" if _clipped(p, name, expected) else tex
-
-
-def _rpo_local_formula(p, expected):
-    """:func:`drmath.recovery.rpo_local`'s formula, or its clipped variant where the clip at the progress binds."""
-    clipped = _clipped(p, "rpo_local_expected" if expected else "rpo_local", expected)
-    name = "_".join(["clipped"] * clipped + ["expected"] * expected)
-    return recovery.rpo_local.tex_variants[name] if name else recovery.rpo_local.tex
-
-
-def _rpo_site_formula(p, expected):
-    """The variant of :func:`drmath.recovery.rpo_site_pipeline`'s formula this plan's policy takes.
-
-    A tier whose every site holds the training state loses the local RPO instead.
-    """
-    if _own_state(p):
-        return (r"E[\mathrm{loss}_{site}] = E[\mathrm{loss}_{local}]" if expected
-                else r"\mathrm{RPO}_{site} = \mathrm{RPO}_{local}")
-    if p.scenario.replication.policy == "newest":
-        name = "newest"
-    else:
-        name = "every_k_behind" if _unbounded(p) else "every_k"
-    if _clipped(p, "rpo_site_expected" if expected else "rpo_site", expected):  # never an unbounded one
-        name += "_clipped"
-    return recovery.rpo_site_pipeline.tex_variants[name + ("_expected" if expected else "")]
-
-
-def _rpo_site_substitution(p, expected):
-    if _own_state(p):
-        return "<rpo_local_expected>" if expected else "<rpo_local>"
-    if _unbounded(p):
-        return r"\infty \quad (T = <replication_cycle> > P = <replication_interval>)"
-    interval = "<replication_every|g> \\times <checkpoint_interval>" + ("/2" if expected else "")
-    text = f"{interval} + <checkpoint_write_time> + <replication_time>"
-    if not p.replication_keeps_up:  # newest: a copy may wait at each hop slower than the copies reach it
-        text += r" + \text{waits at the busy hops}"
-    cap = "<compute_time>/2" if expected else "<compute_time>"
-    return rf"\min({cap},\; {text})" if _clipped(p, "rpo_site_expected" if expected else "rpo_site", expected) \
-        else text
-
-
-def _rpo_site_note(p):
-    if _own_state(p):
-        return ("Multi-site: each site holds the training state and writes its own checkpoints, so losing one site "
-                "costs what a local failure costs, the survivor's own local RPO; cross-site checkpoint copies protect "
-                "nothing here, and the replication inputs do not enter the site RPO. Expected <rpo_site_expected>.")
-    if _unbounded(p):
-        return _behind_note(p)
-    text = ("Worst case: the site is lost just before the next off-site copy lands (a copy enters the pipeline "
-            "once durable, W after it starts, copies enter P = k(τ + δ) apart, δ the checkpoint stall, and one is "
-            "off-site t_rep later)")
-    if not p.replication_keeps_up:
-        text += (", after waiting at each hop slower than the copies reach it (b_i = 1: t_i above the gap g_i "
-                 "between copies arriving there) for up to that hop's time t_i")
-    text += ". Expected <rpo_site_expected>."
-    if _whole_run(p, "rpo_site"):
-        text = ("**The site RPO reaches the run's whole progress** (<compute_time> of training), so it is clipped "
-                "there: a site loss late in the run loses everything since the start, and off-site copies protect "
-                "nothing. Ship more often (replication.interval) or over a faster link (replication.link_bandwidth). "
-                + text)
-    return text
-
-
-def _collapsed_note(p):
-    return ("**Goodput has collapsed**: restarts are not small against the MTBF, so the run barely progresses "
-            "(ETTR <ettr>, at most <ettr_ceiling> at any cadence); the tokens and times derived from it are not a "
-            "forecast. Shorten the local recovery (failures.*) or use fewer, more reliable GPUs.")
-
-
-def _interval_note(p):
-    if p.scenario.checkpoint.interval is None:
-        return "Unset in the scenario, so Daly's optimum is used."
-    if p.checkpoint_interval_floored:
-        return "Set to <checkpoint.interval>, below the floor, so raised to it."
-    return "Set in the scenario (checkpoint.interval)."
-
-
-def _site_rto_note(p):
-    tier = _tier(p)
-    return (f"Tier: {tier.label}, readiness <tier.readiness|duration>"
-            + ("; replication lands on the standby, so no staging" if tier.lands_on_standby
-               else "; the checkpoint is staged from the object store")
-            + ("; failover is automatic" if tier.automatic else "") + f". {tier.assumptions}")
-
-
-def _exponential(p):
-    """Whether the plan's failures are exponential (``failures.weibull_shape`` 1), so ETTR is the exact form."""
-    return p.scenario.failures.weibull_shape == 1.0
 
 
 class Target(NamedTuple):
@@ -448,20 +313,20 @@ _ALL = (
              r"\frac{<training_flops>}{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu>}",
              "Pure compute, before failures (ETTR = 1)."),
     Quantity("time_to_train", "duration", "Time to train (wall-clock)", "run",
-             lambda p: r"T = T_{window}" if _window_driven(p) else training.time_to_train,
-             lambda p: None if _window_driven(p) else
+             lambda p: r"T = T_{window}" if window_driven(p) else training.time_to_train,
+             lambda p: None if window_driven(p) else
              r"\frac{<training.flops_per_param_token|g> \times <training.params> \times <tokens>}"
              r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu> \times <ettr>}",
-             lambda p: "The window drives the run; the tokens that fit in it are derived." if _window_driven(p)
+             lambda p: "The window drives the run; the tokens that fit in it are derived." if window_driven(p)
              else "Narayanan et al. 2021, eq. (4); ETTR turns compute time into wall-clock time.",
              short="Time to train", banded=True, symbols=_SYMBOLS_RUN,
              compare=True),
     Quantity("tokens", "count", "Tokens", "run",
-             lambda p: training.tokens_in_window if _window_driven(p) else "D",
+             lambda p: training.tokens_in_window if window_driven(p) else "D",
              lambda p: r"\frac{<time_to_train> \times <training.gpus> \times <training.peak_flop_rate> \times "
              r"<training.mfu> \times <ettr>}{<training.flops_per_param_token|g> \times <training.params>}"
-             if _window_driven(p) else None,
-             lambda p: "Narayanan et al. 2021, eq. (4), solved for D." if _window_driven(p)
+             if window_driven(p) else None,
+             lambda p: "Narayanan et al. 2021, eq. (4), solved for D." if window_driven(p)
              else "Set as an input (training.tokens); it drives the run.", compare=True),
     Quantity("step_time", "duration", "Time of one optimizer step", "run",
              training.time_to_train.tex_variants["step"],
@@ -483,12 +348,12 @@ _ALL = (
              r"\frac{<checkpoint_size>}{\min(<checkpoint.write_bandwidth>,\; <training.gpus> \times "
              r"<checkpoint.per_writer_bandwidth>)}", "A checkpoint is not durable until this persist ends."),
     Quantity("checkpoint_stall", "duration", "Checkpoint stall", "checkpoints",
-             _variant(checkpoint.checkpoint_stall, lambda p: "asynchronous" if _asynchronous(p) else "synchronous"),
+             variant(checkpoint.checkpoint_stall, lambda p: "asynchronous" if asynchronous(p) else "synchronous"),
              lambda p: r"\min(<shard_size> / <checkpoint.host_copy_bandwidth>,\; <checkpoint_write_time>)"
-             if _asynchronous(p) else "<checkpoint_write_time>",
+             if asynchronous(p) else "<checkpoint_write_time>",
              lambda p: "Asynchronous: training stalls only for the copy to host memory; the persist runs behind it. "
              "Never longer than a synchronous write: a trainer would write synchronously rather than wait longer."
-             if _asynchronous(p) else "Synchronous: training waits for the whole persist."),
+             if asynchronous(p) else "Synchronous: training waits for the whole persist."),
     Quantity("checkpoint_load_time", "duration", "Checkpoint load time", "checkpoints",
              checkpoint.checkpoint_load_time,
              r"\frac{<checkpoint_size>}{\min(<checkpoint.read_bandwidth>,\; <training.gpus> \times "
@@ -540,25 +405,25 @@ _ALL = (
              lambda p: r"\tau = \tau^* = \max(\tau_D, \tau_{min})" if p.scenario.checkpoint.interval is None
              else r"\tau = \max(\tau_{set}, \tau_{min})",
              lambda p: r"\max(<daly_interval>, <checkpoint_interval_floor>)" if p.scenario.checkpoint.interval is None
-             else r"\max(<checkpoint.interval>, <checkpoint_interval_floor>)", _interval_note, compare=True),
+             else r"\max(<checkpoint.interval>, <checkpoint_interval_floor>)", interval_note, compare=True),
     Quantity("restart_overhead", "duration", "Restart overhead u0", "cadence", r"u_0 = \mathrm{RTO}_{local}",
              None, "The restart overhead of ETTR is the local recovery time, checkpoint load included."),
     Quantity("ettr", "fraction", "ETTR", "cadence",
-             lambda p: reliability.ettr_exact if _exponential(p) else reliability.ettr_weibull,
+             lambda p: reliability.ettr_exact if exponential(p) else reliability.ettr_weibull,
              lambda p: (r"\frac{<checkpoint_interval>\, e^{-(<restart_overhead> + <checkpoint_write_time> - "
                         r"<checkpoint_stall>)/<mtbf>}}{<mtbf> \left(e^{(<checkpoint_interval> + <checkpoint_stall>)"
-                        r"/<mtbf>} - 1\right)}") if _exponential(p) else (
+                        r"/<mtbf>} - 1\right)}") if exponential(p) else (
                  r"\frac{<checkpoint_interval>}{<mtbf>} \sum_{j \ge 1} S\big(<restart_overhead> + "
                  r"<checkpoint_write_time> - <checkpoint_stall> + j\,(<checkpoint_interval> + <checkpoint_stall>)"
                  r"\big),\ k = <failures.weibull_shape>"),
              lambda p: ("Exact in expectation for exponential failures (renewal-reward; Daly 2006's complete model "
                         "with the persist time W in the rework and failed restarts begun again), as drmath's "
-                        "simulator runs the run." if _exponential(p) else
+                        "simulator runs the run." if exponential(p) else
                         "Expected for Weibull gaps between interruptions of shape k and mean M (renewal-reward "
                         "over the gaps, failed restarts begun again), as drmath's simulator runs the run with "
                         "that shape.")
              + " The first-order form (Kokolis et al. 2024) gives <ettr_first_order> here."
-             + (" " + _collapsed_note(p) if p.goodput_collapsed else ""),
+             + (" " + collapsed_note(p) if p.goodput_collapsed else ""),
              short="ETTR", banded=True, compare=True, symbols=_SYMBOLS_ETTR),
     Quantity("ettr_first_order", "fraction", "ETTR, first-order approximation", "cadence",
              reliability.ettr,
@@ -574,7 +439,7 @@ _ALL = (
     Quantity("goodput_collapsed", "flag", "Goodput has collapsed", "cadence",
              reliability.goodput_collapsed,
              r"<restart_overhead> \ge <mtbf> \ \text{or}\ <ettr> < 36.8\%",
-             lambda p: _collapsed_note(p) if p.goodput_collapsed
+             lambda p: collapsed_note(p) if p.goodput_collapsed
              else "1/e is the ceiling when the restart equals the MTBF.",
              warn=lambda p: p.goodput_collapsed),
     Quantity("availability_interval", "duration", "Availability-optimal interval", "cadence",
@@ -599,10 +464,10 @@ _ALL = (
              r"<replication.latency> + \frac{<checkpoint_size> / <replication.compression|g>}"
              r"{<replication.link_bandwidth> \times <replication.efficiency>}", "Site object store → remote site."),
     Quantity("replication_time", "duration", "Replication time", "replication",
-             _variant(replication.chain_time, lambda p: "streamed" if _streamed(p) else "store_and_forward"),
-             lambda p: r"\max(<object_store_time>, <link_time>)" if _streamed(p)
+             variant(replication.chain_time, lambda p: "streamed" if streamed(p) else "store_and_forward"),
+             lambda p: r"\max(<object_store_time>, <link_time>)" if streamed(p)
              else r"<object_store_time> + <link_time>",
-             lambda p: "Streamed: the slowest hop sets the pace." if _streamed(p)
+             lambda p: "Streamed: the slowest hop sets the pace." if streamed(p)
              else "Store-and-forward: each hop waits for the whole checkpoint.", compare=True),
     Quantity("object_store_utilization", "fraction", "Object-store upload busy", "replication",
              replication.replication_utilization.tex_variants["object_store"],
@@ -646,48 +511,48 @@ _ALL = (
              "does not keep up (no bound)."),
     # 5. RPO
     Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo",
-             lambda p: _rpo_local_formula(p, False),
-             lambda p: _clip(p, "rpo_local", False, r"<checkpoint_interval> + <checkpoint_write_time>").replace(
+             lambda p: rpo_local_formula(p, False),
+             lambda p: clip(p, "rpo_local", False, r"<checkpoint_interval> + <checkpoint_write_time>").replace(
                  "C,", "<compute_time>,"),
              lambda p: "Worst case: the failure lands just before the next checkpoint is durable; never more than the "
              "run's whole progress C. Expected loss τ/2 + W = <rpo_local_expected>."
              + (" **The local RPO reaches the run's whole progress**: a checkpoint interval as long as the run "
-                "protects nothing (checkpoint.interval)." if _whole_run(p, "rpo_local") else ""),
-             warn=lambda p: _whole_run(p, "rpo_local"),
+                "protects nothing (checkpoint.interval)." if whole_run(p, "rpo_local") else ""),
+             warn=lambda p: whole_run(p, "rpo_local"),
              short="Local RPO", banded=True, compare=True, symbols=_SYMBOLS_RPO),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
-             lambda p: _rpo_local_formula(p, True),
-             lambda p: _clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
+             lambda p: rpo_local_formula(p, True),
+             lambda p: clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
              .replace("C/2,", "<compute_time>/2,")),
-    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: _rpo_site_formula(p, False),
-             lambda p: _rpo_site_substitution(p, False), _rpo_site_note,
-             short="Site RPO", banded=True, compare=True, warn=lambda p: _whole_run(p, "rpo_site"),
+    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: rpo_site_formula(p, False),
+             lambda p: rpo_site_substitution(p, False), rpo_site_note,
+             short="Site RPO", banded=True, compare=True, warn=lambda p: whole_run(p, "rpo_site"),
              symbols=_SYMBOLS_RPO),
-    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: _rpo_site_formula(p, True),
-             lambda p: _rpo_site_substitution(p, True), lambda p: _behind_note(p) if _unbounded(p) else ""),
+    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: rpo_site_formula(p, True),
+             lambda p: rpo_site_substitution(p, True), lambda p: behind_note(p) if unbounded(p) else ""),
     # 6. RTO
     Quantity("rto_local", "duration", "Local RTO", "rto",
              recovery.local_rto_phases,
-             _phases("rto_local_phases", LOCAL_PHASES), "Phases: " + ", ".join(LOCAL_PHASES) + ".",
+             phases("rto_local_phases", LOCAL_PHASES), "Phases: " + ", ".join(LOCAL_PHASES) + ".",
              short="Local RTO", banded=True, compare=True, symbols=_SYMBOLS_RTO),
     Quantity("rto_site", "duration", "Site RTO", "rto",
              recovery.site_rto_phases,
-             _phases("rto_site_phases", SITE_PHASES), _site_rto_note,
+             phases("rto_site_phases", SITE_PHASES), site_rto_note,
              short="Site RTO", banded=True, compare=True,
              symbols=_SYMBOLS_RTO),
     Quantity("standby_fraction", "fraction", "Standby size over primary size", "rto",
              lambda p: r"f = f_{tier}" if p.scenario.failover.standby_fraction is None else r"f = f_{set}",
              lambda p: None if p.scenario.failover.standby_fraction is None else "<failover.standby_fraction>",
-             lambda p: f"The {_tier(p).label} tier's own size." if p.scenario.failover.standby_fraction is None
+             lambda p: f"The {tier(p).label} tier's own size." if p.scenario.failover.standby_fraction is None
              else "Set in the scenario (failover.standby_fraction)."),
     Quantity("standby_gpus", "count", "Standby GPUs", "rto", r"G_s = f\,G",
              r"<standby_fraction> \times <training.gpus>"),
     Quantity("excess_site_gpus", "count", "GPUs beyond the multi-site split", "rto",
              cost.excess_site_gpus,
              lambda p: r"<training.gpus> \times \max\left(0,\; \frac{<tier.sites|g> \times <standby_fraction>}"
-             r"{<tier.sites|g> - 1} - 1\right)" if _tier(p).sites > 1 else None,
+             r"{<tier.sites|g> - 1} - 1\right)" if tier(p).sites > 1 else None,
              lambda p: "Capacity held so the survivor of a site loss is larger than its share of the split; idle, so "
-             "charged at full price in the standby cost." if _tier(p).sites > 1
+             "charged at full price in the standby cost." if tier(p).sites > 1
              else "Zero: one site trains; the standby is priced by its tier's reserved share."),
     Quantity("reduced_capacity_time", "duration", "Time at reduced capacity", "rto",
              recovery.resume_slip.tex_variants["expected"],
@@ -702,7 +567,7 @@ _ALL = (
              "How much later the run ends after a site loss: the work done again, the outage until training resumes "
              "and the extra time at reduced capacity, for every tier."),
     Quantity("tier_rpo_sites", "duration", "Site RPO by tier", "rto",
-             lambda p: _rpo_site_formula(p, False), short="site RPO", table=True,
+             lambda p: rpo_site_formula(p, False), short="site RPO", table=True,
              note="The same for every tier but multi-site, whose sites each hold the training state: it loses the "
                   "local RPO."),
     Quantity("tier_rto_sites", "duration", "Site RTO by tier", "rto",
@@ -724,7 +589,7 @@ _ALL = (
              r"\left(<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times \min\left(<standby_gpus>, "
              r"\tfrac{<tier.sites|g> - 1}{<tier.sites|g>} \times <training.gpus>\right) + <cost.gpu_hour_price> "
              r"\times <excess_site_gpus>\right) \times <time_to_train>",
-             lambda p: f"Reserved share r of the {_tier(p).label} tier: {_tier(p).assumptions}", compare=True),
+             lambda p: f"Reserved share r of the {tier(p).label} tier: {tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
              cost.replication_cost,
              r"<cost.egress_price|g> \times <bytes_shipped> + <cost.storage_month_price|g> \times "
