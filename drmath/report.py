@@ -8,8 +8,9 @@ target, DR tier) precomputed as slider steps. plotly.js is inlined and the
 formulas are MathML that the browser typesets itself, so the file opens with
 no network and no server. The page is rendered from Jinja2 templates (``drmath/data/report/``);
 the derivations' Markdown goes through mistune and their TeX through
-latex2mathml. Its sections, headline and comparison read the registry,
-:mod:`drmath.quantities`. :func:`write_report` writes it atomically and,
+latex2mathml. Its sections and comparison read the registry,
+:mod:`drmath.quantities`, and its headline the cards' layout,
+:mod:`drmath.viz.headline`. :func:`write_report` writes it atomically and,
 optionally, each figure as PNG for slides (through kaleido).
 
 :func:`compare_rows`, :func:`compare_text`, :func:`compare_html`, :func:`compare_style`
@@ -17,8 +18,9 @@ optionally, each figure as PNG for slides (through kaleido).
 by side.
 
 No physics lives here: every number comes from :func:`~drmath.plan`,
-:func:`~drmath.sweep` or :meth:`~drmath.Plan.explain`, and figures come from
-:mod:`drmath.viz`. plotly is imported only by the functions that draw.
+:meth:`~drmath.Plan.sweep` or :meth:`~drmath.Plan.explain`, and figures come from
+:mod:`drmath.viz`, which draws the plans the report makes (a plan per slider step,
+:func:`report_figures`). plotly is imported only by the functions that draw.
 
     >>> import drmath
     >>> html = build_report(drmath.Scenario(), include_plotlyjs=False)
