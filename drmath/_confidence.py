@@ -18,7 +18,7 @@ import numpy as np
 from . import presets
 from ._plan import _derive
 from ._search import Search
-from .quantities import _TARGETS
+from .quantities import TARGETS
 
 __all__ = ["TOLERANCE", "LEVELS", "over_draws", "robust_choice"]
 
@@ -65,7 +65,7 @@ def over_draws(v, inputs, designs):
 
 
 def _tightened(scenario, level):
-    return {path: None if scenario.get(path) is None else scenario.get(path) * (1.0 - level) for path, *_ in _TARGETS}
+    return {t.input: None if scenario.get(t.input) is None else scenario.get(t.input) * (1.0 - level) for t in TARGETS}
 
 
 def _cheapest(table, targets, masks):
@@ -73,9 +73,9 @@ def _cheapest(table, targets, masks):
     of the table)."""
     cost_ = table["total_cost_of_resilience"]
     ok = np.isfinite(cost_) & ~np.asarray(table["goodput_collapsed"], dtype=bool)
-    for path, value, *_ in _TARGETS:
-        if targets[path] is not None:
-            ok &= table[value] <= targets[path]
+    for t in TARGETS:
+        if targets[t.input] is not None:
+            ok &= table[t.value] <= targets[t.input]
     rows = []
     for mask in masks:
         mine = np.flatnonzero(ok & mask)

@@ -32,7 +32,7 @@ from . import checkpoint, cost, presets, recovery, reliability, replication, tra
 from ._explain import Explanation, _explain, _fill
 from ._validate import short_repr
 from .formatting import format_quantity
-from .quantities import _TARGETS, PLAN_FIELDS, QUANTITIES, SCALARS, TABLES
+from .quantities import PLAN_FIELDS, QUANTITIES, SCALARS, TABLES, TARGETS
 from .scenario import FIELDS, Scenario, _split
 
 __all__ = ["Plan", "plan", "explain", "sweep", "Sweep", "compare", "STEPS", "COLLAPSED"]
@@ -212,9 +212,9 @@ def requirements_step(v, out):
     it makes, so a tiny site RPO there says nothing about a design anyone would run.
     """
     margins = {}
-    for path, value, name, *_ in _TARGETS:
-        reached = np.asarray(out[value], dtype=float)
-        margins[name] = np.full(reached.shape, np.inf) if v[path] is None else v[path] - reached
+    for t in TARGETS:
+        reached = np.asarray(out[t.value], dtype=float)
+        margins[t.margin] = np.full(reached.shape, np.inf) if v[t.input] is None else v[t.input] - reached
     met = np.broadcast_arrays(*(m >= 0 for m in margins.values()), ~np.asarray(out["goodput_collapsed"]))
     return dict(margins, meets_requirements=np.logical_and.reduce(met))
 
@@ -325,6 +325,34 @@ class _PlanMethods:
         if not names:
             raise ValueError("explain() needs at least one quantity, e.g. explain('rpo_site')")
         return Explanation("\n".join(_explain(self, name) for name in names))
+
+    def sweep(self, path, values, outputs=None):
+        """This plan's outputs along one of its inputs: :func:`sweep` of the plan's own scenario.
+
+        A view that draws curves around a plan asks the plan for them, so it never plans anything itself.
+
+        Parameters
+        ----------
+        path : str
+            The numeric input to vary, ``section.field``.
+        values : array_like
+            Its values, each checked against the field's range.
+        outputs : sequence of str, optional
+            Quantities to return; all scalar ones when omitted.
+
+        Returns
+        -------
+        curves : Sweep
+            Each output, one entry per value.
+
+        Examples
+        --------
+        >>> p = plan()
+        >>> curves = p.sweep("training.gpus", [4096, p.scenario.training.gpus], ["mtbf"])
+        >>> float(curves["mtbf"][1]) == p.mtbf
+        True
+        """
+        return sweep(self.scenario, path, values, outputs)
 
     def warnings(self):
         """What is wrong with this design, in words: each registered warning that holds, by quantity.

@@ -13,14 +13,14 @@ import numpy as np
 
 from . import cost, presets
 from ._plan import _derive
-from .quantities import _TARGETS
+from .quantities import TARGETS
 from .scenario import FIELDS
 
 __all__ = ["WANTED", "Search", "merge", "link_ladder"]
 
 
 WANTED = tuple(dict.fromkeys(("total_cost_of_resilience", "total_dr_cost", "rpo_site", "rto_site",
-                               "goodput_collapsed", *(t[1] for t in _TARGETS))))
+                               "goodput_collapsed", *(t.value for t in TARGETS))))
 _SPAN = 32  # points tried inside each bracketed boundary: a boundary is found to 1/32 of the step around it
 _FLIPS = 400  # boundaries bracketed per pass, the cheapest first (and always those of the largest link)
 _TOP = 10  # designs of each tier carried from one stage to the next

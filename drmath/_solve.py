@@ -19,7 +19,7 @@ from ._plan import Plan, _derive, plan
 from ._search import WANTED, Search
 from ._validate import short_repr
 from .formatting import format_quantity
-from .quantities import _TARGETS
+from .quantities import TARGETS
 from .scenario import FIELDS, Scenario
 from .units import parse_quantity
 
@@ -175,9 +175,6 @@ def _grid_points(base, grid):
     return {path: m.ravel() for path, m in zip(grid, mesh)}
 
 
-_TARGET_LABELS = {path: label for path, _, _, label, *_ in _TARGETS}
-
-
 def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, seed=0):
     r"""The cheapest design that meets every requirement, and the Pareto front of cost against site RPO and RTO.
 
@@ -262,7 +259,7 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
     for name in tiers:
         FIELDS["failover.tier"].coerce(name)
     base = scenario.with_changes({"cost.link_hour_price": None})
-    targets = {path: scenario.get(path) for path, *_ in _TARGETS}
+    targets = {t.input: scenario.get(t.input) for t in TARGETS}
     if grid is not None:
         table = _grid_search(base, tiers, {**DEFAULT_GRID, **dict(grid)})
     else:
@@ -289,8 +286,7 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
     design = scenario.with_changes(changes)
     result = plan(design)
     reasons = _reasons(scenario, table, tiers, table["tier"][best], cost_[best] if feasible else None)
-    meets = {path: bool(getattr(result, name) >= 0) for path, _, name, *_ in _TARGETS
-             if scenario.get(path) is not None}
+    meets = {t.input: bool(getattr(result, t.margin) >= 0) for t in TARGETS if scenario.get(t.input) is not None}
     message = (_answer(result, design) if feasible else _shortfall(scenario, table, result))
     return Solution(scenario=design, plan=result, feasible=feasible, meets=meets, changes=changes,
                     reasons=reasons, message=message, searched=len(table["tier"]), _table=table)
@@ -328,8 +324,7 @@ def _at_confidence(scenario, tiers, grid, confidence, draws, seed):
         changes = {**changes, "cost.link_hour_price": None}
     design = scenario.with_changes(changes)
     result = plan(design)
-    meets = {path: bool(getattr(result, name) >= 0) for path, _, name, *_ in _TARGETS
-             if scenario.get(path) is not None}
+    meets = {t.input: bool(getattr(result, t.margin) >= 0) for t in TARGETS if scenario.get(t.input) is not None}
     head = _answer(result, design) if feasible else (
         f"No searched design meets every target in {confidence:.0%} of the draws; the most reliable is below.")
     message = head + _confidence_text(confidence, met, 1.0 - point_met, draws, feasible)
@@ -351,8 +346,8 @@ def _margins(table, targets):
     A design whose goodput has collapsed meets nothing (its losses are clipped at the little progress it
     makes, as ``requirements_step`` says): every margin of it is −inf, so it is never the answer nor the
     closest miss."""
-    margins = np.stack([np.full(len(table["tier"]), np.inf) if targets[path] is None
-                        else targets[path] - table[value] for path, value, *_ in _TARGETS], axis=1)
+    margins = np.stack([np.full(len(table["tier"]), np.inf) if targets[t.input] is None
+                        else targets[t.input] - table[t.value] for t in TARGETS], axis=1)
     margins[np.asarray(table["goodput_collapsed"], dtype=bool)] = -np.inf
     return margins
 
@@ -377,8 +372,8 @@ def _closest_search(base, tiers, scenario, table, margins):
     tables = [table]
     for _ in range(12):  # more only when the targets conflict: bisect between the bound and a shortfall reached
         level = low if high is None else 0.5 * (low + high)
-        relaxed = {path: None if scenario.get(path) is None else scenario.get(path) + level * s * (1 + 1e-9)
-                   for (path, *_), s in zip(_TARGETS, scale)}
+        relaxed = {t.input: None if scenario.get(t.input) is None else scenario.get(t.input) + level * s * (1 + 1e-9)
+                   for t, s in zip(TARGETS, scale)}
         search = Search(base.flat(), relaxed)
         for tier in tiers:
             search.tier(tier)
@@ -390,14 +385,14 @@ def _closest_search(base, tiers, scenario, table, margins):
                 break
         elif high is None:
             every = _concat(tables)
-            worst = np.max(np.maximum(-_margins(every, {p: scenario.get(p) for p, *_ in _TARGETS}), 0.0) / scale,
+            worst = np.max(np.maximum(-_margins(every, {t.input: scenario.get(t.input) for t in TARGETS}), 0.0) / scale,
                            axis=1)
             high = float(np.min(worst))
             low = level
         else:
             low = level
     table = _concat(tables)
-    return table, _closest(scenario, _margins(table, {p: scenario.get(p) for p, *_ in _TARGETS}),
+    return table, _closest(scenario, _margins(table, {t.input: scenario.get(t.input) for t in TARGETS}),
                            table["total_cost_of_resilience"])
 
 
@@ -442,7 +437,7 @@ def _grid_search(base, tiers, grid):
 
 def _scale(scenario):
     """What each target's shortfall is measured against: the target, or a minute for a shorter one."""
-    return np.array([max(scenario.get(path) or 0.0, _MIN) for path, *_ in _TARGETS])
+    return np.array([max(scenario.get(t.input) or 0.0, _MIN) for t in TARGETS])
 
 
 def _closest(scenario, margins, cost_):
@@ -457,8 +452,8 @@ def _fmt(value, kind="duration"):
 
 def _answer(p, design):
     tier = presets.DR_TIERS[design.failover.tier]
-    targets = "; ".join(f"{_TARGET_LABELS[path]} {_fmt(getattr(p, value))} ≤ {_fmt(design.get(path))}"
-                        for path, value, *_ in _TARGETS if design.get(path) is not None)
+    targets = "; ".join(f"{t.label} {_fmt(getattr(p, t.value))} ≤ {_fmt(design.get(t.input))}"
+                        for t in TARGETS if design.get(t.input) is not None)
     link = _fmt(design.replication.link_bandwidth / _GBIT, "plain")
     return (f"Cheapest design meeting every target: {tier.label}, a {link} Gbit/s link, "
             f"off-site copies every {_fmt(p.replication_interval)}, checkpoints every "
@@ -471,7 +466,7 @@ def _answer(p, design):
 def _shortfall(scenario, table, p):
     """Which target is closest to being met, and what meeting each missed target would take."""
     parts = []
-    for path, value, _, label, _, levers in _TARGETS:
+    for path, value, _, label, _, levers in TARGETS:
         target = scenario.get(path)
         if target is None:
             continue
@@ -480,8 +475,8 @@ def _shortfall(scenario, table, p):
         if reach > target:
             parts.append(f"{label}: no searched design reaches {_fmt(target)} (the best is {_fmt(reach)}); it would "
                          f"take relaxing {path} to {_fmt(reach)}, or {levers} beyond what the search moves")
-    missed = {label: -getattr(p, name) for path, _, name, label, *_ in _TARGETS
-              if scenario.get(path) is not None and getattr(p, name) < 0}
+    missed = {t.label: -getattr(p, t.margin) for t in TARGETS
+              if scenario.get(t.input) is not None and getattr(p, t.margin) < 0}
     closest = ", ".join(f"{label} by {_fmt(by)}" for label, by in missed.items()) or "nothing"
     head = ("No searched design meets every target. The closest "
             f"({presets.DR_TIERS[p.scenario.failover.tier].label}) misses {closest}.")
@@ -504,7 +499,7 @@ def _reasons(scenario, table, tiers, chosen, best_cost):
             reasons[tier] = f"meets every target, at best for {_fmt(cheapest, 'usd')}{more}"
             continue
         missed = []
-        for path, value, _, label, *_ in _TARGETS:
+        for path, value, _, label, *_ in TARGETS:
             target = scenario.get(path)
             reach = float(np.min(table[value][rows])) if rows.any() else np.inf
             if target is not None and reach > target:

@@ -3,8 +3,8 @@ r"""``uncertainty()``: every headline number's 90% range, from the spreads of a 
 A scenario's inputs may carry spreads (:attr:`drmath.Scenario.uncertainty`: a central interval and a
 distribution each, typed by hand or fitted by :mod:`drmath.calibrate`). :func:`uncertainty` draws every
 uncertain input at once (:func:`draw_inputs`), derives the plan for all draws in one vectorised pass through
-the plan's own steps (:func:`drmath._plan._derive`), and gives each headline quantity
-(:data:`drmath.quantities.CARDS`) its 5th, 50th and 95th percentiles (:class:`Bands`).
+the plan's own steps (:func:`drmath._plan._derive`), and gives each quantity with bands
+(:data:`drmath.quantities.BANDED`: the headline numbers) its 5th, 50th and 95th percentiles (:class:`Bands`).
 
 This module is private, as :mod:`drmath._plan` is: its public name is :func:`drmath.uncertainty`, so the
 module and the function never share a name.
@@ -26,7 +26,7 @@ import numpy as np
 
 from ._plan import _derive, plan
 from .formatting import format_quantity
-from .quantities import CARDS, QUANTITIES
+from .quantities import BANDED, QUANTITIES
 from .scenario import FIELDS, Scenario
 
 __all__ = ["uncertainty", "Bands", "draw", "draw_inputs", "check_draws", "PERCENTILES", "MAX_DRAWS"]
@@ -134,7 +134,8 @@ def _percentiles(x):
 
 @dataclasses.dataclass(frozen=True)
 class Bands:
-    """Each headline quantity's spread over the draws of a scenario's uncertain inputs (:func:`uncertainty`)."""
+    """Each headline quantity's spread over the draws of a scenario's uncertain inputs (:func:`uncertainty`): each
+    of :data:`drmath.quantities.BANDED`."""
 
     scenario: Scenario  #: the scenario drawn from
     plan: object  #: its point plan (:func:`drmath.plan`)
@@ -150,10 +151,10 @@ class Bands:
 
     @functools.cached_property
     def percentiles(self):
-        """``{quantity: (p05, p50, p95)}`` for every headline quantity, in SI (a flag: the share of draws true)."""
+        """``{quantity: (p05, p50, p95)}`` for every quantity with bands, in SI (a flag: the share of draws true)."""
         if not self.has_uncertainty:
-            return {name: (float(getattr(self.plan, name)),) * 3 for name in CARDS}
-        return {name: _percentiles(self._samples[name]) for name in CARDS}
+            return {name: (float(getattr(self.plan, name)),) * 3 for name in BANDED}
+        return {name: _percentiles(self._samples[name]) for name in BANDED}
 
     def samples(self, name):
         """The quantity ``name`` over the draws, in SI (the point value repeated without uncertainty)."""
@@ -163,13 +164,13 @@ class Bands:
         return self._samples[name].copy()
 
     def range(self, name):
-        """``(p05, p95)`` of a headline quantity, in SI: its 90% range."""
+        """``(p05, p95)`` of a quantity with bands, in SI: its 90% range."""
         _check(name)
         p05, _, p95 = self.percentiles[name]
         return p05, p95
 
     def to_json_dict(self):
-        """``{"<name>_p05": …, "<name>_p50": …, "<name>_p95": …}`` for every headline quantity, in SI; an
+        """``{"<name>_p05": …, "<name>_p50": …, "<name>_p95": …}`` for every quantity with bands, in SI; an
         unbounded value (inf) is None."""
         return {f"{name}_p{int(q):02d}": (None if math.isinf(v) else v)
                 for name, values in self.percentiles.items() for q, v in zip(PERCENTILES, values)}
@@ -185,8 +186,8 @@ class Bands:
 
 
 def _check(name):
-    if name not in CARDS:
-        raise ValueError(f"unknown headline quantity {name!r}: choose from {', '.join(CARDS)}")
+    if name not in BANDED:
+        raise ValueError(f"unknown quantity with bands {name!r}: choose from {', '.join(BANDED)}")
 
 
 def check_draws(draws, seed):
@@ -200,6 +201,8 @@ def check_draws(draws, seed):
 
 def uncertainty(scenario=None, draws=2000, seed=0):
     """Each headline quantity's 5th, 50th and 95th percentiles over the scenario's uncertain inputs.
+
+    The quantities with bands are the model's choice, :data:`drmath.quantities.BANDED`: the headline numbers.
 
     Parameters
     ----------
@@ -235,6 +238,6 @@ def uncertainty(scenario=None, draws=2000, seed=0):
     samples = {}
     if inputs:
         out = _derive({**scenario.flat(), **inputs})
-        samples = {name: np.broadcast_to(np.asarray(out[name], dtype=float), (int(draws),)).copy() for name in CARDS}
+        samples = {name: np.broadcast_to(np.asarray(out[name], dtype=float), (int(draws),)).copy() for name in BANDED}
     return Bands(scenario=scenario, plan=plan(scenario), draws=int(draws), seed=int(seed), inputs=inputs,
                  _samples=samples)

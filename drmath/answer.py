@@ -19,7 +19,7 @@ same solved design, cannot disagree. Nothing here derives a number. Money goes t
 from . import presets
 from .drills import DRILLS, RTOPromise, drill_costs
 from .formatting import every, format_quantity, listed, markdown_text, short_duration
-from .quantities import _TARGETS
+from .quantities import TARGETS
 from .units import day, week
 
 __all__ = ["summary", "lead", "cadence_words", "SECTIONS"]
@@ -178,15 +178,15 @@ def summary(solution, promise, log="the drill log"):
     p, s = solution.plan, solution.scenario
     tier = presets.DR_TIERS[s.failover.tier]
     rows = []
-    for path, value, margin, label, *_ in _TARGETS:
-        target = s.get(path)
+    for t in TARGETS:
+        target = s.get(t.input)
         if target is None:
             continue
-        spare = getattr(p, margin)
+        spare = getattr(p, t.margin)
         state = (f"met, {format_quantity(spare, 'duration')} to spare" if spare >= 0
                  else f"**missed** by {format_quantity(-spare, 'duration')}")
-        rows.append((f"Requirement: {label[0].lower()}{label[1:]} ≤ {format_quantity(target, 'duration')}",
-                     _link(p.format(value), _TARGET_SECTION[value]), state))
+        rows.append((f"Requirement: {t.label[0].lower()}{t.label[1:]} ≤ {format_quantity(target, 'duration')}",
+                     _link(p.format(t.value), _TARGET_SECTION[t.value]), state))
     rows.append(("Site RPO", _link(p.format("rpo_site"), "rpo"),
                  f"the most training a site loss destroys (worst case; {p.format('rpo_site_expected')} expected)"))
     if promise.scope == "site" and promise.valid:

@@ -34,7 +34,7 @@ from ._validate import clip, short_repr
 from .formatting import format_quantity, tex_text
 from .io import files, scenarios
 from .io.scenarios import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
-from .quantities import _TARGETS, GROUPS, QUANTITIES, in_group
+from .quantities import GROUPS, QUANTITIES, TARGETS, in_group
 from .scenario import FIELDS, PREFIX, SECTIONS, Scenario
 
 _GROUPS = {g.title: [n for n in in_group(g.id) if not QUANTITIES[n].table] for g in GROUPS.values()}
@@ -298,12 +298,12 @@ def render_solution(solution, seconds):
               f"{p.format('total_dr_cost')} + goodput lost {p.format('goodput_lost_cost')}"]
     if solution.meets:
         lines.append("Targets:")
-    for path, value, name, label, *_ in _TARGETS:
-        if path in solution.meets:
-            state = "met" if solution.meets[path] else "MISSED"
-            target = format_quantity(p.scenario.get(path), "duration")
-            lines.append(f"  {label:<14} {p.format(value):>10}   target {target:>10}   {state}, "
-                         f"margin {p.format(name)}")
+    for t in TARGETS:
+        if t.input in solution.meets:
+            state = "met" if solution.meets[t.input] else "MISSED"
+            target = format_quantity(p.scenario.get(t.input), "duration")
+            lines.append(f"  {t.label:<14} {p.format(t.value):>10}   target {target:>10}   {state}, "
+                         f"margin {p.format(t.margin)}")
     if solution.reasons:
         lines.append("Other tiers:")
         lines += [f"  {tier}: {why}" for tier, why in solution.reasons.items()]

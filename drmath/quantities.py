@@ -6,6 +6,10 @@ Every output of :func:`drmath.plan` has one :class:`Quantity` here: its kind
 CLI's groups, the report's sections, the dashboard's cards and the comparison
 all read this registry, so adding a quantity is one entry here plus its
 formula in its module (and the step of :data:`drmath._plan.STEPS` that computes it).
+It also holds the model's two contracts: the requirements a design is judged
+against (:data:`TARGETS`) and the quantities :func:`drmath.uncertainty` gives a
+90% range (:data:`BANDED`). Which quantities stand as headline cards, and what
+each card's sub-line says, is the views' layout: :mod:`drmath.viz.headline`.
 
 Substitutions are TeX with placeholders: ``<name>`` is a plan output and
 ``<section.field>`` an input, each rendered in its own unit; ``<path|kind>``
@@ -25,14 +29,35 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import checkpoint, cost, recovery, reliability, replication, training
-from .formatting import format_quantity, line_rate
-from .presets import DR_TIERS
+from ._moved import forwarder
+from ._variants import (
+    asynchronous,
+    behind_note,
+    clip,
+    collapsed_note,
+    exponential,
+    interval_note,
+    phases,
+    rpo_local_formula,
+    rpo_site_formula,
+    rpo_site_note,
+    rpo_site_substitution,
+    site_rto_note,
+    streamed,
+    tier,
+    unbounded,
+    variant,
+    whole_run,
+    window_driven,
+)
+from .formatting import format_quantity
 from .recovery import LOCAL_PHASES, SITE_PHASES
 
-__all__ = ["Quantity", "Group", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "CARDS", "COMPARED",
-           "PLAN_FIELDS", "in_group", "card_title", "card_detail"]
+__all__ = ["Quantity", "Group", "Target", "TARGETS", "UNITS", "QUANTITIES", "GROUPS", "SCALARS", "TABLES", "BANDED",
+           "COMPARED", "PLAN_FIELDS", "in_group"]
 
 Text = str | Callable | None  # TeX or Markdown, or a function of the plan that returns it
 
@@ -62,14 +87,12 @@ class Quantity:
     formula: Text  # a formula function (its .tex), TeX where no function computes it, or a function of the plan
     substitution: Text = None  # None: the result alone follows the formula
     note: Text = ""
-    short: str | None = None  # title on a card or headline
-    card: int | None = None  # position among the cards
-    detail: Callable | None = None  # the card's sub-line, a function of the plan
+    short: str | None = None  # title on a card or headline (:func:`drmath.viz.headline.card_title`)
     compare: bool = False  # shown when plans are compared side by side
     table: bool = False  # a value per DR tier rather than one number
     warn: Callable | None = None  # when it returns True for a plan, the note is a warning every view shows
     symbols: dict | None = None  # a card's formula symbols in words ({TeX symbol: meaning}): its "where" line
-    moves: tuple = ()  # the quantities a card's sub-line shows: what moved when the card's own value did not
+    banded: bool = False  # uncertainty() gives it a 90% range over the draws of the uncertain inputs
 
     def tex(self, plan):
         """The formula's TeX for one plan: the formula function's own string where one computes it.
@@ -117,176 +140,45 @@ GROUPS = {g.id: g for g in (
 its own sections: :data:`drmath.report.REPORT_SECTIONS`)."""
 
 
-# --------------------------------------------------------------------------- the variants
+class Target(NamedTuple):
+    """One requirement the design must meet: a target input that bounds a plan output from above.
 
+    Its margin is a quantity of its own (``target - value``, positive when met, ``inf`` when no target is set), and
+    the plan meets every requirement when every margin is at least zero (``meets_requirements``).
 
-def _window_driven(p):
-    return p.run_driver == "window"
-
-
-def _asynchronous(p):
-    return p.scenario.checkpoint.mode == "async"
-
-
-def _streamed(p):
-    return p.scenario.replication.streamed
-
-
-def _tier(p):
-    return DR_TIERS[p.scenario.failover.tier]
-
-
-def _variant(func, pick):
-    """A formula that is one of ``func``'s named variants, picked by a function of the plan."""
-    return lambda p: func.tex_variants[pick(p)]
-
-
-def _phases(field, order):
-    return " + ".join(f"<{field}.{name}>" for name in order)
-
-
-def _behind_note(p):
-    upload = p.replication_bottleneck == 0
-    fix = ("raise the object store's upload rate to at least <object_store_bandwidth_needed> "
-           "(replication.object_store_bandwidth)" if upload else
-           "raise the link to at least <replication_bandwidth_needed> (replication.link_bandwidth)")
-    return ("**Replication does not keep up**: its slowest hop, the <replication_bottleneck>, takes "
-            "<replication_cycle> per copy but a new one is due every <replication_interval> "
-            "(<replication_utilization> busy), so the backlog grows through the run and the site RPO has no bound. "
-            f"To fix it, {fix}, or ship less often: a replication interval of at least <replication_cycle> "
-            "(replication.interval), or ship the newest copy only (replication.policy = newest), which skips "
-            "stale copies and bounds the RPO.")
-
-
-def _own_state(p):
-    """The tier keeps the training state at every site: a site loss costs the local RPO."""
-    return _tier(p).state_at_each_site
-
-
-def _unbounded(p):
-    return (not _own_state(p) and not p.replication_keeps_up and p.scenario.replication.policy == "every-k")
-
-
-def _whole_run(p, name):
-    """The loss reaches the whole run's progress (clipped there) or has no bound."""
-    value = getattr(p, name)
-    return math.isinf(value) or value >= p.compute_time * (1 - 1e-9)
-
-
-def _clipped(p, name, expected):
-    """Whether a loss is clipped at the run's progress (C, or C/2 for an expected one)."""
-    value = getattr(p, name)
-    return math.isfinite(value) and value >= (p.compute_time / 2 if expected else p.compute_time) * (1 - 1e-9)
-
-
-def _clip(p, name, expected, tex):
-    """``tex``, inside ``min(C, ...)`` where the clip at the run's progress binds."""
-    return rf"\min({'C/2' if expected else 'C'},\; {tex})" if _clipped(p, name, expected) else tex
-
-
-def _rpo_local_formula(p, expected):
-    """:func:`drmath.recovery.rpo_local`'s formula, or its clipped variant where the clip at the progress binds."""
-    clipped = _clipped(p, "rpo_local_expected" if expected else "rpo_local", expected)
-    name = "_".join(["clipped"] * clipped + ["expected"] * expected)
-    return recovery.rpo_local.tex_variants[name] if name else recovery.rpo_local.tex
-
-
-def _rpo_site_formula(p, expected):
-    """The variant of :func:`drmath.recovery.rpo_site_pipeline`'s formula this plan's policy takes.
-
-    A tier whose every site holds the training state loses the local RPO instead.
+    >>> TARGETS[0].input, TARGETS[0].value, TARGETS[0].margin
+    ('requirements.rpo_site', 'rpo_site', 'rpo_site_margin')
     """
-    if _own_state(p):
-        return (r"E[\mathrm{loss}_{site}] = E[\mathrm{loss}_{local}]" if expected
-                else r"\mathrm{RPO}_{site} = \mathrm{RPO}_{local}")
-    if p.scenario.replication.policy == "newest":
-        name = "newest"
-    else:
-        name = "every_k_behind" if _unbounded(p) else "every_k"
-    if _clipped(p, "rpo_site_expected" if expected else "rpo_site", expected):  # never an unbounded one
-        name += "_clipped"
-    return recovery.rpo_site_pipeline.tex_variants[name + ("_expected" if expected else "")]
+
+    input: str  #: the target input, ``requirements.<field>`` [s]
+    value: str  #: the plan output it bounds [s]
+    margin: str  #: its margin's quantity: the target minus the value [s]
+    label: str  #: its name in words, e.g. ``"Site RPO"``
+    symbol: str  #: the bounded value's TeX symbol, in the margin's formula
+    levers: str  #: what moves the value, in words: the inputs a missed target's note suggests
 
 
-def _rpo_site_substitution(p, expected):
-    if _own_state(p):
-        return "<rpo_local_expected>" if expected else "<rpo_local>"
-    if _unbounded(p):
-        return r"\infty \quad (T = <replication_cycle> > P = <replication_interval>)"
-    interval = "<replication_every|g> \\times <checkpoint_interval>" + ("/2" if expected else "")
-    text = f"{interval} + <checkpoint_write_time> + <replication_time>"
-    if not p.replication_keeps_up:  # newest: a copy may wait at each hop slower than the copies reach it
-        text += r" + \text{waits at the busy hops}"
-    cap = "<compute_time>/2" if expected else "<compute_time>"
-    return rf"\min({cap},\; {text})" if _clipped(p, "rpo_site_expected" if expected else "rpo_site", expected) \
-        else text
-
-
-def _rpo_site_note(p):
-    if _own_state(p):
-        return ("Multi-site: each site holds the training state and writes its own checkpoints, so losing one site "
-                "costs what a local failure costs, the survivor's own local RPO; cross-site checkpoint copies protect "
-                "nothing here, and the replication inputs do not enter the site RPO. Expected <rpo_site_expected>.")
-    if _unbounded(p):
-        return _behind_note(p)
-    text = ("Worst case: the site is lost just before the next off-site copy lands (a copy enters the pipeline "
-            "once durable, W after it starts, copies enter P = k(τ + δ) apart, δ the checkpoint stall, and one is "
-            "off-site t_rep later)")
-    if not p.replication_keeps_up:
-        text += (", after waiting at each hop slower than the copies reach it (b_i = 1: t_i above the gap g_i "
-                 "between copies arriving there) for up to that hop's time t_i")
-    text += ". Expected <rpo_site_expected>."
-    if _whole_run(p, "rpo_site"):
-        text = ("**The site RPO reaches the run's whole progress** (<compute_time> of training), so it is clipped "
-                "there: a site loss late in the run loses everything since the start, and off-site copies protect "
-                "nothing. Ship more often (replication.interval) or over a faster link (replication.link_bandwidth). "
-                + text)
-    return text
-
-
-def _collapsed_note(p):
-    return ("**Goodput has collapsed**: restarts are not small against the MTBF, so the run barely progresses "
-            "(ETTR <ettr>, at most <ettr_ceiling> at any cadence); the tokens and times derived from it are not a "
-            "forecast. Shorten the local recovery (failures.*) or use fewer, more reliable GPUs.")
-
-
-def _interval_note(p):
-    if p.scenario.checkpoint.interval is None:
-        return "Unset in the scenario, so Daly's optimum is used."
-    if p.checkpoint_interval_floored:
-        return "Set to <checkpoint.interval>, below the floor, so raised to it."
-    return "Set in the scenario (checkpoint.interval)."
-
-
-def _site_rto_note(p):
-    tier = _tier(p)
-    return (f"Tier: {tier.label}, readiness <tier.readiness|duration>"
-            + ("; replication lands on the standby, so no staging" if tier.lands_on_standby
-               else "; the checkpoint is staged from the object store")
-            + ("; failover is automatic" if tier.automatic else "") + f". {tier.assumptions}")
-
-
-def _exponential(p):
-    """Whether the plan's failures are exponential (``failures.weibull_shape`` 1), so ETTR is the exact form."""
-    return p.scenario.failures.weibull_shape == 1.0
-
-
-_TARGETS = (  # (target input, the plan output it bounds, its margin, label, symbol, what moves it)
-    ("requirements.rpo_site", "rpo_site", "rpo_site_margin", "Site RPO", r"\mathrm{RPO}_{site}",
-     "ship more often (replication.interval), a faster link (replication.link_bandwidth) or checkpoint more often"),
-    ("requirements.rto_site", "rto_site", "rto_site_margin", "Site RTO", r"\mathrm{RTO}_{site}",
-     "a readier DR tier (failover.tier) or shorter failover phases (failover.*)"),
-    ("requirements.rpo_local", "rpo_local", "rpo_local_margin", "Local RPO", r"\mathrm{RPO}_{local}",
-     "checkpoint more often (checkpoint.interval) or persist faster (checkpoint.write_bandwidth)"),
-    ("requirements.rto_local", "rto_local", "rto_local_margin", "Local RTO", r"\mathrm{RTO}_{local}",
-     "shorter local recovery phases (failures.*) or faster loads (checkpoint.read_bandwidth)"),
-    ("requirements.max_slip", "schedule_slip", "max_slip_margin", "Schedule slip", r"\Delta T",
-     "a readier DR tier (failover.tier), a larger standby (failover.standby_fraction) or a smaller site RPO"),
+TARGETS = (
+    Target("requirements.rpo_site", "rpo_site", "rpo_site_margin", "Site RPO", r"\mathrm{RPO}_{site}",
+           "ship more often (replication.interval), a faster link (replication.link_bandwidth) or checkpoint more "
+           "often"),
+    Target("requirements.rto_site", "rto_site", "rto_site_margin", "Site RTO", r"\mathrm{RTO}_{site}",
+           "a readier DR tier (failover.tier) or shorter failover phases (failover.*)"),
+    Target("requirements.rpo_local", "rpo_local", "rpo_local_margin", "Local RPO", r"\mathrm{RPO}_{local}",
+           "checkpoint more often (checkpoint.interval) or persist faster (checkpoint.write_bandwidth)"),
+    Target("requirements.rto_local", "rto_local", "rto_local_margin", "Local RTO", r"\mathrm{RTO}_{local}",
+           "shorter local recovery phases (failures.*) or faster loads (checkpoint.read_bandwidth)"),
+    Target("requirements.max_slip", "schedule_slip", "max_slip_margin", "Schedule slip", r"\Delta T",
+           "a readier DR tier (failover.tier), a larger standby (failover.standby_fraction) or a smaller site RPO"),
 )
-"""Each requirement: its input, the plan output it bounds, its margin's name, label, symbol and levers."""
+"""The requirements contract: every target the design is judged against (:class:`Target`), in the order the
+views list them. The plan derives each margin (:func:`drmath._plan.requirements_step`), :func:`drmath.solve`
+searches for the cheapest design that meets them all, and every view reads its labels and levers here."""
 
 
-def _margin_quantity(path, value, name, label, symbol, levers):
+def _margin_quantity(target):
+    path, value, name, label, symbol, levers = target
+
     def substitution(p):
         return r"\infty \quad \text{(no target set)}" if p.scenario.get(path) is None else f"<{path}> - <{value}>"
 
@@ -307,36 +199,16 @@ def _margin_quantity(path, value, name, label, symbol, levers):
 
 
 def _meets_note(p):
-    missed = [label for path, _, name, label, _, _ in _TARGETS if getattr(p, name) < 0]
+    missed = [t.label for t in TARGETS if getattr(p, t.margin) < 0]
     if p.goodput_collapsed:
         return ("Not met: goodput has collapsed, so the run makes almost no progress and its clipped losses say "
                 "nothing" + (f"; also missed: {', '.join(missed)}." if missed else "."))
     if missed:
         return "Missed: " + ", ".join(missed) + "."
-    unset = [path for path, *_ in _TARGETS if p.scenario.get(path) is None]
-    if len(unset) == len(_TARGETS):
+    unset = [t.input for t in TARGETS if p.scenario.get(t.input) is None]
+    if len(unset) == len(TARGETS):
         return "No target is set, so there is nothing to judge the design against (requirements.*)."
     return "Every set target is met" + (f"; not set, so not judged: {', '.join(unset)}." if unset else ".")
-
-
-def _keeps_up_detail(p):
-    if p.replication_keeps_up:
-        return f"link {p.format('replication_utilization')} busy"
-    return f"needs ≥ {line_rate(p.replication_bandwidth_needed)}"
-
-
-_DR_COST_PARTS = (("standby", "standby_cost"), ("replication", "replication_cost"), ("cross-site", "cross_site_cost"),
-                  ("expected loss", "expected_disaster_loss"))
-"""The terms of the total DR cost, in its formula's order: (the card's word for it, the quantity)."""
-
-_SITE_LOSS_PARTS = (("work", "rpo_site_expected"), ("resume", "rto_site"),
-                    ("reduced capacity", "reduced_capacity_time"))
-"""The terms of the time lost to a site loss (the schedule slip), in its formula's order."""
-
-
-def _parts(p, parts):
-    """Every term of a sum, each with its word and value: ``"standby $1.00M + replication $2.00k + …"``."""
-    return " + ".join(f"{word} {p.format(name)}" for word, name in parts)
 
 
 # each card's formula symbols in words: the "where" line of its derivation (symbols absent from a formula are left out)
@@ -441,21 +313,20 @@ _ALL = (
              r"\frac{<training_flops>}{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu>}",
              "Pure compute, before failures (ETTR = 1)."),
     Quantity("time_to_train", "duration", "Time to train (wall-clock)", "run",
-             lambda p: r"T = T_{window}" if _window_driven(p) else training.time_to_train,
-             lambda p: None if _window_driven(p) else
+             lambda p: r"T = T_{window}" if window_driven(p) else training.time_to_train,
+             lambda p: None if window_driven(p) else
              r"\frac{<training.flops_per_param_token|g> \times <training.params> \times <tokens>}"
              r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu> \times <ettr>}",
-             lambda p: "The window drives the run; the tokens that fit in it are derived." if _window_driven(p)
+             lambda p: "The window drives the run; the tokens that fit in it are derived." if window_driven(p)
              else "Narayanan et al. 2021, eq. (4); ETTR turns compute time into wall-clock time.",
-             short="Time to train", card=6, detail=lambda p: f"{p.tokens / 1e12:.3g}T tokens, {p.format('run_cost')}",
-             moves=("tokens", "run_cost"), symbols=_SYMBOLS_RUN,
+             short="Time to train", banded=True, symbols=_SYMBOLS_RUN,
              compare=True),
     Quantity("tokens", "count", "Tokens", "run",
-             lambda p: training.tokens_in_window if _window_driven(p) else "D",
+             lambda p: training.tokens_in_window if window_driven(p) else "D",
              lambda p: r"\frac{<time_to_train> \times <training.gpus> \times <training.peak_flop_rate> \times "
              r"<training.mfu> \times <ettr>}{<training.flops_per_param_token|g> \times <training.params>}"
-             if _window_driven(p) else None,
-             lambda p: "Narayanan et al. 2021, eq. (4), solved for D." if _window_driven(p)
+             if window_driven(p) else None,
+             lambda p: "Narayanan et al. 2021, eq. (4), solved for D." if window_driven(p)
              else "Set as an input (training.tokens); it drives the run.", compare=True),
     Quantity("step_time", "duration", "Time of one optimizer step", "run",
              training.time_to_train.tex_variants["step"],
@@ -477,12 +348,12 @@ _ALL = (
              r"\frac{<checkpoint_size>}{\min(<checkpoint.write_bandwidth>,\; <training.gpus> \times "
              r"<checkpoint.per_writer_bandwidth>)}", "A checkpoint is not durable until this persist ends."),
     Quantity("checkpoint_stall", "duration", "Checkpoint stall", "checkpoints",
-             _variant(checkpoint.checkpoint_stall, lambda p: "asynchronous" if _asynchronous(p) else "synchronous"),
+             variant(checkpoint.checkpoint_stall, lambda p: "asynchronous" if asynchronous(p) else "synchronous"),
              lambda p: r"\min(<shard_size> / <checkpoint.host_copy_bandwidth>,\; <checkpoint_write_time>)"
-             if _asynchronous(p) else "<checkpoint_write_time>",
+             if asynchronous(p) else "<checkpoint_write_time>",
              lambda p: "Asynchronous: training stalls only for the copy to host memory; the persist runs behind it. "
              "Never longer than a synchronous write: a trainer would write synchronously rather than wait longer."
-             if _asynchronous(p) else "Synchronous: training waits for the whole persist."),
+             if asynchronous(p) else "Synchronous: training waits for the whole persist."),
     Quantity("checkpoint_load_time", "duration", "Checkpoint load time", "checkpoints",
              checkpoint.checkpoint_load_time,
              r"\frac{<checkpoint_size>}{\min(<checkpoint.read_bandwidth>,\; <training.gpus> \times "
@@ -534,27 +405,26 @@ _ALL = (
              lambda p: r"\tau = \tau^* = \max(\tau_D, \tau_{min})" if p.scenario.checkpoint.interval is None
              else r"\tau = \max(\tau_{set}, \tau_{min})",
              lambda p: r"\max(<daly_interval>, <checkpoint_interval_floor>)" if p.scenario.checkpoint.interval is None
-             else r"\max(<checkpoint.interval>, <checkpoint_interval_floor>)", _interval_note, compare=True),
+             else r"\max(<checkpoint.interval>, <checkpoint_interval_floor>)", interval_note, compare=True),
     Quantity("restart_overhead", "duration", "Restart overhead u0", "cadence", r"u_0 = \mathrm{RTO}_{local}",
              None, "The restart overhead of ETTR is the local recovery time, checkpoint load included."),
     Quantity("ettr", "fraction", "ETTR", "cadence",
-             lambda p: reliability.ettr_exact if _exponential(p) else reliability.ettr_weibull,
+             lambda p: reliability.ettr_exact if exponential(p) else reliability.ettr_weibull,
              lambda p: (r"\frac{<checkpoint_interval>\, e^{-(<restart_overhead> + <checkpoint_write_time> - "
                         r"<checkpoint_stall>)/<mtbf>}}{<mtbf> \left(e^{(<checkpoint_interval> + <checkpoint_stall>)"
-                        r"/<mtbf>} - 1\right)}") if _exponential(p) else (
+                        r"/<mtbf>} - 1\right)}") if exponential(p) else (
                  r"\frac{<checkpoint_interval>}{<mtbf>} \sum_{j \ge 1} S\big(<restart_overhead> + "
                  r"<checkpoint_write_time> - <checkpoint_stall> + j\,(<checkpoint_interval> + <checkpoint_stall>)"
                  r"\big),\ k = <failures.weibull_shape>"),
              lambda p: ("Exact in expectation for exponential failures (renewal-reward; Daly 2006's complete model "
                         "with the persist time W in the rework and failed restarts begun again), as drmath's "
-                        "simulator runs the run." if _exponential(p) else
+                        "simulator runs the run." if exponential(p) else
                         "Expected for Weibull gaps between interruptions of shape k and mean M (renewal-reward "
                         "over the gaps, failed restarts begun again), as drmath's simulator runs the run with "
                         "that shape.")
              + " The first-order form (Kokolis et al. 2024) gives <ettr_first_order> here."
-             + (" " + _collapsed_note(p) if p.goodput_collapsed else ""),
-             short="ETTR", card=5, compare=True, moves=("checkpoint_interval",), symbols=_SYMBOLS_ETTR,
-             detail=lambda p: f"checkpoint every {p.format('checkpoint_interval')}"),
+             + (" " + collapsed_note(p) if p.goodput_collapsed else ""),
+             short="ETTR", banded=True, compare=True, symbols=_SYMBOLS_ETTR),
     Quantity("ettr_first_order", "fraction", "ETTR, first-order approximation", "cadence",
              reliability.ettr,
              r"\frac{1 - (<restart_overhead> + <checkpoint_interval>/2) / <mtbf>}"
@@ -569,7 +439,7 @@ _ALL = (
     Quantity("goodput_collapsed", "flag", "Goodput has collapsed", "cadence",
              reliability.goodput_collapsed,
              r"<restart_overhead> \ge <mtbf> \ \text{or}\ <ettr> < 36.8\%",
-             lambda p: _collapsed_note(p) if p.goodput_collapsed
+             lambda p: collapsed_note(p) if p.goodput_collapsed
              else "1/e is the ceiling when the restart equals the MTBF.",
              warn=lambda p: p.goodput_collapsed),
     Quantity("availability_interval", "duration", "Availability-optimal interval", "cadence",
@@ -594,10 +464,10 @@ _ALL = (
              r"<replication.latency> + \frac{<checkpoint_size> / <replication.compression|g>}"
              r"{<replication.link_bandwidth> \times <replication.efficiency>}", "Site object store → remote site."),
     Quantity("replication_time", "duration", "Replication time", "replication",
-             _variant(replication.chain_time, lambda p: "streamed" if _streamed(p) else "store_and_forward"),
-             lambda p: r"\max(<object_store_time>, <link_time>)" if _streamed(p)
+             variant(replication.chain_time, lambda p: "streamed" if streamed(p) else "store_and_forward"),
+             lambda p: r"\max(<object_store_time>, <link_time>)" if streamed(p)
              else r"<object_store_time> + <link_time>",
-             lambda p: "Streamed: the slowest hop sets the pace." if _streamed(p)
+             lambda p: "Streamed: the slowest hop sets the pace." if streamed(p)
              else "Store-and-forward: each hop waits for the whole checkpoint.", compare=True),
     Quantity("object_store_utilization", "fraction", "Object-store upload busy", "replication",
              replication.replication_utilization.tex_variants["object_store"],
@@ -621,7 +491,7 @@ _ALL = (
              replication.replication_keeps_up.tex_variants["pipeline"],
              r"<replication_cycle> \le <replication_interval>",
              "Every hop keeps up: the slowest is busy at most 100% of the time.", short="Replication keeps up",
-             card=8, detail=_keeps_up_detail, compare=True, moves=("replication_utilization",),
+             banded=True, compare=True,
              symbols=_SYMBOLS_KEEPS_UP),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
              replication.bytes_shipped,
@@ -641,52 +511,48 @@ _ALL = (
              "does not keep up (no bound)."),
     # 5. RPO
     Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo",
-             lambda p: _rpo_local_formula(p, False),
-             lambda p: _clip(p, "rpo_local", False, r"<checkpoint_interval> + <checkpoint_write_time>").replace(
+             lambda p: rpo_local_formula(p, False),
+             lambda p: clip(p, "rpo_local", False, r"<checkpoint_interval> + <checkpoint_write_time>").replace(
                  "C,", "<compute_time>,"),
              lambda p: "Worst case: the failure lands just before the next checkpoint is durable; never more than the "
              "run's whole progress C. Expected loss τ/2 + W = <rpo_local_expected>."
              + (" **The local RPO reaches the run's whole progress**: a checkpoint interval as long as the run "
-                "protects nothing (checkpoint.interval)." if _whole_run(p, "rpo_local") else ""),
-             warn=lambda p: _whole_run(p, "rpo_local"),
-             short="Local RPO", card=1, detail=lambda p: f"expected {p.format('rpo_local_expected')}", compare=True,
-             moves=("rpo_local_expected",), symbols=_SYMBOLS_RPO),
+                "protects nothing (checkpoint.interval)." if whole_run(p, "rpo_local") else ""),
+             warn=lambda p: whole_run(p, "rpo_local"),
+             short="Local RPO", banded=True, compare=True, symbols=_SYMBOLS_RPO),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
-             lambda p: _rpo_local_formula(p, True),
-             lambda p: _clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
+             lambda p: rpo_local_formula(p, True),
+             lambda p: clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
              .replace("C/2,", "<compute_time>/2,")),
-    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: _rpo_site_formula(p, False),
-             lambda p: _rpo_site_substitution(p, False), _rpo_site_note,
-             short="Site RPO", card=2, compare=True, warn=lambda p: _whole_run(p, "rpo_site"),
-             moves=("rpo_site_expected",), symbols=_SYMBOLS_RPO,
-             detail=lambda p: "replication falls behind" if _unbounded(p)
-             else f"expected {p.format('rpo_site_expected')}"),
-    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: _rpo_site_formula(p, True),
-             lambda p: _rpo_site_substitution(p, True), lambda p: _behind_note(p) if _unbounded(p) else ""),
+    Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: rpo_site_formula(p, False),
+             lambda p: rpo_site_substitution(p, False), rpo_site_note,
+             short="Site RPO", banded=True, compare=True, warn=lambda p: whole_run(p, "rpo_site"),
+             symbols=_SYMBOLS_RPO),
+    Quantity("rpo_site_expected", "duration", "Site RPO (expected)", "rpo", lambda p: rpo_site_formula(p, True),
+             lambda p: rpo_site_substitution(p, True), lambda p: behind_note(p) if unbounded(p) else ""),
     # 6. RTO
     Quantity("rto_local", "duration", "Local RTO", "rto",
              recovery.local_rto_phases,
-             _phases("rto_local_phases", LOCAL_PHASES), "Phases: " + ", ".join(LOCAL_PHASES) + ".",
-             short="Local RTO", card=3, compare=True, moves=("checkpoint_load_time", "mtbf"),
-             symbols=_SYMBOLS_RTO,
-             detail=lambda p: f"load {p.format('checkpoint_load_time')}, MTBF {p.format('mtbf')}"),
+             phases("rto_local_phases", LOCAL_PHASES), "Phases: " + ", ".join(LOCAL_PHASES) + ".",
+             short="Local RTO", banded=True, compare=True, symbols=_SYMBOLS_RTO),
     Quantity("rto_site", "duration", "Site RTO", "rto",
              recovery.site_rto_phases,
-             _phases("rto_site_phases", SITE_PHASES), _site_rto_note,
-             short="Site RTO", card=4, detail=lambda p: _tier(p).label, compare=True, symbols=_SYMBOLS_RTO),
+             phases("rto_site_phases", SITE_PHASES), site_rto_note,
+             short="Site RTO", banded=True, compare=True,
+             symbols=_SYMBOLS_RTO),
     Quantity("standby_fraction", "fraction", "Standby size over primary size", "rto",
              lambda p: r"f = f_{tier}" if p.scenario.failover.standby_fraction is None else r"f = f_{set}",
              lambda p: None if p.scenario.failover.standby_fraction is None else "<failover.standby_fraction>",
-             lambda p: f"The {_tier(p).label} tier's own size." if p.scenario.failover.standby_fraction is None
+             lambda p: f"The {tier(p).label} tier's own size." if p.scenario.failover.standby_fraction is None
              else "Set in the scenario (failover.standby_fraction)."),
     Quantity("standby_gpus", "count", "Standby GPUs", "rto", r"G_s = f\,G",
              r"<standby_fraction> \times <training.gpus>"),
     Quantity("excess_site_gpus", "count", "GPUs beyond the multi-site split", "rto",
              cost.excess_site_gpus,
              lambda p: r"<training.gpus> \times \max\left(0,\; \frac{<tier.sites|g> \times <standby_fraction>}"
-             r"{<tier.sites|g> - 1} - 1\right)" if _tier(p).sites > 1 else None,
+             r"{<tier.sites|g> - 1} - 1\right)" if tier(p).sites > 1 else None,
              lambda p: "Capacity held so the survivor of a site loss is larger than its share of the split; idle, so "
-             "charged at full price in the standby cost." if _tier(p).sites > 1
+             "charged at full price in the standby cost." if tier(p).sites > 1
              else "Zero: one site trains; the standby is priced by its tier's reserved share."),
     Quantity("reduced_capacity_time", "duration", "Time at reduced capacity", "rto",
              recovery.resume_slip.tex_variants["expected"],
@@ -694,15 +560,14 @@ _ALL = (
              r"<tier.rebuild_time|duration> \left(1 - \frac{<standby_gpus>}{<training.gpus>}\right)\right)",
              "The extra time a site loss adds by finishing on a smaller standby, for a site event at a uniform time "
              "in the run: the run continues there until the lost site's GPUs are rebuilt (R, the same for every "
-             "tier).", short="Reduced capacity", card=10, moves=("standby_fraction",), symbols=_SYMBOLS_REDUCED,
-             detail=lambda p: f"standby {p.format('standby_fraction')} of the primary"),
+             "tier).", short="Reduced capacity", banded=True, symbols=_SYMBOLS_REDUCED),
     Quantity("schedule_slip", "duration", "Expected schedule slip after a site loss", "rto",
              recovery.schedule_slip.tex_variants["expected"],
              r"<rpo_site_expected> + <rto_site> + <reduced_capacity_time>",
              "How much later the run ends after a site loss: the work done again, the outage until training resumes "
              "and the extra time at reduced capacity, for every tier."),
     Quantity("tier_rpo_sites", "duration", "Site RPO by tier", "rto",
-             lambda p: _rpo_site_formula(p, False), short="site RPO", table=True,
+             lambda p: rpo_site_formula(p, False), short="site RPO", table=True,
              note="The same for every tier but multi-site, whose sites each hold the training state: it loses the "
                   "local RPO."),
     Quantity("tier_rto_sites", "duration", "Site RTO by tier", "rto",
@@ -724,7 +589,7 @@ _ALL = (
              r"\left(<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times \min\left(<standby_gpus>, "
              r"\tfrac{<tier.sites|g> - 1}{<tier.sites|g>} \times <training.gpus>\right) + <cost.gpu_hour_price> "
              r"\times <excess_site_gpus>\right) \times <time_to_train>",
-             lambda p: f"Reserved share r of the {_tier(p).label} tier: {_tier(p).assumptions}", compare=True),
+             lambda p: f"Reserved share r of the {tier(p).label} tier: {tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
              cost.replication_cost,
              r"<cost.egress_price|g> \times <bytes_shipped> + <cost.storage_month_price|g> \times "
@@ -769,9 +634,7 @@ _ALL = (
              "If the site is lost: the work since the last off-site copy (expected), the time until training "
              "resumes at the other site, and the extra time while the standby runs short of the primary's GPUs: "
              "the schedule slip, each counted once.",
-             short="Site loss", card=9, compare=True, symbols=_SYMBOLS_LOSS,
-             moves=("site_loss_cost", "rpo_site_expected", "rto_site", "reduced_capacity_time"),
-             detail=lambda p: _parts(p, _SITE_LOSS_PARTS) + f"; costs {p.format('site_loss_cost')}"),
+             short="Site loss", banded=True, compare=True, symbols=_SYMBOLS_LOSS),
     Quantity("site_loss_cost", "usd", "Cost of a site loss", "cost",
              cost.expected_disaster_loss.tex_variants["certain"],
              r"<site_loss_time> \times (<fleet_cost_rate> + <cost.delay_cost>)",
@@ -779,8 +642,7 @@ _ALL = (
              "loss with the event certain (P = 1).", compare=True),
     Quantity("total_dr_cost", "usd", "Total DR cost", "cost", r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              r"<standby_cost> + <replication_cost> + <cross_site_cost> + <expected_disaster_loss>",
-             short="Total DR cost", card=7, compare=True, symbols=_SYMBOLS_COST,
-             moves=tuple(name for _, name in _DR_COST_PARTS), detail=lambda p: _parts(p, _DR_COST_PARTS)),
+             short="Total DR cost", banded=True, compare=True, symbols=_SYMBOLS_COST),
     Quantity("goodput_lost_cost", "usd", "Goodput lost", "cost", cost.goodput_lost_cost,
              r"<fleet_cost_rate> \times (1 - <ettr>) \times <time_to_train>",
              "The fleet's time spent on checkpoint stalls, rework and restarts, priced at its own cost: checkpoint "
@@ -805,10 +667,10 @@ _ALL = (
              short="pays for itself above",
              note="'no bound' means the tier never pays for itself against cold at any cost of delay.", table=True),
     # 8. requirements
-    *(_margin_quantity(*target) for target in _TARGETS),
+    *(_margin_quantity(target) for target in TARGETS),
     Quantity("meets_requirements", "flag", "Meets every requirement", "requirements",
              r"\min_i m_i \ge 0 \;\wedge\; \neg\,\text{collapsed}",
-             lambda p: r"\min(" + ", ".join(f"<{t[2]}>" for t in _TARGETS) + r") \ge 0", _meets_note,
+             lambda p: r"\min(" + ", ".join(f"<{t.margin}>" for t in TARGETS) + r") \ge 0", _meets_note,
              compare=True),
 )
 
@@ -823,8 +685,9 @@ SCALARS = tuple(q.name for q in _ALL if not q.table)
 TABLES = tuple(q.name for q in _ALL if q.table)
 """The quantities with one value per DR tier."""
 
-CARDS = tuple(sorted((q.name for q in _ALL if q.card is not None), key=lambda n: QUANTITIES[n].card))
-"""The quantities shown as headline cards, in order."""
+BANDED = tuple(q.name for q in _ALL if q.banded)
+"""The quantities :func:`drmath.uncertainty` gives a 90% range (5th, 50th and 95th percentiles), in reading order:
+the model's choice of what is worth a band, the headline numbers of a design."""
 
 COMPARED = tuple(q.name for q in _ALL if q.compare)
 """The quantities put side by side when plans are compared."""
@@ -844,22 +707,7 @@ def in_group(group):
     return [q.name for q in _ALL if q.group == group]
 
 
-def card_title(name):
-    """The short title of a quantity, for a card or a headline.
+MOVED = {name: "drmath.viz.headline" for name in ("CARDS", "card_title", "card_detail")}
+"""The cards' layout moved to the views (issue 33): each old name, and the module it lives in now."""
 
-    >>> card_title("rpo_site"), card_title("mtbf")
-    ('Site RPO', 'Cluster MTBF')
-    """
-    q = QUANTITIES[name]
-    return q.short or q.title
-
-
-def card_detail(plan, name):
-    """The small line under a card: the numbers that explain the headline one.
-
-    >>> import drmath
-    >>> card_detail(drmath.plan(), "rto_site")
-    'Warm standby'
-    """
-    detail = QUANTITIES[name].detail
-    return detail(plan) if detail else ""
+__getattr__ = forwarder(__name__, MOVED)

@@ -8,8 +8,9 @@ target, DR tier) precomputed as slider steps. plotly.js is inlined and the
 formulas are MathML that the browser typesets itself, so the file opens with
 no network and no server. The page is rendered from Jinja2 templates (``drmath/data/report/``);
 the derivations' Markdown goes through mistune and their TeX through
-latex2mathml. Its sections, headline and comparison read the registry,
-:mod:`drmath.quantities`. :func:`write_report` writes it atomically and,
+latex2mathml. Its sections and comparison read the registry,
+:mod:`drmath.quantities`, and its headline the cards' layout,
+:mod:`drmath.viz.headline`. :func:`write_report` writes it atomically and,
 optionally, each figure as PNG for slides (through kaleido).
 
 :func:`compare_rows`, :func:`compare_text`, :func:`compare_html`, :func:`compare_style`
@@ -17,8 +18,9 @@ optionally, each figure as PNG for slides (through kaleido).
 by side.
 
 No physics lives here: every number comes from :func:`~drmath.plan`,
-:func:`~drmath.sweep` or :meth:`~drmath.Plan.explain`, and figures come from
-:mod:`drmath.viz`. plotly is imported only by the functions that draw.
+:meth:`~drmath.Plan.sweep` or :meth:`~drmath.Plan.explain`, and figures come from
+:mod:`drmath.viz`, which draws the plans the report makes (a plan per slider step,
+:func:`report_figures`). plotly is imported only by the functions that draw.
 
     >>> import drmath
     >>> html = build_report(drmath.Scenario(), include_plotlyjs=False)
@@ -40,8 +42,9 @@ from ._plan import plan
 from ._templates import plain, templates
 from .formatting import format_quantity
 from .io.files import atomic_write
-from .quantities import CARDS, GROUPS, QUANTITIES, card_detail, card_title, in_group
+from .quantities import GROUPS, QUANTITIES, in_group
 from .scenario import FIELDS, Scenario
+from .viz.headline import CARDS, card_detail, card_title
 
 __all__ = ["build_report", "write_report", "report_title", "headline_html", "report_figures", "latex_html",
            "markdown_html", "drill_rows", "REPORT_SECTIONS", "SECTION_TITLES", "KNOBS"]
@@ -74,7 +77,7 @@ REPORT_SECTIONS = [(g.id, SECTION_TITLES[g.id], g.lead, in_group(g.id), viz.in_s
 lead sentence, quantities, figure names from :data:`drmath.viz.FIGURES`)."""
 
 HEADLINE = list(CARDS)
-"""The headline cards: :data:`drmath.quantities.CARDS`."""
+"""The headline cards: :data:`drmath.viz.headline.CARDS`."""
 
 
 KNOBS = viz.KNOBS
@@ -212,7 +215,61 @@ FIGURES = {name: (info.knob, info.caption) for name, info in viz.FIGURES.items()
 """The report's figures, each with its (knob, caption), from the one registry :data:`drmath.viz.FIGURES`
 (those with :attr:`~drmath.viz.FigureInfo.report` set)."""
 
-report_figures = viz.slider_figures  # the figures with their knobs as slider steps, drawn by drmath.viz
+
+def report_figures(scenario, progress=None, names=None):
+    """The report's figures, each with its knob precomputed as slider steps: a plan per step, drawn by
+    :mod:`drmath.viz`.
+
+    The report is a client of the model, as the CLI and the dashboard are: it plans each step
+    (:func:`drmath.viz.slider_steps` gives the steps' scenarios) and hands the plans back to
+    :func:`drmath.viz.slider_figure`, which only draws. A scenario two knobs share is planned once.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The inputs.
+    progress : callable, optional
+        Called with a short message before each figure.
+    names : sequence of str, optional
+        Keys of :data:`drmath.viz.FIGURES`; those the report shows (:data:`FIGURES`) when omitted.
+
+    Returns
+    -------
+    figures : dict of str to dict
+        ``{name: JSON-ready plotly spec}`` with a slider over the figure's knob
+        (:attr:`drmath.viz.FigureInfo.knob`, values from :data:`drmath.viz.KNOBS`); each step's numbers come from
+        :func:`~drmath.plan` and :meth:`~drmath.Plan.sweep`.
+
+    Raises
+    ------
+    ValueError
+        If a figure is unknown, or has no knob (the report leaves it out).
+
+    Examples
+    --------
+    >>> import drmath
+    >>> figs = report_figures(drmath.Scenario(), names=["rto"])
+    >>> slider = figs["rto"]["layout"]["sliders"][0]
+    >>> [s["label"] for s in slider["steps"]][slider["active"]]
+    'warm'
+    """
+    p = plan(scenario)
+    plans = {scenario: p}
+    figures = {}
+    for name in FIGURES if names is None else names:
+        steps = viz.slider_steps(name, scenario, p)
+        if progress:
+            progress(f"figure {name}: {steps.knob} steps")
+        for s in steps.scenarios:
+            if s not in plans:
+                plans[s] = plan(s)
+        figures[name] = viz.slider_figure(name, [plans[s] for s in steps.scenarios], steps)
+    return figures
+
+
+slider_figures = report_figures
+"""The name ``drmath.viz.slider_figures`` forwards to, with a FutureWarning: the report plans its slider steps now
+(issue 33)."""
 
 
 # --------------------------------------------------------------------------- the document
@@ -245,12 +302,12 @@ def report_title(p):
 
 def headline_html(p):
     """The headline cards of plan ``p`` as the report draws them: one ``<a class="kpi">`` per card of
-    :data:`drmath.quantities.CARDS`, each number a ``<span class="num" data-field data-si>``.
+    :data:`drmath.viz.headline.CARDS`, each number a ``<span class="num" data-field data-si>``.
 
     The live page's preview (:mod:`drmath.serve.pages`) shows the same block while its kernel starts.
 
     >>> import drmath
-    >>> from drmath.quantities import CARDS
+    >>> from drmath.viz.headline import CARDS
     >>> headline_html(drmath.plan()).count('class="num"') == len(CARDS)
     True
     """

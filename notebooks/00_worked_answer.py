@@ -26,8 +26,9 @@ from drmath import answer, compare, diagrams, drills, offline, plan, presets, so
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.io import scenarios
 from drmath.io.drills import example_log, read_drill_records
-from drmath.quantities import QUANTITIES, card_title
+from drmath.quantities import QUANTITIES
 from drmath.scenario import FIELDS
+from drmath.viz.headline import card_title
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.

@@ -42,7 +42,8 @@ from IPython.display import Markdown, display
 
 from drmath import Scenario, compare, diagrams, offline, plan, presets
 from drmath.formatting import format_quantity, markdown_text
-from drmath.quantities import QUANTITIES, card_title
+from drmath.quantities import QUANTITIES
+from drmath.viz.headline import card_title
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.

@@ -55,7 +55,7 @@ from IPython.display import HTML, Markdown, display
 from drmath import offline, plan, solve, uncertainty, units, viz
 from drmath.formatting import markdown_text, short_duration
 from drmath.io import incidents, scenarios
-from drmath.quantities import CARDS, card_title
+from drmath.viz.headline import CARDS, card_title
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 offline.use()

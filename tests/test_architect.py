@@ -13,6 +13,7 @@ import drmath
 from drmath import drills, presets, quantities, report
 from drmath.dashboard import CARDS, cards_html
 from drmath.io import scenarios
+from drmath.viz import headline
 
 # --------------------------------------------------------------------------- helpers
 
@@ -79,7 +80,7 @@ def test_report_drill_schedule_gives_dates_from_the_runs_first_day():
 def test_a_target_not_set_is_never_called_met(changes):
     scenario = drmath.Scenario().with_changes(changes)
     p = drmath.plan(scenario)
-    unset = [(path, name) for path, _, name, *_ in quantities._TARGETS if scenario.get(path) is None]
+    unset = [(t.input, t.margin) for t in quantities.TARGETS if scenario.get(t.input) is None]
     assert unset
     for path, name in unset:
         note = p.explain(name)
@@ -307,11 +308,10 @@ def test_an_unchanged_card_says_what_moved_instead_of_no_change():
     assert "no change" not in delta and "tokens" in delta and "run cost" in delta, delta
     assert "+" in delta  # each with its change
     for name in CARDS:  # and no card says "no change" while what its sub-line shows moved
-        q = quantities.QUANTITIES[name]
-        moved = [m for m in q.moves if getattr(app.plan, m) != getattr(app.baseline, m)]
+        moved = [m for m in headline.card_moves(name) if getattr(app.plan, m) != getattr(app.baseline, m)]
         text = _delta(app.cards[name].value)
         if moved and getattr(app.plan, name) == getattr(app.baseline, name):
-            assert text.startswith("unchanged") and all(quantities.card_title(m).lower() in text.lower()
+            assert text.startswith("unchanged") and all(headline.card_title(m).lower() in text.lower()
                                                         or quantities.QUANTITIES[m].title.lower() in text.lower()
                                                         for m in moved), (name, text)
 
@@ -371,9 +371,7 @@ def test_compare_with_baseline_shows_every_card_side_by_side_and_one_chart():
 
 
 def test_report_slider_steps_move_the_log_axes_labels_with_their_ranges():
-    from drmath import viz
-
-    spec = viz.slider_figures(drmath.Scenario(), names=["cost_link"])["cost_link"]
+    spec = report.report_figures(drmath.Scenario(), names=["cost_link"])["cost_link"]
     steps = spec["layout"]["sliders"][0]["steps"]
     ticks = {tuple(step["args"][1]["yaxis.tickvals"]) for step in steps}  # each step labels its own range
     for step in steps:

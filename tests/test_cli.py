@@ -173,7 +173,7 @@ def test_plan_json_adds_each_headline_band_when_the_scenario_is_uncertain(capsys
 
     s = Scenario().replace(**{"uncertainty.failures.gpu_failure_rate": (4e-9, 7e-9)})
     bands = drmath.uncertainty(s, draws=300, seed=4)
-    for name in quantities.CARDS:
+    for name in quantities.BANDED:
         assert [data[f"{name}_p{q}"] for q in ("05", "50", "95")] == pytest.approx(bands.percentiles[name])
     assert data["rpo_local_p05"] < data["rpo_local_p50"] < data["rpo_local_p95"]
     assert data["rpo_local"] == pytest.approx(plan(s).rpo_local)  # the point plan is still there
@@ -190,7 +190,7 @@ def test_plan_text_shows_the_90_percent_range_under_each_headline(capsys):
     title = quantities.QUANTITIES["rpo_local"].title
     at = next(i for i, line in enumerate(lines) if line.strip().startswith(title))
     assert re.fullmatch(r" +90% range [\d.]+ min – [\d.]+ min", lines[at + 1])
-    assert sum("90% range" in line for line in lines) == len(quantities.CARDS) - 1  # a flag reads "yes in …%"
+    assert sum("90% range" in line for line in lines) == len(quantities.BANDED) - 1  # a flag reads "yes in …%"
 
 
 @pytest.mark.parametrize("argv, match", [

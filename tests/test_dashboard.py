@@ -102,16 +102,16 @@ def test_figures_carry_the_sweeps(app):
 
 
 def test_cards_read_the_registry(app):
-    from drmath import quantities
+    from drmath.viz import headline
 
-    assert CARDS == quantities.CARDS
+    assert CARDS == headline.CARDS
     p = app.plan
     for name in CARDS:
         card = app.cards[name].value
         title = re.search(r'<div class="drmath-card-title" title="([^"]+)">([^<]*)</div>', card)
-        assert html.unescape(title.group(2)) == quantities.card_title(name)
+        assert html.unescape(title.group(2)) == headline.card_title(name)
         assert html.unescape(title.group(1)) == dashboard.DEFINITIONS[name]  # every card title is defined
-        assert f'<div class="drmath-card-sub">{formatting.html_text(quantities.card_detail(p, name))}</div>' in card
+        assert f'<div class="drmath-card-sub">{formatting.html_text(headline.card_detail(p, name))}</div>' in card
     assert app.replication_note.value.startswith(f"→ {formatting.every(p.replication_every)}: ")
 
 

@@ -51,7 +51,8 @@ def test_max_slip_of_three_days_rules_out_cold():
 
 
 def test_time_at_reduced_capacity_has_its_own_card():
-    from drmath.quantities import CARDS, QUANTITIES
+    from drmath.quantities import QUANTITIES
+    from drmath.viz.headline import CARDS
 
     assert "reduced_capacity_time" in CARDS and QUANTITIES["reduced_capacity_time"].unit == "[s]"
     half = plan(Scenario().with_changes({"failover.standby_fraction": 0.5}))

@@ -13,7 +13,8 @@ import pytest
 import drmath
 from drmath.dashboard import CARDS, FIGURES, build_app
 from drmath.dashboard import bands as bands_module
-from drmath.dashboard.bands import DRAWS, SHADED, band_html, bands_for, shade, whole_changes
+from drmath.dashboard.app import bands_for
+from drmath.dashboard.bands import DRAWS, SHADED, band_html, shade, whole_changes
 from drmath.io import incidents, scenarios
 
 
@@ -34,7 +35,6 @@ def calls(monkeypatch):
         return real(scenario, draws=draws, seed=seed)
 
     monkeypatch.setattr(drmath, "uncertainty", counted)
-    monkeypatch.setattr(bands_module, "_LAST", [None, None])  # nothing kept from another test
     return seen
 
 
@@ -64,7 +64,21 @@ def test_each_card_shows_its_90_percent_range_once_per_change(calls, fit):
     assert app.cards["ettr"].value.index("drmath-kpi-ettr") < app.cards["ettr"].value.index("drmath-band-ettr")
     calls.clear()
     assert app.apply({"checkpoint.interval": 600.0})
-    assert len(calls) == 1  # one input change, one set of draws
+    assert len(calls) == 1  # one input change, one set of draws, for the cards and the figures
+    assert app.bands.scenario == app.scenario and app.bands.plan == app.plan
+
+
+def test_the_bands_module_draws_nothing_it_shows_what_it_is_handed(calls):
+    # the controller draws the bands (issue 33): a band shown is the Bands handed in, and no call is made here
+    s = drmath.Scenario().replace(**{"uncertainty.training.mfu": (0.3, 0.5)})
+    handed = drmath.uncertainty(s, seed=7)
+    p = handed.plan
+    assert f'data-p05="{handed.range("ettr")[0]!r}"' in band_html(handed, "ettr")
+    spec = drmath.viz.figure_spec("rto", p)
+    shade("rto", spec, handed, p)
+    assert len(calls) == 1  # this test's own
+    with pytest.warns(FutureWarning, match="drmath.dashboard.bands.bands_for moved to drmath.dashboard.app"):
+        assert bands_module.bands_for is bands_for
 
 
 def test_the_rpo_rto_and_cost_figures_shade_the_bands_range(fit):

@@ -253,18 +253,13 @@ CORE = {"drmath", "drmath.units", "drmath._validate", "drmath._formula", "drmath
         "drmath.scenario", "drmath.quantities", "drmath._plan", "drmath._explain", "drmath._solve",
         "drmath._search", "drmath._confidence", "drmath._uncertainty", "drmath.simulate", "drmath.calibrate",
         "drmath.drills", "drmath.formatting", "drmath._spread_text", "drmath._resources", "drmath._probe",
-        "drmath._moved"}
+        "drmath._moved", "drmath._variants"}
 """The model core: numbers and arrays in, results out (DESIGN.md, "Architecture")."""
 
 ABOVE = ("drmath.io", "drmath.scenario_io", "drmath.viz", "drmath.dashboard", "drmath.serve", "drmath.report",
          "drmath.comparison", "drmath.answer", "drmath.offline", "drmath.diagrams", "drmath.cli", "drmath._kernel",
          "drmath._zygote", "drmath._query", "drmath._templates")
 """What crosses the boundary (``drmath.io``), the views and the server: the core imports none of them."""
-
-NOT_YET = {}
-"""Arrows across the line that issue 33 has still to remove, each with what makes it; the test fails on any other,
-and on one of these once it is gone (so the list only shrinks)."""
-
 
 def _across(graph):
     return {(module, target): line for module in CORE for target, line in graph.get(module, {}).items()
@@ -273,11 +268,8 @@ def _across(graph):
 
 def test_the_core_imports_no_reader_writer_view_or_server():
     across = _across(import_graph())
-    new = {arrow: line for arrow, line in across.items() if arrow not in NOT_YET}
-    assert not new, "the core imports across the line: " + ", ".join(
-        f"{m} -> {t} (line {line})" for (m, t), line in sorted(new.items()))
-    gone = sorted(set(NOT_YET) - set(across))
-    assert not gone, f"no longer imported, take them out of NOT_YET: {gone}"
+    assert not across, "the core imports across the line: " + ", ".join(
+        f"{m} -> {t} (line {line})" for (m, t), line in sorted(across.items()))
 
 
 def test_the_layer_check_sees_an_arrow_across_the_line():
@@ -300,12 +292,6 @@ CLIENTS = {"drmath.dashboard.app": "the dashboard: plans each input change, band
            "drmath.dashboard.fleet": "the fleet panel: fits an incident log and plans the fitted scenario",
            "drmath.report": "`drmath report`'s entry: plans the scenario once and hands the plan to its renderers"}
 """The views that run the model for a reader, as the CLI and the notebooks do, with what they run it for."""
-
-VIEWS_NOT_YET = {"drmath.viz.registry": "figure_spec sweeps, slider_figures plans each step",
-                 "drmath.viz.compare": "compare_figure sweeps each plan",
-                 "drmath.dashboard.bands": "bands_for calls uncertainty() behind a cache"}
-"""Views that still run a model step, each with where; issue 33 has still to hand them the results."""
-
 
 def step_calls(source):
     """The model steps ``source`` calls, ``{step: line}``: ``plan(…)`` after ``from drmath import plan`` or
@@ -343,9 +329,6 @@ def test_views_consume_a_plan_and_never_run_the_model():
             calls = step_calls(path.read_text())
             if calls:
                 ran[module] = calls
-    new = {m: c for m, c in ran.items() if m not in VIEWS_NOT_YET}
     said = [f"{m} calls " + ", ".join(f"{s}() (line {line})" for s, line in sorted(c.items()))
-            for m, c in sorted(new.items())]
-    assert not new, "views that run the model: " + "; ".join(said)
-    gone = sorted(set(VIEWS_NOT_YET) - set(ran))
-    assert not gone, f"these views no longer run the model, take them out of VIEWS_NOT_YET: {gone}"
+            for m, c in sorted(ran.items())]
+    assert not ran, "views that run the model: " + "; ".join(said)

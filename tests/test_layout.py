@@ -13,9 +13,6 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "drmath"
 MOST_LINES = 600
 MOST_CODE = 80
-NOT_YET = {"quantities.py": "the registry still holds the cards' layout and the notes' prose (issue 33)"}
-"""Modules over the limit that issue 33 has still to split, with why; the test fails once one fits (so the list
-only shrinks)."""
 
 
 def _modules(patterns):
@@ -62,12 +59,8 @@ def module_code_lines(source):
 
 @pytest.mark.parametrize("path", _modules(["**/*.py"]), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_is_over_600_lines_of_code(path):
-    name = str(path.relative_to(PACKAGE))
     count = module_code_lines(path.read_text())
-    if name in NOT_YET:
-        assert count > MOST_LINES, f"{name} has {count} lines of code now: take it out of NOT_YET"
-    else:
-        assert count <= MOST_LINES, f"{name} has {count} lines of code: split it by job"
+    assert count <= MOST_LINES, f"{path.relative_to(PACKAGE)} has {count} lines of code: split it by job"
 
 
 def test_the_module_counter_counts_code_only():

@@ -11,7 +11,9 @@ from drmath import Plan, Scenario, plan, quantities
 from drmath._explain import _PLACEHOLDER, Explanation
 from drmath._plan import STEPS
 from drmath.formatting import KINDS, markdown_text
-from drmath.quantities import CARDS, COMPARED, GROUPS, QUANTITIES, SCALARS, TABLES
+from drmath.quantities import COMPARED, GROUPS, QUANTITIES, SCALARS, TABLES
+from drmath.viz import headline
+from drmath.viz.headline import CARDS
 
 # the Plan's fields that are not quantities: the inputs, and what a quantity's derivation is made of
 NOT_QUANTITIES = {"scenario", "run_driver", "checkpoint_interval_floored", "rto_local_phases", "rto_site_phases"}
@@ -71,7 +73,7 @@ def test_every_quantity_is_complete():
         assert q.unit.startswith("[") and q.unit.endswith("]"), name
         assert q.group in GROUPS, name
         assert q.title and q.formula, name
-    assert sorted(QUANTITIES[n].card for n in CARDS) == list(range(1, len(CARDS) + 1))
+    assert len(set(CARDS)) == len(CARDS) and {m for n in CARDS for m in headline.card_moves(n)} <= set(SCALARS)
     assert set(COMPARED) <= set(SCALARS) and set(CARDS) <= set(SCALARS)
     assert [n for g in GROUPS for n in quantities.in_group(g)] == list(QUANTITIES)
 
@@ -97,13 +99,44 @@ def test_explain_refuses_what_is_not_a_quantity():
         plan().explain()
 
 
+def test_the_requirements_contract_names_each_targets_parts():
+    from drmath.scenario import FIELDS
+
+    targets = quantities.TARGETS
+    assert {t.input for t in targets} == {path for path in FIELDS if path.startswith("requirements.")}
+    p = plan()
+    for t in targets:
+        assert isinstance(t, quantities.Target) and t._fields[:3] == ("input", "value", "margin")
+        assert QUANTITIES[t.value].kind == QUANTITIES[t.margin].kind == "duration"
+        assert QUANTITIES[t.margin].title == f"{t.label} margin" and t.symbol in QUANTITIES[t.margin].tex(p)
+        assert getattr(p, t.margin) == (math.inf if p.scenario.get(t.input) is None
+                                        else p.scenario.get(t.input) - getattr(p, t.value))
+    # every margin, in the contract's order, is what meets_requirements takes the least of
+    margins = [n for n in QUANTITIES if QUANTITIES[n].group == "requirements" and n != "meets_requirements"]
+    assert margins == [t.margin for t in targets]
+
+
 def test_cards_have_titles_and_details():
     p = plan(SCENARIOS["replication behind"])
     for name in CARDS:
-        assert quantities.card_title(name)
-        assert quantities.card_detail(p, name)
-    assert "needs ≥" in quantities.card_detail(p, "replication_keeps_up")
-    assert quantities.card_detail(p, "mtbf") == ""
+        assert headline.card_title(name)
+        assert headline.card_detail(p, name)
+    assert "needs ≥" in headline.card_detail(p, "replication_keeps_up")
+    assert headline.card_detail(p, "rpo_site") == "replication falls behind"
+    assert headline.card_detail(plan(), "rpo_site") == f"expected {plan().format('rpo_site_expected')}"
+    assert headline.card_detail(p, "mtbf") == ""
+
+
+def test_the_registry_holds_no_card_layout_and_the_old_names_forward():
+    # the cards' order, sub-lines and what they show are the views' (drmath.viz.headline); the registry keeps
+    # each quantity's model facts, its short title among them
+    fields = {f.name for f in dataclasses.fields(quantities.Quantity)}
+    assert not fields & {"card", "detail", "moves"} and {"short", "note", "symbols", "banded"} <= fields
+    for name in ("CARDS", "card_title", "card_detail"):
+        with pytest.warns(FutureWarning, match=f"drmath.quantities.{name} moved to drmath.viz.headline.{name}"):
+            assert getattr(quantities, name) is getattr(headline, name)
+    with pytest.raises(AttributeError, match="has no attribute 'card'"):
+        quantities.card  # noqa: B018 - an old name that never was public stays unknown
 
 
 def test_to_series_and_compare_read_the_registry():

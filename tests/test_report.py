@@ -14,6 +14,7 @@ from markupsafe import escape
 from drmath import Scenario, comparison, plan, quantities, report
 from drmath.cli import main
 from drmath.io import scenarios
+from drmath.viz import headline
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import problems, watch  # noqa: E402
@@ -51,9 +52,9 @@ def test_sections_and_headline_read_the_registry(report_file):
         assert (title, lead, names) == (report.SECTION_TITLES[sid], group.lead, quantities.in_group(sid))
         assert title.endswith(f". {group.title}")
         assert f'<section id="{sid}"><h2>{escape(title)}</h2><p class="lead">{escape(lead)}</p>' in html
-    assert report.HEADLINE == list(quantities.CARDS) and comparison.COMPARE_FIELDS == list(quantities.COMPARED)
+    assert report.HEADLINE == list(headline.CARDS) and comparison.COMPARE_FIELDS == list(quantities.COMPARED)
     kpis = re.findall(r'<a class="kpi(?: bad)?" href="#d-(\w+)"><span class="label">([^<]*)</span>', html)
-    assert kpis == [(n, str(escape(quantities.card_title(n)))) for n in quantities.CARDS]
+    assert kpis == [(n, str(escape(headline.card_title(n)))) for n in headline.CARDS]
 
 
 def test_figures_stand_in_the_sections_they_illustrate(report_file):

@@ -11,8 +11,9 @@ from drmath import Scenario
 from drmath._uncertainty import PERCENTILES, draw
 from drmath.calibrate import fit_events
 from drmath.io import fits, links, scenarios
-from drmath.quantities import CARDS
+from drmath.quantities import BANDED, QUANTITIES
 from drmath.scenario import Spread
+from drmath.viz.headline import CARDS
 
 RATE = "failures.gpu_failure_rate"
 HOUR = 3600.0
@@ -119,7 +120,7 @@ def test_without_uncertainty_every_band_is_the_point_plan():
     p = drmath.plan(Scenario())
     bands = drmath.uncertainty(Scenario(), draws=50)
     assert not bands.has_uncertainty
-    assert bands.percentiles == {name: (float(getattr(p, name)),) * 3 for name in CARDS}
+    assert bands.percentiles == {name: (float(getattr(p, name)),) * 3 for name in BANDED}
     assert bands.range("rpo_site") == (p.rpo_site, p.rpo_site)
     assert np.all(bands.samples("ettr") == p.ettr)
 
@@ -151,6 +152,15 @@ def test_the_vectorised_bands_agree_with_a_loop_over_plan():
                                    err_msg=name)
 
 
+def test_the_model_chooses_which_quantities_get_bands():
+    assert BANDED == tuple(name for name, q in QUANTITIES.items() if q.banded)
+    assert set(BANDED) == set(CARDS)  # every headline card has its band, and nothing else has one
+    bands = drmath.uncertainty(uncertain(), draws=20)
+    assert list(bands.percentiles) == list(BANDED)
+    with pytest.raises(ValueError, match=r"unknown quantity with bands 'mtbf': choose from time_to_train, ettr"):
+        bands.range("mtbf")
+
+
 def test_the_same_seed_gives_the_same_bands_and_another_seed_others():
     a, b = drmath.uncertainty(uncertain(), draws=50, seed=1), drmath.uncertainty(uncertain(), draws=50, seed=1)
     assert a.percentiles == b.percentiles
@@ -171,7 +181,7 @@ def test_the_bands_read_as_text_and_json():
     bands = drmath.uncertainty(uncertain(), draws=200)
     assert bands.format_range("rpo_local").startswith("90% range ") and " – " in bands.format_range("rpo_local")
     data = bands.to_json_dict()
-    assert set(data) == {f"{n}_p{q}" for n in CARDS for q in ("05", "50", "95")}
+    assert set(data) == {f"{n}_p{q}" for n in BANDED for q in ("05", "50", "95")}
     assert data["rpo_local_p05"] == bands.range("rpo_local")[0]
 
 

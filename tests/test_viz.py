@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import drmath
-from drmath import formatting, viz
+from drmath import formatting, report, viz
 from drmath.units import Gbit_per_s, hour
 from drmath.viz import _common
 
@@ -401,11 +401,13 @@ def test_registry_places_every_figure_in_a_report_section():
     assert viz.in_section("rpo") == ["rpo", "rpo_link"] and viz.in_section("rto") == ["rto", "standby"]
     # time to train against MFU is the notebooks' alone: the default scenario fixes the window, a flat line
     assert viz.in_section("run") == [] and viz.FIGURES["time_mfu"].section == "run"
-    assert list(viz.slider_figures(drmath.Scenario())) == shown
+    assert list(report.report_figures(drmath.Scenario())) == shown
     assert all(info.knob in viz.KNOBS for info in viz.FIGURES.values() if info.report)
     assert all(info.caption for info in viz.FIGURES.values())
     with pytest.raises(ValueError, match="figure 'time_mfu' has no slider knob"):
-        viz.slider_figures(drmath.Scenario(), names=["time_mfu"])
+        report.report_figures(drmath.Scenario(), names=["time_mfu"])
+    with pytest.raises(ValueError, match="figure 'time_mfu' has no slider knob"):
+        viz.slider_steps("time_mfu", drmath.Scenario(), drmath.plan())
 
 
 def test_notebook_figures_sweep_what_the_notebooks_asked():
@@ -425,7 +427,7 @@ def test_unknown_figure_is_refused():
 def test_slider_steps_are_the_registry_figures_of_each_step():
     s = drmath.Scenario()
     p = drmath.plan(s)
-    fig = viz.slider_figures(s, names=["rpo", "standby"])["rpo"]
+    fig = report.report_figures(s, names=["rpo", "standby"])["rpo"]
     slider = fig["layout"]["sliders"][0]
     labels = [step["label"] for step in slider["steps"]]
     # the interval is unset in the default scenario: the plan's optimum is the active step
@@ -437,9 +439,43 @@ def test_slider_steps_are_the_registry_figures_of_each_step():
     assert fig["data"][0]["y"] == viz.figure_spec("rpo", p)["data"][0]["y"]
 
 
+def test_a_slider_is_drawn_from_the_plans_it_is_handed():
+    # the report plans each step; viz only draws what it is handed, so a plan handed for a step is that step
+    s = drmath.Scenario()
+    steps = viz.slider_steps("rto", s, drmath.plan(s))
+    assert steps.knob == "DR tier" and steps.labels == list(drmath.presets.DR_TIERS)
+    assert [x.failover.tier for x in steps.scenarios] == steps.labels and steps.labels[steps.active] == "warm"
+    hot = drmath.plan(s.with_changes({"failover.tier": "hot"}))
+    fig = viz.slider_figure("rto", [hot] * len(steps.scenarios), steps)
+    restyle, _ = fig["layout"]["sliders"][0]["steps"][0]["args"]
+    assert restyle["y"][0] == viz.figure_spec("rto", hot)["data"][0]["y"]
+    assert fig["layout"]["sliders"][0]["active"] == steps.active and fig["data"][0]["y"] == restyle["y"][0]
+    with pytest.raises(ValueError, match="one plan per step: 5 steps, 1 plans"):
+        viz.slider_figure("rto", [hot], steps)
+
+
+def test_the_old_slider_figures_name_forwards_to_the_report():
+    with pytest.warns(FutureWarning, match="drmath.viz.slider_figures moved to drmath.report"):
+        moved = viz.slider_figures
+    assert moved is report.report_figures
+
+
+def test_viz_never_plans():
+    # views draw the plans their clients made (issue 33): no module of drmath.viz imports drmath to call plan(),
+    # sweep(), uncertainty() or solve(); a docstring's example may
+    import ast
+
+    for path in sorted(Path(viz.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                assert all(a.name.split(".")[0] != "drmath" for a in node.names), f"{path.name}:{node.lineno}"
+            elif isinstance(node, ast.ImportFrom) and (node.module == "drmath" or node.level == 2 and not node.module):
+                assert not {a.name for a in node.names} & {"plan", "sweep", "uncertainty", "solve"}, path.name
+
+
 def test_slider_steps_relayout_the_second_y_axis():
     s = drmath.Scenario()
-    fig = viz.slider_figures(s, names=["standby"])["standby"]
+    fig = report.report_figures(s, names=["standby"])["standby"]
     steps = {step["label"]: step["args"] for step in fig["layout"]["sliders"][0]["steps"]}
     cold = viz.figure_spec("standby", drmath.plan(s.with_changes({"failover.tier": "cold"})))
     restyle, relayout = steps["cold"]

@@ -11,7 +11,7 @@ from drmath import answer, drills, plan, presets, solve, units
 from drmath.formatting import format_quantity
 from drmath.io import scenarios
 from drmath.io.drills import example_log, read_drill_records
-from drmath.quantities import _TARGETS, QUANTITIES, SCALARS
+from drmath.quantities import QUANTITIES, SCALARS, TARGETS
 
 SEED = scenarios.SCENARIO_DIR / "seed.toml"
 REQUIREMENTS = {"requirements.rpo_site": 15 * units.minute, "requirements.rto_site": 4 * units.hour,
@@ -79,8 +79,8 @@ def test_the_summary_has_a_short_lead_and_a_row_for_each_point(worked):
     lead, table = markdown.split("\n\n", 1)
     assert lead.startswith("**The answer.**") and len(_text(lead).split()) <= 80  # a lead, not the 250-word paragraph
     rows = _rows(table)
-    targets = [f"Requirement: {label[0].lower()}{label[1:]} ≤ {format_quantity(target, 'duration')}"
-               for path, *_, label, _, _ in _TARGETS if (target := solution.scenario.get(path)) is not None]
+    targets = [f"Requirement: {t.label[0].lower()}{t.label[1:]} ≤ {format_quantity(target, 'duration')}"
+               for t in TARGETS if (target := solution.scenario.get(t.input)) is not None]
     assert len(targets) == len(REQUIREMENTS)
     others = [f"Why not {presets.DR_TIERS[n].label.lower()}" for n in solution.reasons]
     assert list(rows) == [*targets, "Site RPO", "Site RTO promised", "Site RTO planned", "Replication", "DR tier",
@@ -107,7 +107,7 @@ def test_each_requirement_says_whether_it_is_met(worked):
     _, solution, _, markdown = worked
     p = solution.plan
     rows = _rows(markdown)
-    for path, value, margin, label, *_ in _TARGETS:
+    for path, value, margin, label, *_ in TARGETS:
         target = solution.scenario.get(path)
         if target is None:
             continue
@@ -166,8 +166,7 @@ def test_every_number_is_a_formatted_output(worked):
     sources += [e.last.isoformat() for e in promise.phases.values()]
     sources += [format_quantity(c["per_run"], "count") for c in costs.values()]
     sources += [answer.cadence_words(d.cadence) for d in drills.DRILLS.values()]
-    sources += [format_quantity(getattr(p, m), "duration") for _, _, m, *_ in
-                _TARGETS]
+    sources += [format_quantity(getattr(p, t.margin), "duration") for t in TARGETS]
     allowed = {n for text in sources for n in NUMBER.findall(text)}
     found = NUMBER.findall(re.sub(r"#\w+;", "", _text(markdown)))
     assert found and set(found) <= allowed, set(found) - allowed

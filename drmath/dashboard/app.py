@@ -3,8 +3,10 @@ r"""The dashboard's controller: :class:`Dashboard` and :func:`build_app`, over o
 :func:`build_app` returns a :class:`Dashboard`; display it (the Voilà notebook
 ``drmath/data/dashboard.ipynb`` is just that). Every control edits one Scenario
 field through :meth:`Dashboard.apply`, which builds a new Scenario with
-``with_changes``, derives ``plan()`` and the curves with ``sweep()``, and only
-then updates the view. A ``ValueError`` shows its message in the error area and
+``with_changes``, derives ``plan()`` (and, when its inputs are uncertain, their
+bands with ``uncertainty()``, once per change: :func:`bands_for`), and only then
+updates the view, which draws what it is handed (the curves are the plan's own
+``Plan.sweep``). A ``ValueError`` shows its message in the error area and
 leaves the previous scenario, plan and controls as they were.
 
     >>> app = build_app()
@@ -36,7 +38,7 @@ from ..formatting import every
 from ..io import links, scenarios
 from ..report import markdown_html
 from ..scenario import Scenario
-from .bands import bands_for, shade_all, whole_changes
+from .bands import DRAWS, SEED, shade_all, whole_changes
 from .baseline import BaselineView
 from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
 from .fleet import FleetPanel, confidence_choice, searching_html
@@ -44,7 +46,7 @@ from .inert import mark_inert
 from .page import FIGURES, STORY
 from .widgets import PlotlyView, ShareLink, _controls, opened_when_built
 
-__all__ = ["build_app", "Dashboard"]
+__all__ = ["build_app", "Dashboard", "bands_for"]
 
 VOILA_PARAMETERS = links.VOILA_PARAMETERS
 """Query keys that belong to Voilà, not to the scenario (defined with the link format)."""
@@ -58,6 +60,38 @@ _STYLE = (f"<style>\n{viz.css_variables()}\n{_resources.data_file('widgets', 'da
 # --------------------------------------------------------------------------- the app
 
 
+def bands_for(scenario, draws=DRAWS):
+    """The bands of a scenario's uncertain inputs, or None when it has none (then nothing is drawn).
+
+    The dashboard draws them once per input change, with its plan, and hands them to the cards and the figures'
+    shading (:mod:`drmath.dashboard.bands`), which draw what they are handed.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The inputs on screen.
+    draws : int, default DRAWS
+        Draws of the uncertain inputs. [1]
+
+    Returns
+    -------
+    bands : Bands or None
+        :func:`drmath.uncertainty` of the scenario, with the fixed seed :data:`~drmath.dashboard.bands.SEED`
+        (equal inputs show equal ranges); None without uncertainty.
+
+    Examples
+    --------
+    >>> import drmath
+    >>> bands_for(drmath.Scenario()) is None
+    True
+    >>> bands_for(drmath.Scenario().replace(**{"uncertainty.training.mfu": (0.3, 0.5)})).draws
+    2000
+    """
+    if not scenario.uncertainty:
+        return None
+    return drmath.uncertainty(scenario, draws=draws, seed=SEED)
+
+
 class Dashboard:
     """The dashboard: controls → :meth:`apply` → plan/sweep → cards and figures.
 
@@ -66,7 +100,9 @@ class Dashboard:
     scenario : Scenario
         The inputs on screen.
     plan : Plan
-        ``plan(scenario)``: every number shown comes from it or from ``sweep``.
+        ``plan(scenario)``: every number shown comes from it or from its ``sweep``.
+    bands : Bands or None
+        The 90% ranges of the scenario's uncertain inputs (:func:`bands_for`), drawn with the plan; None without.
     controls : dict of str to ipywidgets.Widget
         The control of each Scenario field, by ``section.field``.
     cards : dict of str to ipywidgets.HTML
@@ -99,6 +135,7 @@ class Dashboard:
         seed = scenarios.seed() if scenario is None else None  # read once: it is also what "open" shows first
         self.scenario = seed if scenario is None else scenario  # the seed carries the targets
         self.plan = drmath.plan(self.scenario)
+        self.bands = bands_for(self.scenario)  # None for the seed: no uncertainty, nothing drawn
         self._syncing = False
         # plain pieces share one layout and one style model: ~60 fewer models for each page to build
         self._plain, self._html_style, self._auto = W.Layout(), HTMLStyle(), W.Layout(width="auto")
@@ -121,7 +158,7 @@ class Dashboard:
         for path, control in self._controls.items():
             control.widget.observe(lambda change, path=path: self._on_control(path, change), "value")
         self.root = self._layout(card_boxes)
-        self._render(self.plan, self._specs(self.plan))
+        self._render(self.plan, self._specs(self.plan, self.bands))
 
     # ---- the parts of the page
 
@@ -253,12 +290,13 @@ class Dashboard:
         try:
             scenario = self.scenario.with_changes(changes)
             p = drmath.plan(scenario)
-            specs = self._specs(p)
+            bands = bands_for(scenario)  # the plan's 90% ranges: drawn once a change, for cards and figures
+            specs = self._specs(p, bands)
         except (ValueError, TypeError) as exc:
             self._show_error(exc)
             self._sync_controls()
             return False
-        self.scenario, self.plan = scenario, p
+        self.scenario, self.plan, self.bands = scenario, p, bands
         self._render(p, specs)
         self._sync_controls()
         return True
@@ -454,9 +492,10 @@ class Dashboard:
 
     # ---- views: numbers from plan() and sweep() only
 
-    def _specs(self, p):
-        """Every figure of the plan, through the one registry (:func:`drmath.viz.figure_specs`), its bands shaded."""
-        return shade_all(viz.figure_specs(p, FIGURES), bands_for(p.scenario), p)  # no uncertainty: no cost
+    def _specs(self, p, bands=None):
+        """Every figure of the plan, through the one registry (:func:`drmath.viz.figure_specs`), the ``bands`` handed
+        in shaded (none: nothing shaded)."""
+        return shade_all(viz.figure_specs(p, FIGURES), bands, p)  # no uncertainty: no cost
 
     def _render_cards(self, p):
         for name in CARDS:
@@ -465,7 +504,6 @@ class Dashboard:
 
     def _render(self, p, specs):
         self.error.value = ""
-        self.bands = bands_for(p.scenario)  # the plan's 90% ranges: drawn once, with its figures (or None)
         self._render_cards(p)
         for name in CARDS:
             if self.math_toggles[name].value:

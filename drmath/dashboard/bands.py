@@ -1,11 +1,11 @@
 """The dashboard's bands: each headline card's 90% range, and the band shaded on the RPO, RTO and cost figures.
 
 When the scenario on screen has uncertain inputs (:attr:`drmath.Scenario.uncertainty`, e.g. a fitted failure
-model applied by the "your own fleet" panel), :func:`bands_for` draws them once per input change with
-:func:`drmath.uncertainty`; without any it returns None at no cost, and nothing here draws anything. The numbers
-come from the :class:`drmath.Bands` object, never recomputed here: :func:`band_html` writes a card's range
-(:meth:`Bands.format_range`), and :func:`shade` lays a translucent band and an error bar over a figure, in the
-figure's own unit (read off the figure's mark of the current design).
+model applied by the "your own fleet" panel), the dashboard's controller draws them once per input change
+(:func:`drmath.dashboard.app.bands_for`, :func:`drmath.uncertainty` with :data:`DRAWS` and :data:`SEED`) and hands
+the :class:`drmath.Bands` here; without any it hands None and nothing here draws anything. Nothing here calls the
+model: :func:`band_html` writes a card's range (:meth:`Bands.format_range`), and :func:`shade` lays a translucent
+band and an error bar over a figure, in the figure's own unit (read off the figure's mark of the current design).
 
 Nothing here imports ipywidgets or plotly: the cards (:mod:`drmath.dashboard.cards`) call :func:`band_html`.
 
@@ -13,21 +13,20 @@ Test hooks: a card's range is a ``.drmath-band.drmath-band-<plan field>`` with `
 (SI); a figure's band is the trace named ``"90% range"`` and a shape named ``"band"``.
 
     >>> import drmath
-    >>> bands_for(drmath.Scenario()) is None
-    True
     >>> s = drmath.Scenario().replace(**{"uncertainty.failures.gpu_failure_rate": (2e-7 / 3600, 4e-7 / 3600)})
-    >>> band_html(bands_for(s), "ettr").startswith('<div class="drmath-band drmath-band-ettr"')
-    True
+    >>> band_html(drmath.uncertainty(s, draws=DRAWS, seed=SEED), "ettr")[:46]
+    '<div class="drmath-band drmath-band-ettr" data'
 """
 
 import html
 import math
 
+from .._moved import forwarder
 from ..formatting import html_text
 from ..scenario import PREFIX
 from ..viz.palette import ORANGE, rgba
 
-__all__ = ["DRAWS", "SEED", "SHADED", "bands_for", "band_html", "shade", "shade_all", "whole_changes"]
+__all__ = ["DRAWS", "SEED", "SHADED", "band_html", "shade", "shade_all", "whole_changes"]
 
 DRAWS = 2000
 """Draws of the uncertain inputs per input change [1]: the CLI's default, so the dashboard's ranges are
@@ -42,43 +41,6 @@ SHADED = {"rpo": ("rpo_site", "current", False), "cost_link": ("total_dr_cost", 
 has one point per DR tier)}``."""
 
 
-def bands_for(scenario, draws=DRAWS):
-    """The bands of a scenario's uncertain inputs, or None when it has none (then nothing is drawn).
-
-    Parameters
-    ----------
-    scenario : Scenario
-        The inputs on screen.
-    draws : int, default DRAWS
-        Draws of the uncertain inputs. [1]
-
-    Returns
-    -------
-    bands : Bands or None
-        :func:`drmath.uncertainty` of the scenario (the last one kept: asking again for the same scenario
-        draws nothing); None without uncertainty.
-
-    Examples
-    --------
-    >>> import drmath
-    >>> s = drmath.Scenario().replace(**{"uncertainty.training.mfu": (0.3, 0.5)})
-    >>> bands_for(s).draws
-    2000
-    """
-    if not scenario.uncertainty:
-        return None
-    import drmath
-
-    key = (scenario, draws)
-    if _LAST[0] != key:  # the figures and the cards of one change ask twice: one set of draws
-        _LAST[:] = [key, drmath.uncertainty(scenario, draws=draws, seed=SEED)]
-    return _LAST[1]
-
-
-_LAST = [None, None]
-"""The last ``(scenario, draws)`` drawn and its bands (the seed is fixed, so equal inputs give equal bands)."""
-
-
 def _si(value):
     value = float(value)
     return ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
@@ -90,7 +52,7 @@ def band_html(bands, name):
     Parameters
     ----------
     bands : Bands or None
-        :func:`bands_for` of the scenario on screen.
+        The bands of the scenario on screen (the dashboard's :func:`~drmath.dashboard.app.bands_for`).
     name : str
         The card's plan field.
 
@@ -143,7 +105,7 @@ def shade(name, spec, bands, p):
     >>> from drmath import viz
     >>> s = drmath.Scenario().replace(**{"uncertainty.failover.detection_time": (60.0, 1800.0)})
     >>> p = drmath.plan(s)
-    >>> shaded = shade("rto", viz.figure_spec("rto", p), bands_for(s), p)
+    >>> shaded = shade("rto", viz.figure_spec("rto", p), drmath.uncertainty(s), p)
     >>> shaded["data"][-1]["name"], shaded["layout"]["shapes"][-1]["name"]
     ('90% range', 'band')
     """
@@ -221,3 +183,9 @@ def whole_changes(old, new):
     changes.update({PREFIX + path: spread for path, spread in new.uncertainty.items()})
     changes.update({PREFIX + path: None for path in old.uncertainty if path not in new.uncertainty})
     return changes
+
+
+MOVED = {"bands_for": "drmath.dashboard.app"}
+"""Names that moved out, each with its new module: the controller draws the bands, this module only shows them."""
+
+__getattr__ = forwarder(__name__, MOVED)

@@ -1,9 +1,9 @@
 """The dashboard's KPI cards and tier table as HTML: pure string builders over a :class:`~drmath.Plan`.
 
 Each card shows one plan field (:data:`CARDS`): the registry's title (with :data:`DEFINITIONS` as its
-tooltip), the value, the registry's sub-line, its target's verdict and, against a pinned baseline,
-its change. The live dashboard puts each card's HTML in a widget; :func:`cards_html` writes the same
-cards as one static block, for the web server's preview. Nothing here imports ipywidgets, anywidget
+tooltip), the value, the sub-line of the cards' layout (:mod:`drmath.viz.headline`), its target's verdict and,
+against a pinned baseline, its change. The live dashboard puts each card's HTML in a widget; :func:`cards_html`
+writes the same cards as one static block, for the web server's preview. Nothing here imports ipywidgets, anywidget
 or plotly.
 
 Test hooks (a contract; the browser tests use them): each card renders an element with class
@@ -23,15 +23,16 @@ import numpy as np
 
 from .. import presets, quantities
 from ..formatting import change, format_quantity, html_text, short_duration
-from ..quantities import card_detail, card_title
 from ..units import day, hour, minute
+from ..viz import headline
+from ..viz.headline import card_detail, card_moves, card_title
 from .bands import band_html
 
 __all__ = ["CARDS", "DEFINITIONS", "TARGET_CONTROLS", "TARGET_OF_CARD", "TIER_COLUMNS", "TIER_COLUMN_DEFINITIONS",
            "data_value", "cards_html", "tier_table_html"]
 
-CARDS = quantities.CARDS
-"""The plan fields shown as KPI cards, in order: :data:`drmath.quantities.CARDS`."""
+CARDS = headline.CARDS
+"""The plan fields shown as KPI cards, in order: :data:`drmath.viz.headline.CARDS`."""
 
 TARGET_CONTROLS = (
     ("requirements.rpo_site", "Site RPO at most", (minute, 5 * minute, 10 * minute, 15 * minute, 30 * minute, hour,
@@ -42,8 +43,8 @@ TARGET_CONTROLS = (
 )
 """The target controls of the "meet these targets" panel: (input, label, the values offered) [s]."""
 
-TARGET_OF_CARD = {value if value != "schedule_slip" else "site_loss_time": (path, margin)
-                  for path, value, margin, *_ in quantities._TARGETS}
+TARGET_OF_CARD = {t.value if t.value != "schedule_slip" else "site_loss_time": (t.input, t.margin)
+                  for t in quantities.TARGETS}
 """Which card shows which target's verdict: ``{card: (requirement path, margin quantity)}``."""
 
 
@@ -129,13 +130,13 @@ def _moved(new, old, kind):
 
 def _delta_html(p, name, baseline):
     """A card's change against the pinned baseline; when its own value held, what its sub-line shows that moved
-    (:attr:`drmath.quantities.Quantity.moves`), so "no change" is said only when nothing it shows changed."""
+    (:func:`drmath.viz.headline.card_moves`), so "no change" is said only when nothing it shows changed."""
     q = quantities.QUANTITIES[name]
     text = change(getattr(p, name), getattr(baseline, name), q.kind)
     if text == "no change":
-        moved = [f"{quantities.card_title(m)[0].lower() + quantities.card_title(m)[1:]} "
+        moved = [f"{card_title(m)[0].lower() + card_title(m)[1:]} "
                  f"{_moved(getattr(p, m), getattr(baseline, m), quantities.QUANTITIES[m].kind)}"
-                 for m in q.moves if getattr(p, m) != getattr(baseline, m)]
+                 for m in card_moves(name) if getattr(p, m) != getattr(baseline, m)]
         if moved:
             text = f"unchanged; {', '.join(moved)}"
     return (f'<div class="drmath-delta{" drmath-delta-none" if text == "no change" else ""}">'

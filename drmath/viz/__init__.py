@@ -18,8 +18,9 @@ The plan's figures are registered once, in :data:`FIGURES`: what each sweeps,
 on which grid, which outputs, how it is drawn, which group of quantities it
 illustrates and whether the report shows it. :func:`figure_spec` draws one for
 a plan; the dashboard, the report and the notebooks (:func:`plan_figure`) all
-draw through it, and :func:`slider_figures` precomputes a knob's steps for the
-standalone report.
+draw through it. For the standalone report, :func:`slider_steps` gives a knob's
+steps as scenarios and :func:`slider_figure` draws the plans the report made of
+them. Nothing here calls :func:`drmath.plan`: views draw plans, clients make them.
 
     >>> import drmath
     >>> p = drmath.plan()
@@ -35,6 +36,7 @@ lazily, only by the ``*_figure`` functions.
 """
 
 from .. import _resources
+from .._moved import forwarder
 from ..formatting import duration_unit
 from ._common import PLOTLY_CONFIG, jsonable
 from .compare import compare_figure, compare_spec
@@ -61,7 +63,18 @@ from .palette import (
     rgba,
 )
 from .pareto import pareto_figure, pareto_spec, stale_pareto_spec
-from .registry import FIGURES, KNOBS, FigureInfo, figure_spec, figure_specs, in_section, plan_figure, slider_figures
+from .registry import (
+    FIGURES,
+    KNOBS,
+    FigureInfo,
+    SliderSteps,
+    figure_spec,
+    figure_specs,
+    in_section,
+    plan_figure,
+    slider_figure,
+    slider_steps,
+)
 from .rpo import rpo_figure, rpo_link_figure, rpo_link_spec, rpo_spec
 from .rto import rto_figure, rto_spec, standby_figure, standby_spec
 from .simulation import simulation_figure, simulation_spec
@@ -79,7 +92,8 @@ BASIC_TRACES = frozenset({"scatter", "bar", "pie"})
 
 __all__ = [
     "FigureInfo", "FIGURES", "KNOBS", "PLOTLY_CONFIG", "figure_spec", "figure_specs", "plan_figure", "in_section",
-    "slider_figures", "rpo_spec", "rpo_figure", "rpo_link_spec", "rpo_link_figure", "time_mfu_spec",
+    "slider_steps", "slider_figure", "SliderSteps", "rpo_spec", "rpo_figure", "rpo_link_spec", "rpo_link_figure",
+    "time_mfu_spec",
     "time_mfu_figure", "ettr_spec", "ettr_figure", "rto_spec", "rto_figure", "standby_spec", "standby_figure",
     "cost_tier_spec", "cost_tier_figure", "cost_link_spec", "cost_link_figure", "pareto_spec", "pareto_figure",
     "stale_pareto_spec",
@@ -89,3 +103,8 @@ __all__ = [
     "TIER_COLOURS", "FLEET_FIGURES", "fleet_specs", "gaps_spec", "gaps_figure", "trend_spec", "trend_figure",
     "cause_table_html",
 ]
+
+MOVED = {"slider_figures": "drmath.report"}
+"""Names that moved out, each with its new module: a view draws the plans its client made (issue 33)."""
+
+__getattr__ = forwarder(__name__, MOVED)

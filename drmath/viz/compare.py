@@ -2,8 +2,6 @@
 
 import numpy as np
 
-import drmath
-
 from ..formatting import duration_unit, money_unit
 from ..units import Gbit_per_s
 from ._common import _as_figure, _panels, jsonable
@@ -50,9 +48,8 @@ def compare_spec(plans, names):
     if len(names) != len(plans):
         raise ValueError(f"compare needs one name per scenario: {len(plans)} scenarios, {len(names)} names")
     ettr, rpo, link = FIGURES["ettr"], FIGURES["rpo"], FIGURES["cost_link"]
-    curves = [(drmath.sweep(p.scenario, ettr.path, ettr.grid, ["ettr"])["ettr"],
-               drmath.sweep(p.scenario, rpo.path, rpo.grid, ["rpo_site"])["rpo_site"],
-               drmath.sweep(p.scenario, link.path, link.grid, ["total_dr_cost"])["total_dr_cost"]) for p in plans]
+    curves = [(p.sweep(ettr.path, ettr.grid, ["ettr"])["ettr"], p.sweep(rpo.path, rpo.grid, ["rpo_site"])["rpo_site"],
+               p.sweep(link.path, link.grid, ["total_dr_cost"])["total_dr_cost"]) for p in plans]
     c_scale, c_unit = duration_unit(np.median(ettr.grid))
     r_scale, r_unit = duration_unit(np.median(rpo.grid))
     m_scale, m_suffix = money_unit([c[2] for c in curves])

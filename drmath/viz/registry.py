@@ -1,14 +1,17 @@
 """The one figure registry: what each figure of the plan sweeps and how it is drawn, and the
-report's figures with their knobs precomputed as slider steps.
+report's figures with their knobs as slider steps.
+
+Nothing here plans: a figure is drawn from a :class:`~drmath.Plan` (its curves swept by the plan,
+:meth:`drmath.Plan.sweep`), and a slider's steps are given as scenarios (:func:`slider_steps`) that the
+report plans and hands back to :func:`slider_figure`.
 """
 
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-
-import drmath
 
 from .. import presets
 from ..formatting import line_rate, short_duration
@@ -124,7 +127,7 @@ def _info(name):
 
 
 def figure_spec(name, p):
-    """One registered figure for a plan, its curves swept with :func:`drmath.sweep`.
+    """One registered figure for a plan, its curves swept by the plan (:meth:`drmath.Plan.sweep`).
 
     Parameters
     ----------
@@ -153,7 +156,7 @@ def figure_spec(name, p):
     info = _info(name)
     if info.path is None:
         return info.spec(p)
-    return info.spec(p, info.grid, drmath.sweep(p.scenario, info.path, info.grid, list(info.outputs)))
+    return info.spec(p, info.grid, p.sweep(info.path, info.grid, list(info.outputs)))
 
 
 def figure_specs(p, names=None):
@@ -279,29 +282,76 @@ def _slider_spec(specs, labels, active, knob):
     return {"data": padded(base), "layout": layout}
 
 
-def slider_figures(scenario, progress=None, names=None):
-    """The registered figures, each with its knob precomputed as slider steps (the standalone report's).
+class SliderSteps(NamedTuple):
+    """A report figure's knob as slider steps (:func:`slider_steps`): what the report plans, one plan a step, and
+    hands back to :func:`slider_figure` to draw."""
+
+    knob: str  #: the knob's label, e.g. ``"DR tier"`` (:data:`KNOBS`)
+    labels: list  #: each step's label
+    scenarios: list  #: each step's scenario: the one given with the knob set to the step's value
+    active: int  #: the index of the scenario's own step
+
+
+def slider_steps(name, scenario, p):
+    """The steps of a report figure's slider: the scenarios to plan, one a step, with their labels.
 
     Parameters
     ----------
+    name : str
+        A key of :data:`FIGURES` with a knob (:attr:`FigureInfo.knob`).
     scenario : Scenario
-        The inputs.
-    progress : callable, optional
-        Called with a short message before each figure.
-    names : sequence of str, optional
-        Keys of :data:`FIGURES`; those the report shows (:attr:`FigureInfo.report`) when omitted.
+        The inputs on show.
+    p : Plan
+        Its plan: an optional input left unset steps through the value the plan derived for it.
 
     Returns
     -------
-    figures : dict of str to dict
-        ``{name: JSON-ready plotly spec}`` with a slider [1]_ over the figure's knob
-        (:attr:`FigureInfo.knob`, values from :data:`KNOBS`); each step's numbers come from
-        :func:`~drmath.plan` and :func:`~drmath.sweep`.
+    steps : SliderSteps
+        The knob's label, a label and a scenario per step (the knob's values of :data:`KNOBS` and the
+        scenario's own value, ascending) and the index of the scenario's own step.
 
     Raises
     ------
     ValueError
-        If a figure is unknown, or has no knob (the report leaves it out).
+        If the figure is unknown, or has no knob (the report leaves it out).
+
+    Examples
+    --------
+    >>> import drmath
+    >>> steps = slider_steps("rto", drmath.Scenario(), drmath.plan())
+    >>> steps.knob, steps.labels[steps.active], steps.scenarios[0].failover.tier
+    ('DR tier', 'warm', 'cold')
+    """
+    knob = _info(name).knob
+    if knob is None:
+        raise ValueError(f"figure {name!r} has no slider knob: the report leaves it out")
+    return SliderSteps(KNOBS[knob][0], *_knob_steps(scenario, p, knob))
+
+
+def slider_figure(name, plans, steps):
+    """One registered figure with its knob as slider steps, each step drawn from its plan.
+
+    The client that plans (the standalone report, :func:`drmath.report.report_figures`) plans each of
+    :func:`slider_steps`' scenarios and hands the plans back; nothing here plans.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`FIGURES` with a knob.
+    plans : sequence of Plan
+        The plan of each step's scenario, in the order of ``steps.scenarios``.
+    steps : SliderSteps
+        What :func:`slider_steps` gave for the figure.
+
+    Returns
+    -------
+    spec : dict
+        A JSON-ready plotly spec with a slider [1]_ over the figure's knob, its active step the scenario's own.
+
+    Raises
+    ------
+    ValueError
+        If the figure is unknown, or not one plan is given per step.
 
     References
     ----------
@@ -310,25 +360,14 @@ def slider_figures(scenario, progress=None, names=None):
     Examples
     --------
     >>> import drmath
-    >>> figs = slider_figures(drmath.Scenario(), names=["rto"])
-    >>> slider = figs["rto"]["layout"]["sliders"][0]
+    >>> steps = slider_steps("rto", drmath.Scenario(), drmath.plan())
+    >>> spec = slider_figure("rto", [drmath.plan(s) for s in steps.scenarios], steps)
+    >>> slider = spec["layout"]["sliders"][0]
     >>> [s["label"] for s in slider["steps"]][slider["active"]]
     'warm'
     """
-    p = drmath.plan(scenario)
-    plans = {scenario: p}
-    figures = {}
-    for name in [n for n, info in FIGURES.items() if info.report] if names is None else names:
-        knob = _info(name).knob
-        if knob is None:
-            raise ValueError(f"figure {name!r} has no slider knob: the report leaves it out")
-        if progress:
-            progress(f"figure {name}: {KNOBS[knob][0]} steps")
-        labels, scenarios, active = _knob_steps(scenario, p, knob)
-        specs = []
-        for s in scenarios:
-            if s not in plans:
-                plans[s] = drmath.plan(s)
-            specs.append(figure_spec(name, plans[s]))
-        figures[name] = _slider_spec(specs, labels, active, KNOBS[knob][0])
-    return figures
+    _info(name)
+    plans = list(plans)
+    if len(plans) != len(steps.scenarios):
+        raise ValueError(f"slider_figure needs one plan per step: {len(steps.scenarios)} steps, {len(plans)} plans")
+    return _slider_spec([figure_spec(name, q) for q in plans], steps.labels, steps.active, steps.knob)
