@@ -25,6 +25,9 @@ and everything a visitor can make the server spend is bounded. One module a job:
 - :mod:`~drmath.serve.handlers`: plain error pages, the kernel API behind the seat, security headers
   and bounded log lines.
 
+This package's names (from :mod:`~drmath.serve.cli` and :mod:`~drmath.serve.settings`) load when first asked for
+(PEP 562), so that importing one of its modules costs no more than that module.
+
 ``stack.md`` says why Voilà is set up as it is: the local ``drlab`` template (no CDN), plotly.js as a
 cached static file, preheated kernels with culling, permessage-deflate, a cap on kernels, loopback
 only unless ``--ip`` says otherwise. What stays as Voilà 0.5.13 ships it (``tests/test_security.py``
@@ -32,26 +35,32 @@ checks each): a visitor's websocket forwards only comm and kernel-info messages;
 stripped; none of Jupyter's contents, sessions, terminals, lab or tree endpoints are registered; XSRF
 checks stay on.
 
+    >>> from drmath.serve import voila_argv
     >>> "--Voila.ip=127.0.0.1" in voila_argv(port=8866)
     True
 """
 
-from .cli import command, main, voila_argv, voila_env
-from .settings import (
-    IDLE_CONNECTED_TIMEOUT,
-    IOPUB_TIMEOUT,
-    KERNEL_MEMORY_LIMIT,
-    MAX_KERNELS,
-    MAX_MESSAGE_SIZE,
-    MAX_URL_LENGTH,
-    NOTEBOOK,
-    RETRY_AFTER,
-    ROOT,
-    TEMPLATE_ROOT,
-    machine_defaults,
-    parse_size,
-)
+_FROM = {"cli": ("command", "main", "voila_argv", "voila_env"),
+         "settings": ("IDLE_CONNECTED_TIMEOUT", "IOPUB_TIMEOUT", "KERNEL_MEMORY_LIMIT", "MAX_KERNELS",
+                      "MAX_MESSAGE_SIZE", "MAX_URL_LENGTH", "NOTEBOOK", "RETRY_AFTER", "ROOT", "TEMPLATE_ROOT",
+                      "machine_defaults", "parse_size")}
+_HOME = {name: module for module, names in _FROM.items() for name in names}
+"""Each name this package gives, and the submodule it comes from: loaded on first use, not on import."""
 
 __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "MAX_URL_LENGTH", "IOPUB_TIMEOUT", "parse_size",
            "machine_defaults", "voila_argv", "voila_env", "command", "main"]
+
+
+def __getattr__(name):
+    if name in _HOME:
+        import importlib
+
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        globals()[name] = value  # looked up once
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOME))
