@@ -331,7 +331,7 @@ class Dashboard:
         """Restore the page's share link once Voilà hands the request to this kernel.
 
         A preheated kernel runs the notebook before any visitor arrives and waits
-        here for the request (:mod:`drmath._query`, the light kernel end of Voilà's
+        here for the request (:mod:`drmath.serve.query_client`, the light kernel end of Voilà's
         request channel: ``voila.utils.get_query_string`` would import Voilà's whole
         server into every kernel). Outside Voilà it returns at once and nothing changes.
 
@@ -345,7 +345,7 @@ class Dashboard:
         >>> build_app().restore_from_request()
         False
         """
-        from .._query import query_string
+        from ..serve.query_client import query_string
 
         query = query_string()
         return bool(query) and self.restore(query)

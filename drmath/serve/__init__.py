@@ -23,10 +23,20 @@ and everything a visitor can make the server spend is bounded. One module a job:
   a kernel;
 - :mod:`~drmath.serve.query`: each preheated kernel's own request channel;
 - :mod:`~drmath.serve.handlers`: plain error pages, the kernel API behind the seat, security headers
-  and bounded log lines.
+  and bounded log lines;
+- :mod:`~drmath.serve.zygote`: the server's end of the kernel zygote, the provisioner that forks page kernels.
 
-This package's names (from :mod:`~drmath.serve.cli` and :mod:`~drmath.serve.settings`) load when first asked for
-(PEP 562), so that importing one of its modules costs no more than that module.
+Three modules run inside a page kernel, not in the server, and import none of the above:
+
+- :mod:`~drmath.serve.kernel_process`: the page kernel's process, ipykernel less what a visitor's kernel never
+  uses (the kernel spec's command);
+- :mod:`~drmath.serve.zygote_process`: the kernel zygote's process, which imports what every kernel needs once
+  and forks the kernels;
+- :mod:`~drmath.serve.query_client`: the kernel's end of the request channel, which reads the visitor's
+  request.
+
+So that a kernel importing them pays for no more than they need, this package's names (from
+:mod:`~drmath.serve.cli` and :mod:`~drmath.serve.settings`) load when first asked for (PEP 562).
 
 ``stack.md`` says why Voilà is set up as it is: the local ``drlab`` template (no CDN), plotly.js as a
 cached static file, preheated kernels with culling, permessage-deflate, a cap on kernels, loopback
