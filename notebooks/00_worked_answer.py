@@ -22,11 +22,12 @@ from functools import partial
 import pandas as pd
 from IPython.display import Markdown, display
 
-from drmath import answer, compare, diagrams, drills, offline, plan, presets, solve, viz
+from drmath import answer, compare, drills, offline, plan, presets, solve, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.io import scenarios
 from drmath.quantities import QUANTITIES, card_title
 from drmath.scenario import FIELDS
+from drmath.viz import diagrams
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.

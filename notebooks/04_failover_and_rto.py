@@ -42,9 +42,10 @@ from functools import partial
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, diagrams, offline, plan, presets, viz
+from drmath import Scenario, compare, offline, plan, presets, viz
 from drmath.formatting import format_quantity, markdown_text
 from drmath.quantities import QUANTITIES, card_title
+from drmath.viz import diagrams
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
