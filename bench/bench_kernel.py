@@ -5,7 +5,7 @@
 Starts ``python -m drmath.serve`` on a free 127.0.0.1 port (tests/conftest.py ``start_voila``) with a
 pool of ``--kernels`` preheated kernels and no visitor. Voilà reports the pool "filled" as soon as each
 kernel is started, before it has run the notebook; a pooled kernel is *ready* when it has run the
-notebook's first cell and waits, idle, in ``restore_from_request`` for a visitor's request. So the
+notebook's first cell and waits, idle, in ``query_string()`` (its second cell) for a visitor's request. So the
 bench samples each kernel process (psutil ``cpu_times``, user + system) every 0.2 s after the pool is
 reported filled, and takes a kernel as ready once its CPU time has not grown for 3 s; then reads its
 RSS. Prints each kernel and the medians. The kernels start at the same time on this machine's cores,
@@ -13,9 +13,9 @@ which slows their wall-clock start but not the CPU-seconds each one burns. As a 
 kernels do, they read drmath's bytecode from its cache (``PYTHONDONTWRITEBYTECODE`` is dropped and the
 cache written first), so the figure does not include compiling drmath.
 
-The kernels start from drmath's ``python3`` kernel spec (``drmath/data/kernels/python3``, :mod:`drmath._kernel`),
-as a served page's do: forks of the server's kernel zygote (:mod:`drmath.serve.zygote`), whose own CPU (the imports
-every kernel shares, paid once per server) is printed apart.
+The kernels start from drmath's ``python3`` kernel spec (``drmath/data/kernels/python3``,
+:mod:`drmath.serve.kernel_process`), as a served page's do: forks of the server's kernel zygote
+(:mod:`drmath.serve.zygote`), whose own CPU (the imports every kernel shares, paid once per server) is printed apart.
 
 Where the CPU goes (issue 24) is what ``--profile`` shows for one bare kernel: the
 CPU-seconds to its ``kernel_info`` reply, then after each cell of the app notebook (after the cell Voilà runs
@@ -126,7 +126,7 @@ def profile_kernel(command, flags=(), timeout=120):
 def profile(runs=3):
     """Print :func:`profile_kernel` for the stock launcher and for drmath's, ``runs`` times each."""
     ours, flags = drmath_launcher()
-    for name, command, extra in (("stock ipykernel", STOCK, ()), ("drmath._kernel", ours, flags)):
+    for name, command, extra in (("stock ipykernel", STOCK, ()), ("drmath kernel", ours, flags)):
         for _ in range(runs):
             ready, cells = profile_kernel(command, extra)
             print(f"{name:>16}: {ready:.2f} CPU-s at kernel_info, then after each cell "
@@ -162,7 +162,7 @@ def main(argv=None):
             server = psutil.Process(proc.pid)
             server_cpu, server_rss = cpu(server), server.memory_info().rss
             zygotes = [(cpu(p), p.memory_info().rss) for p in server.children()
-                       if "drmath._zygote" in " ".join(p.cmdline())]
+                       if "drmath.serve.zygote_process" in " ".join(p.cmdline())]
         finally:
             stop_voila(proc)
 
@@ -180,7 +180,7 @@ def main(argv=None):
               f"figure above is its own CPU after the fork)")
     record("preheated kernel: CPU to ready", f"{median_cpu:.2f} CPU-s", f"<= {TARGET_CPU:g} CPU-s",
            median_cpu <= TARGET_CPU, f"median of {len(cpus)} pooled kernels, psutil user + system time until "
-           f"idle in restore_from_request; min {min(cpus):.2f}, max {max(cpus):.2f}")
+           f"idle in query_string(); min {min(cpus):.2f}, max {max(cpus):.2f}")
     record("preheated kernel: RSS when ready", f"{median_rss / MB:.0f} MB", "", None,
            f"median of {len(cpus)} pooled kernels")
     return 0

@@ -22,12 +22,13 @@ from functools import partial
 import pandas as pd
 from IPython.display import Markdown, display
 
-from drmath import answer, compare, diagrams, drills, offline, plan, presets, solve, viz
+from drmath import answer, compare, drills, offline, plan, presets, solve, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.io import scenarios
 from drmath.io.drills import example_log, read_drill_records
 from drmath.quantities import QUANTITIES
 from drmath.scenario import FIELDS
+from drmath.viz import diagrams
 from drmath.viz.headline import card_title
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).

@@ -39,8 +39,9 @@
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import Scenario, diagrams, offline, plan, units, viz
+from drmath import Scenario, offline, plan, units, viz
 from drmath.formatting import format_quantity, markdown_text
+from drmath.viz import diagrams
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.

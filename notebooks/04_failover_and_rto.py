@@ -42,9 +42,10 @@ from functools import partial
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, diagrams, offline, plan, presets, viz
+from drmath import Scenario, compare, offline, plan, presets, viz
 from drmath.formatting import format_quantity, markdown_text
 from drmath.quantities import QUANTITIES
+from drmath.viz import diagrams
 from drmath.viz.headline import card_title
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).

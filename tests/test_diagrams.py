@@ -9,7 +9,7 @@ from drmath import Scenario, formatting, plan, viz
 from drmath.formatting import format_quantity
 
 pytest.importorskip("plotly")
-from drmath import diagrams  # noqa: E402  (needs plotly)
+from drmath.viz import diagrams  # noqa: E402  (needs plotly)
 
 SLOW_LINK = {"replication.link_bandwidth": 1e9}  # 8 Gbit/s: 5.67 TB takes ~1.75 h per copy
 CASES = {
@@ -179,5 +179,26 @@ def test_timeline_unit_follows_the_span():
 
 def test_import_drmath_does_not_import_plotly():
     code = "import sys, drmath; drmath.plan(); print('plotly' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_the_old_module_still_gives_each_name_with_a_warning_naming_its_new_home():
+    import drmath.diagrams as old
+
+    for name in diagrams.__all__:
+        with pytest.warns(FutureWarning, match=rf"drmath\.diagrams\.{name} moved to drmath\.viz\.diagrams\.{name};"):
+            assert getattr(old, name) is getattr(diagrams, name)
+    with pytest.warns(FutureWarning, match="moved to drmath.viz.diagrams"):
+        from drmath.diagrams import data_path_figure
+    assert data_path_figure is diagrams.data_path_figure
+    assert sorted(old.__all__) == sorted(diagrams.__all__)
+    with pytest.raises(AttributeError, match="no attribute '_bw'"):
+        old._bw  # noqa: B018  (only the public names moved with a forward)
+
+
+def test_importing_the_old_module_alone_loads_no_plotly_and_warns_nothing():
+    code = ("import sys, warnings; warnings.simplefilter('error'); import drmath.diagrams, drmath.viz; "
+            "print('plotly' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

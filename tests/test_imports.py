@@ -257,8 +257,7 @@ CORE = {"drmath", "drmath.units", "drmath._validate", "drmath._formula", "drmath
 """The model core: numbers and arrays in, results out (DESIGN.md, "Architecture")."""
 
 ABOVE = ("drmath.io", "drmath.scenario_io", "drmath.viz", "drmath.dashboard", "drmath.serve", "drmath.report",
-         "drmath.comparison", "drmath.answer", "drmath.offline", "drmath.diagrams", "drmath.cli", "drmath._kernel",
-         "drmath._zygote", "drmath._query", "drmath._templates")
+         "drmath.comparison", "drmath.answer", "drmath.offline", "drmath.diagrams", "drmath.cli", "drmath._templates")
 """What crosses the boundary (``drmath.io``), the views and the server: the core imports none of them."""
 
 def _across(graph):

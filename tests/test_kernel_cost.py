@@ -98,7 +98,7 @@ def test_a_page_kernel_skips_psutil_and_managers_and_moves_startup_objects_to_ge
     monkeypatch.setenv("JUPYTER_PATH", serve.voila_env({})["JUPYTER_PATH"])
     km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ), cwd=str(tmp_path))
     try:
-        assert "drmath._kernel" in " ".join(km.kernel_spec.argv)
+        assert "drmath.serve.kernel_process" in " ".join(km.kernel_spec.argv)
         outputs = []
 
         def run(code, store_history=True):

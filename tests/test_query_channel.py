@@ -1,9 +1,9 @@
 """The request channel of preheated kernels (``/voila/query/<kernel id>``; issue 12).
 
-A pooled kernel waits in ``restore_from_request`` for its visitor's request, which Voilà sends over
+A pooled kernel waits in the app notebook's ``query_string()`` for its visitor's request, which Voilà sends over
 that websocket. The checks:
 
-- the kernel reads it with ``drmath._query`` and never imports Voilà's server, jupyter_server or
+- the kernel reads it with ``drmath.serve.query_client`` and never imports Voilà's server, jupyter_server or
   jupyter_events (whose RFC 3987 grammar cost ~4 CPU-s in every kernel), nor plotly/nbformat;
 - only the kernel itself can open its channel: a stranger gets 403, so it can neither read a visitor's
   request nor, with two sockets on one id, make Voilà forget the waiting kernel (the next visitor's page
@@ -27,8 +27,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import READY_JS, free_port, kernel_ids, problems, start_voila, stop_voila, watch  # noqa: E402
 
-from drmath._query import TOKEN_HEADER, kernel_token  # noqa: E402
 from drmath.serve import NOTEBOOK  # noqa: E402
+from drmath.serve.query_client import TOKEN_HEADER, kernel_token  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # what a dashboard kernel must not import (the first three came in with voila.utils); the query

@@ -22,7 +22,8 @@ def test_a_busy_server_waits_for_the_app_cells_output():
 
 
 def test_the_server_starts_its_kernels_from_drmaths_kernel_spec(monkeypatch):
-    """issue 24: the python3 kernel spec the server finds first is drmath's lighter one (drmath._kernel)."""
+    """issue 24: the python3 kernel spec the server finds first is drmath's lighter one
+    (drmath.serve.kernel_process)."""
     from jupyter_client.kernelspec import KernelSpecManager
 
     from drmath import _resources
@@ -30,7 +31,7 @@ def test_the_server_starts_its_kernels_from_drmaths_kernel_spec(monkeypatch):
     monkeypatch.setenv("JUPYTER_PATH", serve.voila_env({})["JUPYTER_PATH"])  # the server's environment
     spec = KernelSpecManager().get_kernel_spec("python3")
     assert Path(spec.resource_dir) == _resources.data_dir() / "kernels" / "python3"
-    assert "drmath._kernel" in " ".join(spec.argv)
+    assert "drmath.serve.kernel_process" in " ".join(spec.argv)
 
 
 def test_a_page_kernel_runs_without_debugger_or_history_and_collects_after_its_first_cell(tmp_path, monkeypatch):

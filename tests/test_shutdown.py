@@ -36,7 +36,7 @@ def descendants(pid):
     for child in psutil.Process(pid).children(recursive=True):
         try:
             cmdline = " ".join(child.cmdline())
-            if "drmath._zygote" in cmdline:
+            if "drmath.serve.zygote_process" in cmdline:
                 found[child.pid] = "zygote"
             elif "chrom" in child.name().lower():
                 found[child.pid] = "chromium"

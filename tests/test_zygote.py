@@ -33,7 +33,8 @@ SERVER = textwrap.dedent("""
 
     os.environ["JUPYTER_PATH"] = serve.voila_env({})["JUPYTER_PATH"]
     ASK = ("import os, sys; print(json.dumps({'pid': os.getpid(), 'ppid': os.getppid(), "
-           "'forked': 'drmath._zygote' in sys.modules, 'cwd': os.getcwd(), 'marker': os.environ.get('MARKER'), "
+           "'forked': 'drmath.serve.zygote_process' in sys.modules, 'cwd': os.getcwd(), "
+           "'marker': os.environ.get('MARKER'), "
            "'widget_targets': sorted(t for t in get_comm_manager().targets if 'widget' in t)}))")
 
     async def start(km, **kwargs):

@@ -365,29 +365,6 @@ class Dashboard:
         self.load(scenario)
         return notice is None
 
-    def restore_from_request(self):
-        """Restore the page's share link once Voilà hands the request to this kernel.
-
-        A preheated kernel runs the notebook before any visitor arrives and waits
-        here for the request (:mod:`drmath._query`, the light kernel end of Voilà's
-        request channel: ``voila.utils.get_query_string`` would import Voilà's whole
-        server into every kernel). Outside Voilà it returns at once and nothing changes.
-
-        Returns
-        -------
-        restored : bool
-            True when a link's settings were used.
-
-        Examples
-        --------
-        >>> build_app().restore_from_request()
-        False
-        """
-        from .._query import query_string
-
-        query = query_string()
-        return bool(query) and self.restore(query)
-
     def pin_baseline(self, on=True):
         """Pin the current plan as the baseline every card is compared with, or unpin it.
 

@@ -23,7 +23,20 @@ and everything a visitor can make the server spend is bounded. One module a job:
   a kernel;
 - :mod:`~drmath.serve.query`: each preheated kernel's own request channel;
 - :mod:`~drmath.serve.handlers`: plain error pages, the kernel API behind the seat, security headers
-  and bounded log lines.
+  and bounded log lines;
+- :mod:`~drmath.serve.zygote`: the server's end of the kernel zygote, the provisioner that forks page kernels.
+
+Three modules run inside a page kernel, not in the server, and import none of the above:
+
+- :mod:`~drmath.serve.kernel_process`: the page kernel's process, ipykernel less what a visitor's kernel never
+  uses (the kernel spec's command);
+- :mod:`~drmath.serve.zygote_process`: the kernel zygote's process, which imports what every kernel needs once
+  and forks the kernels;
+- :mod:`~drmath.serve.query_client`: the kernel's end of the request channel, which reads the visitor's
+  request.
+
+So that a kernel importing them pays for no more than they need, this package's names (from
+:mod:`~drmath.serve.cli` and :mod:`~drmath.serve.settings`) load when first asked for (PEP 562).
 
 ``stack.md`` says why Voilà is set up as it is: the local ``drlab`` template (no CDN), plotly.js as a
 cached static file, preheated kernels with culling, permessage-deflate, a cap on kernels, loopback
@@ -32,26 +45,32 @@ checks each): a visitor's websocket forwards only comm and kernel-info messages;
 stripped; none of Jupyter's contents, sessions, terminals, lab or tree endpoints are registered; XSRF
 checks stay on.
 
+    >>> from drmath.serve import voila_argv
     >>> "--Voila.ip=127.0.0.1" in voila_argv(port=8866)
     True
 """
 
-from .cli import command, main, voila_argv, voila_env
-from .settings import (
-    IDLE_CONNECTED_TIMEOUT,
-    IOPUB_TIMEOUT,
-    KERNEL_MEMORY_LIMIT,
-    MAX_KERNELS,
-    MAX_MESSAGE_SIZE,
-    MAX_URL_LENGTH,
-    NOTEBOOK,
-    RETRY_AFTER,
-    ROOT,
-    TEMPLATE_ROOT,
-    machine_defaults,
-    parse_size,
-)
+_FROM = {"cli": ("command", "main", "voila_argv", "voila_env"),
+         "settings": ("IDLE_CONNECTED_TIMEOUT", "IOPUB_TIMEOUT", "KERNEL_MEMORY_LIMIT", "MAX_KERNELS",
+                      "MAX_MESSAGE_SIZE", "MAX_URL_LENGTH", "NOTEBOOK", "RETRY_AFTER", "ROOT", "TEMPLATE_ROOT",
+                      "machine_defaults", "parse_size")}
+_HOME = {name: module for module, names in _FROM.items() for name in names}
+"""Each name this package gives, and the submodule it comes from: loaded on first use, not on import."""
 
 __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "RETRY_AFTER", "IDLE_CONNECTED_TIMEOUT",
            "KERNEL_MEMORY_LIMIT", "MAX_MESSAGE_SIZE", "MAX_URL_LENGTH", "IOPUB_TIMEOUT", "parse_size",
            "machine_defaults", "voila_argv", "voila_env", "command", "main"]
+
+
+def __getattr__(name):
+    if name in _HOME:
+        import importlib
+
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        globals()[name] = value  # looked up once
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOME))

@@ -5,7 +5,7 @@ A preheated kernel gets its visitor's request (the share link's query string) ov
 stranger could read a visitor's request or take the kernel's place, and two sockets on one id, the
 first then closed, made its ``on_close`` delete another entry, the waiting pooled kernel's: the next
 visitor's page hung on "Executing 1 of 2", and its kernel, busy forever, was never culled and held a
-seat. :class:`KernelQueryHandler` takes only the kernel itself (:mod:`drmath._query` sends an HMAC of the
+seat. :class:`KernelQueryHandler` takes only the kernel itself (:mod:`drmath.serve.query_client` sends an HMAC of the
 kernel id under the kernel's connection key, which only the kernel and this server know), and a closing
 socket removes only its own entry. :func:`await_request` shuts down a kernel that a page took from the
 pool but that never received the request (the page's websocket never connecting is the watchdog's case).
@@ -17,8 +17,8 @@ import hmac
 import tornado.web
 from voila.request_info_handler import RequestInfoSocketHandler
 
-from .._query import TOKEN_HEADER, kernel_token
 from .handlers import PlainErrors
+from .query_client import TOKEN_HEADER, kernel_token
 from .sessions import kernel_key
 
 __all__ = ["KernelQueryHandler", "await_request"]
@@ -34,7 +34,7 @@ def await_request(kernel_manager, kernel_id):
     """Shut ``kernel_id`` down unless its page's request reaches it within ``request_timeout`` s.
 
     Called on the server's loop when a page takes the kernel from the pool. Until the
-    request reaches it, the kernel is busy in ``restore_from_request``; the culler never
+    request reaches it, the kernel is busy in the app notebook's ``query_string()``; the culler never
     culls a busy kernel, so a kernel that never gets it would hold its seat for good.
     """
     timeout = getattr(kernel_manager, "request_timeout", 0) or 0

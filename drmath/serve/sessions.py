@@ -30,7 +30,7 @@ import hashlib
 import hmac
 import secrets
 
-from .._query import kernel_token
+from .query_client import kernel_token
 from .settings import TICKET_MAX_AGE
 
 __all__ = ["SESSION_END", "CONNECTIONS", "SEAT_COOKIE", "seat_token", "seat_paths", "kernel_key", "has_seat",

@@ -191,7 +191,7 @@ def static_dashboard(query):
         before = set(registry._instances)
         try:
             app = build_app()
-            if query:  # what the live page's kernel does with its request (restore_from_request)
+            if query:  # what the live page's kernel does with its request (the app notebook's second cell)
                 app.restore(query)
             figures = {}
             markup = _widget_html(app.root, figures)

@@ -2,8 +2,8 @@
 
 A page's kernel used to spend most of its ~0.5 CPU-s before the page's first cell importing ipykernel, IPython,
 zmq, numpy, ipywidgets, anywidget and drmath, the same for every kernel. The server now starts one process,
-the zygote (:mod:`drmath._zygote`), that imports them once, and each kernel is a fork of it. drmath's kernel
-spec (``drmath/data/kernels/python3/kernel.json``) names :class:`ForkProvisioner`, which jupyter_client finds
+the zygote (:mod:`drmath.serve.zygote_process`), that imports them once, and each kernel is a fork of it. drmath's
+kernel spec (``drmath/data/kernels/python3/kernel.json``) names :class:`ForkProvisioner`, which jupyter_client finds
 through the ``jupyter_client.kernel_provisioners`` entry point in ``pyproject.toml``. It is jupyter_client's
 :class:`~jupyter_client.provisioning.LocalProvisioner`, except that, where the zygote can stand for the
 spec's command, the kernel comes from the zygote instead of ``Popen``:
@@ -40,7 +40,7 @@ __all__ = ["ForkProvisioner", "ForkedProcess", "Zygote", "enable", "stop", "subr
 
 log = logging.getLogger(__name__)
 
-ZYGOTE_CODE = "import gc; gc.disable(); from drmath._zygote import main; main()"
+ZYGOTE_CODE = "import gc; gc.disable(); from drmath.serve.zygote_process import main; main()"
 """The zygote's ``python -c`` code (collection off before numpy loads, as in a kernel)."""
 
 READY_TIMEOUT = 60.0  # [s] the zygote's imports take ~0.35 CPU-s; a loaded machine may take much longer
@@ -154,7 +154,7 @@ class Zygote:
         return self.process is not None and self.process.poll() is None and self.ready is not None
 
     async def fork(self, request):
-        """Fork one kernel for ``request`` (:mod:`drmath._zygote`'s protocol); its pid."""
+        """Fork one kernel for ``request`` (:mod:`drmath.serve.zygote_process`'s protocol); its pid."""
         async with self._lock:
             reader, writer = self._streams
             writer.write(json.dumps(request).encode() + b"\n")

@@ -33,6 +33,10 @@ them. Nothing here calls :func:`drmath.plan`: views draw plans, clients make the
 draws :mod:`drmath.simulate` runs against the closed form. One palette
 (:data:`PALETTE`) colours every figure, diagram and page. plotly is imported
 lazily, only by the ``*_figure`` functions.
+
+The two hand-built diagrams, the data path and the recovery timelines, are in
+:mod:`drmath.viz.diagrams` (``from drmath.viz import diagrams``), which imports
+plotly as it loads: this package does not import it.
 """
 
 from .. import _resources

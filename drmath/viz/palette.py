@@ -1,7 +1,8 @@
 """The one palette: every colour and the font drmath draws with, for figures, diagrams and pages.
 
-Figures and diagrams take the colours by name (:data:`BLUE`, :data:`PHASE_COLOURS` …); a page's stylesheet
-takes them as CSS custom properties (:func:`css_variables`), so each colour is written once, here.
+Figures and diagrams (:mod:`drmath.viz.diagrams`) take the colours by name (:data:`BLUE`,
+:data:`PHASE_COLOURS` …); a page's stylesheet takes them as CSS custom properties (:func:`css_variables`), so each
+colour is written once, here.
 
     >>> PALETTE["blue"] == BLUE, css_variables().startswith(":root { --drmath-ink: ")
     (True, True)

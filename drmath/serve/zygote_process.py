@@ -4,8 +4,8 @@ A page's kernel spends most of its CPU before the page's first cell importing th
 kernel: ipykernel and IPython, zmq, numpy, ipywidgets, anywidget and drmath. ``python -m drmath.serve`` starts
 this process once (:mod:`drmath.serve.zygote`); it imports them (:data:`PRELOAD`) and then forks one kernel per
 request. A forked kernel shares the imported modules' memory with this process until it writes to it, and
-starts ipykernel at once (:func:`drmath._kernel.run`), exactly as the kernel spec's command would have, in the
-request's environment, working directory and niceness.
+starts ipykernel at once (:func:`drmath.serve.kernel_process.run`), exactly as the kernel spec's command would have,
+in the request's environment, working directory and niceness.
 
 Each kernel is the grandchild of this process: the child in between exits as soon as it has forked, so the
 kernel is handed to the nearest subreaper up the tree, the server (:func:`drmath.serve.zygote.subreaper`).
@@ -22,7 +22,7 @@ The protocol is one line of JSON each way on the socket whose file descriptor is
 It exits when the server closes the socket (the server stopped), or its kernels stay: each is its own session
 leader, and goes when the server goes.
 
-Run as ``python -c "import gc; gc.disable(); from drmath._zygote import main; main()" FD``.
+Run as ``python -c "import gc; gc.disable(); from drmath.serve.zygote_process import main; main()" FD``.
 """
 
 import gc
@@ -34,18 +34,18 @@ import time
 __all__ = ["PRELOAD", "main"]
 
 PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "IPython.display", "comm",
-           "ipywidgets", "anywidget", "drmath", "drmath.dashboard", "drmath._query")
+           "ipywidgets", "anywidget", "drmath", "drmath.dashboard", "drmath.serve.query_client")
 """The modules every page kernel imports, in the order they are imported here: the kernel itself, then what the
 app notebook's cells import."""
 
 
 def preload():
-    """Ready this process as :func:`drmath._kernel.main` readies a kernel, then import :data:`PRELOAD`."""
+    """Ready this process as :func:`drmath.serve.kernel_process.main` readies a kernel, then import :data:`PRELOAD`."""
     import importlib
 
-    from drmath import _kernel
+    from drmath.serve import kernel_process
 
-    _kernel.prepare()
+    kernel_process.prepare()
     for name in PRELOAD:
         importlib.import_module(name)
 
@@ -74,9 +74,9 @@ def _become_kernel(request, report):
     if os.environ.get("JPY_PARENT_PID"):  # ipykernel read it as it was imported, here, before any request
         args.append(f"--IPKernelApp.parent_handle={int(os.environ['JPY_PARENT_PID'])}")
     sys.argv = ["-c", *args]
-    from drmath import _kernel
+    from drmath.serve import kernel_process
 
-    _kernel.run(args, initialized=_as_if_imported_in_the_kernel)
+    kernel_process.run(args, initialized=_as_if_imported_in_the_kernel)
     # the kernel has stopped and sent its shutdown reply: the process ends now. The interpreter's own exit, which a
     # spawned kernel takes, hung in about half of the forked kernels tried (jupyter_client then sent SIGTERM after
     # 2.5 s); where it waits was not found

@@ -24,8 +24,9 @@
   frozen made a kernel fed 1 MB widget messages slower to reach its memory limit in
   ``tests/test_resilience.py``: not done.)
 
-Run as ``python -c "import gc; gc.disable(); from drmath._kernel import main; main()" -f <connection file>``,
-so that collection is off before ``import drmath`` loads numpy.
+Run as ``python -c "import gc; gc.disable(); from drmath.serve.kernel_process import main; main()"
+-f <connection file>``, so that collection is off before ``import drmath`` loads numpy. It runs inside the kernel,
+not in the server: it imports nothing of :mod:`drmath.serve` but the package itself, whose names load lazily.
 """
 
 import gc
@@ -104,7 +105,8 @@ def _defer_jupyter_client_init():
 def prepare():
     """What this process does before ipykernel is imported: no debugger, no jupyter_client ``__init__`` (above).
 
-    :mod:`drmath._zygote` calls it once before it imports what every kernel needs; :func:`main` calls it first.
+    :mod:`drmath.serve.zygote_process` calls it once before it imports what every kernel needs; :func:`main` calls
+    it first.
     """
     sys.modules.setdefault("debugpy", None)  # ipykernel then runs without its debugger
     _defer_jupyter_client_init()
