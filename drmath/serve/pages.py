@@ -291,7 +291,7 @@ def preview_html(scenario=None, notice=None):
 
     Examples
     --------
-    >>> from drmath.quantities import CARDS
+    >>> from drmath.viz.headline import CARDS
     >>> html = preview_html(notice="a <b>bad</b> link")
     >>> html.count('class="num"') == len(CARDS), "a &lt;b&gt;bad&lt;/b&gt; link" in html  # a number per card
     (True, True)
