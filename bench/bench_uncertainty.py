@@ -34,15 +34,15 @@ def main(argv=None):
     args = parser.parse_args(argv)
     scenario = scenarios.seed().replace(**SPREADS)
     start = time.perf_counter()
-    bands = drmath.uncertainty(scenario, draws=args.draws)
+    bands = drmath.bands(scenario, draws=args.draws)
     first = time.perf_counter() - start
     warm = []
     for _ in range(args.repeat):
         start = time.perf_counter()
-        drmath.uncertainty(scenario, draws=args.draws)
+        drmath.bands(scenario, draws=args.draws)
         warm.append(time.perf_counter() - start)
     best = min(warm)
-    print(f"uncertainty(seed, 2 uncertain inputs, {args.draws:,} draws): {len(bands.percentiles)} headline quantities")
+    print(f"bands(seed, 2 uncertain inputs, {args.draws:,} draws): {len(bands.percentiles)} headline quantities")
     print(f"  first call {first:.3f} s, best of {args.repeat} warm calls {best:.3f} s")
     for name in bands.percentiles:
         print(f"  {name:<24} {bands.format_range(name)}")

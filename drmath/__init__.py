@@ -16,17 +16,18 @@ from . import checkpoint, cost, presets, recovery, reliability, replication, tra
 from ._explain import Explanation
 from ._plan import Plan, compare, explain, plan, sweep
 from ._solve import Solution, solve
-from ._uncertainty import Bands, uncertainty
+from ._uncertainty import Bands, bands, uncertainty  # noqa: F401  (uncertainty: bands()'s old name, warns)
 from .scenario import Scenario
 
-__all__ = ["Scenario", "Plan", "plan", "explain", "Explanation", "sweep", "solve", "Solution", "uncertainty", "Bands",
+__all__ = ["Scenario", "Plan", "plan", "explain", "Explanation", "sweep", "solve", "Solution", "bands", "Bands",
            "compare", "units", "presets", "training", "checkpoint", "replication", "reliability", "recovery", "cost"]
 __version__ = "0.1.0"
 
 SUBMODULES = ("calibrate", "drills", "simulate", "scenario", "scenario_io", "quantities", "formatting", "diagrams",
-              "comparison", "answer", "offline", "report", "cli", "viz", "dashboard", "serve")
+              "comparison", "answer", "offline", "report", "cli", "io", "viz", "dashboard", "serve")
 """The public modules ``import drmath`` does not load (each loads pandas, plotly, ipywidgets or the server's
-libraries, or is used by few): ``drmath.calibrate`` and the like import them on first use, as scipy does."""
+libraries, or is used by few): ``drmath.calibrate`` and the like import them on first use, as scipy does. The
+packages' own modules are imported by name: ``drmath.io.links``, ``drmath.viz.headline``, ``drmath.serve.pages``."""
 
 
 def __getattr__(name):

@@ -1,18 +1,20 @@
-r"""``uncertainty()``: every headline number's 90% range, from the spreads of a scenario's inputs.
+r"""``bands()``: every headline number's 90% range, from the spreads of a scenario's inputs.
 
 A scenario's inputs may carry spreads (:attr:`drmath.Scenario.uncertainty`: a central interval and a
-distribution each, typed by hand or fitted by :mod:`drmath.calibrate`). :func:`uncertainty` draws every
+distribution each, typed by hand or fitted by :mod:`drmath.calibrate`). :func:`bands` draws every
 uncertain input at once (:func:`draw_inputs`), derives the plan for all draws in one vectorised pass through
 the plan's own steps (:func:`drmath._plan._derive`), and gives each quantity with bands
 (:data:`drmath.quantities.BANDED`: the headline numbers) its 5th, 50th and 95th percentiles (:class:`Bands`).
 
-This module is private, as :mod:`drmath._plan` is: its public name is :func:`drmath.uncertainty`, so the
-module and the function never share a name.
+This module is private, as :mod:`drmath._plan` is: its public names are :func:`drmath.bands` and
+:class:`drmath.Bands`, so the module and the function never share a name. The function was called
+``uncertainty()`` until issue 33: a scenario's ``uncertainty`` is its inputs' spreads, and what the function gives
+back is their bands; ``drmath.uncertainty()`` still works, with a :class:`FutureWarning`.
 
     >>> import drmath
     >>> s = drmath.Scenario().replace(**{"uncertainty.failures.gpu_failure_rate": (2e-7 / 3600, 4e-7 / 3600)})
-    >>> bands = drmath.uncertainty(s, draws=500, seed=1)
-    >>> p05, p50, p95 = bands.percentiles["rpo_local"]
+    >>> b = drmath.bands(s, draws=500, seed=1)
+    >>> p05, p50, p95 = b.percentiles["rpo_local"]
     >>> p05 < p50 < p95
     True
 """
@@ -20,6 +22,7 @@ module and the function never share a name.
 import dataclasses
 import functools
 import math
+import warnings
 from statistics import NormalDist
 
 import numpy as np
@@ -29,13 +32,13 @@ from .formatting import format_quantity
 from .quantities import BANDED, QUANTITIES
 from .scenario import FIELDS, Scenario
 
-__all__ = ["uncertainty", "Bands", "draw", "draw_inputs", "check_draws", "PERCENTILES", "MAX_DRAWS"]
+__all__ = ["bands", "uncertainty", "Bands", "draw", "draw_inputs", "check_draws", "PERCENTILES", "MAX_DRAWS"]
 
 PERCENTILES = (5.0, 50.0, 95.0)
 """The percentiles every band gives: its 90% range and its median."""
 
 MAX_DRAWS = 1_000_000
-"""Most draws :func:`uncertainty` takes (memory grows with them)."""
+"""Most draws :func:`bands` takes (memory grows with them)."""
 
 
 def draw(low, high, distribution, confidence, size, rng):
@@ -134,7 +137,7 @@ def _percentiles(x):
 
 @dataclasses.dataclass(frozen=True)
 class Bands:
-    """Each headline quantity's spread over the draws of a scenario's uncertain inputs (:func:`uncertainty`): each
+    """Each headline quantity's spread over the draws of a scenario's uncertain inputs (:func:`bands`): each
     of :data:`drmath.quantities.BANDED`."""
 
     scenario: Scenario  #: the scenario drawn from
@@ -199,7 +202,7 @@ def check_draws(draws, seed):
     return int(draws), int(seed)
 
 
-def uncertainty(scenario=None, draws=2000, seed=0):
+def bands(scenario=None, draws=2000, seed=0):
     """Each headline quantity's 5th, 50th and 95th percentiles over the scenario's uncertain inputs.
 
     The quantities with bands are the model's choice, :data:`drmath.quantities.BANDED`: the headline numbers.
@@ -227,12 +230,12 @@ def uncertainty(scenario=None, draws=2000, seed=0):
     Examples
     --------
     >>> import drmath
-    >>> drmath.uncertainty().has_uncertainty
+    >>> drmath.bands().has_uncertainty
     False
     """
     scenario = Scenario() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
-        raise TypeError(f"uncertainty() needs a Scenario, got {type(scenario).__name__}")
+        raise TypeError(f"bands() needs a Scenario, got {type(scenario).__name__}")
     draws, seed = check_draws(draws, seed)
     inputs = draw_inputs(scenario, draws, seed)
     samples = {}
@@ -241,3 +244,17 @@ def uncertainty(scenario=None, draws=2000, seed=0):
         samples = {name: np.broadcast_to(np.asarray(out[name], dtype=float), (int(draws),)).copy() for name in BANDED}
     return Bands(scenario=scenario, plan=plan(scenario), draws=int(draws), seed=int(seed), inputs=inputs,
                  _samples=samples)
+
+
+def uncertainty(scenario=None, draws=2000, seed=0):
+    """:func:`bands`, by its old name (until issue 33), with a :class:`FutureWarning`; it goes in 0.3.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     uncertainty().draws, str(caught[0].message)
+    (2000, 'drmath.uncertainty() moved to drmath.bands(); the old name goes in 0.3')
+    """
+    warnings.warn("drmath.uncertainty() moved to drmath.bands(); the old name goes in 0.3", FutureWarning,
+                  stacklevel=2)
+    return bands(scenario, draws, seed)

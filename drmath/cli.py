@@ -79,7 +79,7 @@ def _plain_formula(p, name):
 
 def render_table(p, bands=None):
     """The plan as a readable table: group, quantity, human value, formula; with ``bands``
-    (:func:`drmath.uncertainty`), each headline quantity's 90% range on the line under it."""
+    (:func:`drmath.bands`), each headline quantity's 90% range on the line under it."""
     lines = []
     ranged = bands is not None and bands.has_uncertainty
     for group, names in _GROUPS.items():
@@ -498,9 +498,9 @@ def _plan(args):
         return result.explain(args.explain).replace("&#36;", "$")  # plain text keeps its dollars
     bands = None
     if scenario.uncertainty:
-        from ._uncertainty import uncertainty
+        from ._uncertainty import bands as draw_bands
 
-        bands = uncertainty(scenario, draws=args.draws, seed=args.seed)
+        bands = draw_bands(scenario, draws=args.draws, seed=args.seed)
     if args.json:
         return json.dumps({**result.to_json_dict(), **(bands.to_json_dict() if bands else {})}, indent=2,
                           allow_nan=False)

@@ -14,13 +14,13 @@ import functools
 import math
 
 from . import viz
+from ._moved import forwarder
 from ._templates import plain, templates
 from .formatting import format_quantity
 from .quantities import COMPARED, QUANTITIES
 from .scenario import FIELDS
 
-__all__ = ["compare_rows", "compare_inputs", "compare_text", "compare_html", "compare_style", "compare_figure",
-           "COMPARE_FIELDS"]
+__all__ = ["compare_rows", "compare_inputs", "compare_text", "compare_html", "compare_style", "COMPARE_FIELDS"]
 
 COMPARE_FIELDS = list(COMPARED)
 """The plan's key numbers that :func:`compare_rows` puts side by side: :data:`drmath.quantities.COMPARED`."""
@@ -309,4 +309,8 @@ def compare_style(plans, names, fields=None):
             .set_caption("Highlighted: differs from the first column (relative change in brackets)."))
 
 
-compare_figure = viz.compare_figure  # the plans' curves overlaid, drawn by drmath.viz
+MOVED = {"compare_figure": "drmath.viz"}
+"""The comparison figure is drawn by :func:`drmath.viz.compare_figure`, its one name (issue 33);
+``drmath.comparison.compare_figure`` still gives it, with a :class:`FutureWarning`."""
+
+__getattr__ = forwarder(__name__, MOVED)

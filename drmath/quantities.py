@@ -7,7 +7,7 @@ CLI's groups, the report's sections, the dashboard's cards and the comparison
 all read this registry, so adding a quantity is one entry here plus its
 formula in its module (and the step of :data:`drmath._plan.STEPS` that computes it).
 It also holds the model's two contracts: the requirements a design is judged
-against (:data:`TARGETS`) and the quantities :func:`drmath.uncertainty` gives a
+against (:data:`TARGETS`) and the quantities :func:`drmath.bands` gives a
 90% range (:data:`BANDED`). Which quantities stand as headline cards, and what
 each card's sub-line says, is the views' layout: :mod:`drmath.viz.headline`.
 
@@ -92,7 +92,7 @@ class Quantity:
     table: bool = False  # a value per DR tier rather than one number
     warn: Callable | None = None  # when it returns True for a plan, the note is a warning every view shows
     symbols: dict | None = None  # a card's formula symbols in words ({TeX symbol: meaning}): its "where" line
-    banded: bool = False  # uncertainty() gives it a 90% range over the draws of the uncertain inputs
+    banded: bool = False  # bands() gives it a 90% range over the draws of the uncertain inputs
 
     def tex(self, plan):
         """The formula's TeX for one plan: the formula function's own string where one computes it.
@@ -686,7 +686,7 @@ TABLES = tuple(q.name for q in _ALL if q.table)
 """The quantities with one value per DR tier."""
 
 BANDED = tuple(q.name for q in _ALL if q.banded)
-"""The quantities :func:`drmath.uncertainty` gives a 90% range (5th, 50th and 95th percentiles), in reading order:
+"""The quantities :func:`drmath.bands` gives a 90% range (5th, 50th and 95th percentiles), in reading order:
 the model's choice of what is worth a band, the headline numbers of a design."""
 
 COMPARED = tuple(q.name for q in _ALL if q.compare)

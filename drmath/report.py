@@ -384,12 +384,12 @@ def _inputs(scenario):
 
 def _bands(scenario, draws=2000, seed=0):
     """Each headline quantity's 90% range over the draws of the scenario's uncertain inputs
-    (:func:`drmath.uncertainty`), as rows for the report's ``bands`` block; None without uncertainty."""
+    (:func:`drmath.bands`), as rows for the report's ``bands`` block; None without uncertainty."""
     if not scenario.uncertainty:
         return None
-    from ._uncertainty import uncertainty
+    from ._uncertainty import bands
 
-    b = uncertainty(scenario, draws=draws, seed=seed)
+    b = bands(scenario, draws=draws, seed=seed)
     return {"draws": b.draws, "inputs": [f"{path} ({s.distribution}, {s.confidence:.0%} in [{s.low:.4g}, {s.high:.4g}])"
                                          for path, s in scenario.uncertainty.items()],
             "rows": [{"field": n, "title": card_title(n), "point": b.plan.format(n), "range": b.format_range(n)}

@@ -412,7 +412,7 @@ class Spread:
     """How uncertain one input is: its central interval and the distribution drawn from it.
 
     ``low`` and ``high`` bound the central ``confidence`` interval of the input, in its SI unit;
-    :func:`drmath.uncertainty` draws from the ``distribution`` (one of :data:`DISTRIBUTIONS`) that has
+    :func:`drmath.bands` draws from the ``distribution`` (one of :data:`DISTRIBUTIONS`) that has
     that interval. A Scenario checks it against its field (:meth:`Scenario.with_changes`).
 
     >>> Spread(2e-7 / 3600, 4e-7 / 3600).distribution
@@ -518,7 +518,7 @@ class Scenario:
     cost: Cost = field(default_factory=Cost)
     requirements: Requirements = field(default_factory=Requirements)
     uncertainty: Uncertainty = field(default_factory=Uncertainty)
-    """``{input path: Spread}``: the inputs drawn by :func:`drmath.uncertainty`; empty by default."""
+    """``{input path: Spread}``: the inputs drawn by :func:`drmath.bands`; empty by default."""
 
     def __post_init__(self):
         for name, cls in _SECTION_TYPES.items():

@@ -52,7 +52,7 @@
 # %%
 from IPython.display import HTML, Markdown, display
 
-from drmath import offline, plan, solve, uncertainty, units, viz
+from drmath import bands, offline, plan, solve, units, viz
 from drmath.formatting import markdown_text, short_duration
 from drmath.io import incidents, scenarios
 from drmath.viz.headline import CARDS, card_title
@@ -111,16 +111,16 @@ for path, spread in design.uncertainty.items():
 # %% [markdown]
 # ## How sure: each headline number's 90% range
 #
-# `drmath.uncertainty` draws the uncertain inputs 2,000 times and derives the plan for every draw at once. The
+# `drmath.bands` draws the uncertain inputs 2,000 times and derives the plan for every draw at once. The
 # table gives each headline number's point value and the range that holds its middle 90% (the 5th to the 95th
 # percentile). The failure rate moves the goodput (ETTR) and the time lost to failures most; the site RPO and RTO
 # are set mostly by the checkpoint, replication and failover design, so the fit's spread moves them little.
 
 # %%
-bands = uncertainty(design, draws=2000)
+spread = bands(design, draws=2000)
 point = plan(design)
 rows = ["| headline | point estimate | where 90% of the draws fall |", "|---|---|---|"]
-rows += [f"| {card_title(name)} | {point.format(name)} | {bands.format_range(name)} |" for name in CARDS]
+rows += [f"| {card_title(name)} | {point.format(name)} | {spread.format_range(name)} |" for name in CARDS]
 display(Markdown(markdown_text("\n".join(rows))))
 
 # %% [markdown]
@@ -146,7 +146,7 @@ display(Markdown(markdown_text(
     f"Over {short_duration(fit.window)} this fleet had **{fit.events:,} interruptions**: one every "
     f"**{short_duration(fit.mtbf)}** on average (95% interval {short_duration(lo)} to {short_duration(hi)}). The "
     f"fitted Weibull shape is {fit.weibull_shape:.2f}. The Laplace test says {fit.trend['sentence']}. Applied "
-    f"to the worked answer, it puts ETTR in the {bands.format_range('ettr')}. With the decision time uncertain "
+    f"to the worked answer, it puts ETTR in the {spread.format_range('ettr')}. With the decision time uncertain "
     f"too, the design chosen on point estimates would miss a target in "
     f"**{at_95.point_design_miss_probability:.0%}** of the draws; the 95% design meets every target in "
     f"**{at_95.probability_met:.0%}**.")))

@@ -344,7 +344,7 @@ def test_a_control_that_does_nothing_for_the_tier_is_disabled_with_its_reason():
 
 
 def test_compare_with_baseline_shows_every_card_side_by_side_and_one_chart():
-    from drmath import comparison
+    from drmath import viz
     from drmath.dashboard import build_app
 
     app = build_app()
@@ -364,7 +364,7 @@ def test_compare_with_baseline_shows_every_card_side_by_side_and_one_chart():
         assert title in shown, (title, list(shown))
         assert shown[title][0] == app.baseline.format(name) and shown[title][1].startswith(app.plan.format(name))
     assert "training.gpus" in visible_text(table) and "failover.tier" in visible_text(table)  # what differs
-    want = comparison.compare_figure([app.baseline, app.plan], ["baseline", "now"])
+    want = viz.compare_figure([app.baseline, app.plan], ["baseline", "now"])
     assert {t["name"] for t in view.figure.figure["data"]} == {t.name for t in want.data}
     app.pin_baseline(False)
     assert view.toggle.disabled and view.root.layout.display == "none"

@@ -172,7 +172,7 @@ def test_plan_json_adds_each_headline_band_when_the_scenario_is_uncertain(capsys
     import drmath
 
     s = Scenario().replace(**{"uncertainty.failures.gpu_failure_rate": (4e-9, 7e-9)})
-    bands = drmath.uncertainty(s, draws=300, seed=4)
+    bands = drmath.bands(s, draws=300, seed=4)
     for name in quantities.BANDED:
         assert [data[f"{name}_p{q}"] for q in ("05", "50", "95")] == pytest.approx(bands.percentiles[name])
     assert data["rpo_local_p05"] < data["rpo_local_p50"] < data["rpo_local_p95"]

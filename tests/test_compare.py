@@ -52,7 +52,7 @@ def test_html_and_figure():
     a, b = plan(), plan(Scenario().with_changes({"training.gpus": 16_384}))
     html = comparison.compare_html([a, b], ["seed", "<b>16k</b>"])
     assert html.count('class="differs"') >= 5 and "&lt;b&gt;16k" in html
-    fig = comparison.compare_figure([a, b], ["seed", "16k"])
+    fig = viz.compare_figure([a, b], ["seed", "16k"])
     assert len(fig.data) == 12 and {t.name for t in fig.data if t.showlegend} == {"seed", "16k"}
 
 

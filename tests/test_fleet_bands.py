@@ -1,7 +1,7 @@
 """The dashboard's bands (drmath.dashboard.bands): each card's 90% range and the shaded figures, from
-drmath.uncertainty.
+drmath.bands.
 
-No uncertainty, no draws: the default page never calls drmath.uncertainty. With it, one call per input change,
+No uncertainty, no draws: the default page never calls drmath.bands. With it, one call per input change,
 and every range shown is the Bands object's, in the figure's own unit.
 """
 
@@ -26,15 +26,15 @@ def fit():
 
 @pytest.fixture()
 def calls(monkeypatch):
-    """Every drmath.uncertainty call the dashboard makes, by scenario."""
+    """Every drmath.bands call the dashboard makes, by scenario."""
     seen = []
-    real = drmath.uncertainty
+    real = drmath.bands
 
     def counted(scenario=None, draws=2000, seed=0):
         seen.append(scenario)
         return real(scenario, draws=draws, seed=seed)
 
-    monkeypatch.setattr(drmath, "uncertainty", counted)
+    monkeypatch.setattr(drmath, "bands", counted)
     return seen
 
 
@@ -51,7 +51,7 @@ def test_each_card_shows_its_90_percent_range_once_per_change(calls, fit):
     app.fleet.use_example()
     app.fleet.fit()
     assert app.fleet.apply()
-    want = drmath.uncertainty(app.scenario, draws=DRAWS)
+    want = drmath.bands(app.scenario, draws=DRAWS)
     assert len(calls) == 2 and calls[0] == app.scenario  # the dashboard's one call, then this test's
     for name in CARDS:
         card = app.cards[name].value
@@ -71,7 +71,7 @@ def test_each_card_shows_its_90_percent_range_once_per_change(calls, fit):
 def test_the_bands_module_draws_nothing_it_shows_what_it_is_handed(calls):
     # the controller draws the bands (issue 33): a band shown is the Bands handed in, and no call is made here
     s = drmath.Scenario().replace(**{"uncertainty.training.mfu": (0.3, 0.5)})
-    handed = drmath.uncertainty(s, seed=7)
+    handed = drmath.bands(s, seed=7)
     p = handed.plan
     assert f'data-p05="{handed.range("ettr")[0]!r}"' in band_html(handed, "ettr")
     spec = drmath.viz.figure_spec("rto", p)
@@ -112,7 +112,7 @@ def test_shade_leaves_a_figure_alone_without_bands():
     spec = drmath.viz.figure_spec("rpo", p)
     assert shade("rpo", spec, None, p) is spec
     assert shade("ettr", spec, bands_for(p.scenario.replace(**{"uncertainty.training.mfu": (0.3, 0.5)})), p) is spec
-    assert band_html(drmath.uncertainty(), "rpo_site") == ""  # a Bands without uncertainty shows nothing
+    assert band_html(drmath.bands(), "rpo_site") == ""  # a Bands without uncertainty shows nothing
 
 
 def test_loading_a_scenario_keeps_its_spreads_and_clears_the_old_ones():
@@ -128,7 +128,7 @@ def test_loading_a_scenario_keeps_its_spreads_and_clears_the_old_ones():
 def test_the_draws_match_the_clis_default():
     import inspect
 
-    assert DRAWS == inspect.signature(drmath.uncertainty).parameters["draws"].default
+    assert DRAWS == inspect.signature(drmath.bands).parameters["draws"].default
     assert bands_module.SEED == 0
 
 

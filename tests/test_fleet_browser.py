@@ -119,7 +119,7 @@ def test_apply_the_fit_and_see_the_ranges_on_the_cards_and_figures(page):
     assert flat["failures.weibull_shape"] == pytest.approx(fit.weibull_shape)
     page.wait_for_selector(".drmath-band", timeout=60_000)
     scenario = fit.apply(drmath.Scenario().with_changes(json.loads(before)))
-    bands = drmath.uncertainty(scenario, draws=DRAWS)
+    bands = drmath.bands(scenario, draws=DRAWS)
     for name in CARDS:
         assert page.locator(f".drmath-band-{name}").first.inner_text() == bands.format_range(name), name
     assert "applied:" in page.locator(".drmath-fleet-applied").first.inner_text()

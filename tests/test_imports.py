@@ -280,7 +280,7 @@ def test_the_layer_check_sees_an_arrow_across_the_line():
 
 # --------------------------------------------------------------------------- views consume a Plan (issue 33)
 
-STEPS = {"plan", "sweep", "uncertainty", "solve", "simulate"}
+STEPS = {"plan", "sweep", "bands", "uncertainty", "solve", "simulate"}
 """The model's steps: each derives numbers from a scenario. A view is handed their results."""
 
 VIEWS = ("drmath.viz", "drmath.dashboard", "drmath.report", "drmath.comparison", "drmath.answer", "drmath.offline",

@@ -38,3 +38,38 @@ def test_the_old_scenario_shim_is_gone():
     scenario = importlib.import_module("drmath.scenario")
     for name in ("plan", "Plan", "sweep", "PLAN_FIELDS"):
         assert not hasattr(scenario, name)
+
+
+def test_every_public_module_is_reachable_after_import_drmath():
+    # fails if a public module of drmath raises AttributeError after `import drmath` (issue 33 found four)
+    code = ("import pkgutil, drmath; "
+            "names = [m.name for m in pkgutil.iter_modules(drmath.__path__) if not m.name.startswith('_')]; "
+            "print(' '.join(n for n in names if not hasattr(drmath, n)) or 'all')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["all"]
+
+
+def test_explain_is_a_function_of_quantity_names():
+    text = drmath.explain("rpo_site")
+    assert "RPO" in str(text) and callable(drmath.explain)
+
+
+def test_the_bands_of_a_scenario_are_bands_and_the_old_name_warns():
+    s = drmath.Scenario().replace(**{"uncertainty.training.mfu": (0.3, 0.5)})
+    b = drmath.bands(s, draws=50, seed=1)
+    assert isinstance(b, drmath.Bands) and b.has_uncertainty
+    with pytest.warns(FutureWarning, match=r"drmath.uncertainty\(\) moved to drmath.bands\(\)"):
+        old = drmath.uncertainty(s, draws=50, seed=1)
+    assert old.percentiles == b.percentiles
+
+
+def test_plans_side_by_side_have_one_name_comparison():
+    from drmath import comparison, viz
+
+    with pytest.warns(FutureWarning, match="drmath.viz.compare.compare_spec moved to drmath.viz.comparison"):
+        from drmath.viz.compare import compare_spec
+    assert compare_spec is viz.comparison.compare_spec is viz.compare_spec
+    with pytest.warns(FutureWarning, match="drmath.comparison.compare_figure moved to drmath.viz"):
+        assert comparison.compare_figure is viz.compare_figure
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        comparison.no_such_name  # noqa: B018

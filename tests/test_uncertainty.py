@@ -118,7 +118,7 @@ def test_the_fragment_carries_the_same_model_as_apply(tmp_path):
 
 def test_without_uncertainty_every_band_is_the_point_plan():
     p = drmath.plan(Scenario())
-    bands = drmath.uncertainty(Scenario(), draws=50)
+    bands = drmath.bands(Scenario(), draws=50)
     assert not bands.has_uncertainty
     assert bands.percentiles == {name: (float(getattr(p, name)),) * 3 for name in BANDED}
     assert bands.range("rpo_site") == (p.rpo_site, p.rpo_site)
@@ -126,7 +126,7 @@ def test_without_uncertainty_every_band_is_the_point_plan():
 
 
 def test_an_uncertain_failure_rate_orders_the_bands_the_right_way():
-    bands = drmath.uncertainty(uncertain(), draws=400, seed=3)
+    bands = drmath.bands(uncertain(), draws=400, seed=3)
     assert bands.has_uncertainty
     for name in ("rpo_local", "rpo_site", "ettr", "total_dr_cost"):
         p05, p50, p95 = bands.percentiles[name]
@@ -142,7 +142,7 @@ def test_an_uncertain_failure_rate_orders_the_bands_the_right_way():
 def test_the_vectorised_bands_agree_with_a_loop_over_plan():
     s = uncertain(**{"uncertainty.failures.launch_time": {"low": 60.0, "high": 600.0, "distribution": "uniform"},
                      "uncertainty.training.gpus": (6000, 10000)})
-    bands = drmath.uncertainty(s, draws=12, seed=7)
+    bands = drmath.bands(s, draws=12, seed=7)
     plans = [drmath.plan(s.with_changes({path: float(x[i]) for path, x in bands.inputs.items()}))
              for i in range(12)]
     for name in ("rpo_local", "rpo_site", "rto_local", "rto_site", "ettr", "total_dr_cost", "site_loss_time"):
@@ -155,16 +155,16 @@ def test_the_vectorised_bands_agree_with_a_loop_over_plan():
 def test_the_model_chooses_which_quantities_get_bands():
     assert BANDED == tuple(name for name, q in QUANTITIES.items() if q.banded)
     assert set(BANDED) == set(CARDS)  # every headline card has its band, and nothing else has one
-    bands = drmath.uncertainty(uncertain(), draws=20)
+    bands = drmath.bands(uncertain(), draws=20)
     assert list(bands.percentiles) == list(BANDED)
     with pytest.raises(ValueError, match=r"unknown quantity with bands 'mtbf': choose from time_to_train, ettr"):
         bands.range("mtbf")
 
 
 def test_the_same_seed_gives_the_same_bands_and_another_seed_others():
-    a, b = drmath.uncertainty(uncertain(), draws=50, seed=1), drmath.uncertainty(uncertain(), draws=50, seed=1)
+    a, b = drmath.bands(uncertain(), draws=50, seed=1), drmath.bands(uncertain(), draws=50, seed=1)
     assert a.percentiles == b.percentiles
-    assert drmath.uncertainty(uncertain(), draws=50, seed=2).percentiles != a.percentiles
+    assert drmath.bands(uncertain(), draws=50, seed=2).percentiles != a.percentiles
 
 
 @pytest.mark.parametrize("distribution", ["lognormal", "normal", "uniform", "loguniform"])
@@ -178,7 +178,7 @@ def test_each_distribution_puts_its_confidence_inside_the_interval(distribution)
 
 
 def test_the_bands_read_as_text_and_json():
-    bands = drmath.uncertainty(uncertain(), draws=200)
+    bands = drmath.bands(uncertain(), draws=200)
     assert bands.format_range("rpo_local").startswith("90% range ") and " – " in bands.format_range("rpo_local")
     data = bands.to_json_dict()
     assert set(data) == {f"{n}_p{q}" for n in BANDED for q in ("05", "50", "95")}
@@ -190,7 +190,7 @@ def test_the_bands_read_as_text_and_json():
                                            ({"seed": -1}, r"seed = -1 is not valid")])
 def test_bad_draws_or_seed_are_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        drmath.uncertainty(Scenario(), **kwargs)
+        drmath.bands(Scenario(), **kwargs)
 
 
 def test_the_report_shows_each_headline_band_and_none_without_uncertainty():
@@ -201,7 +201,7 @@ def test_the_report_shows_each_headline_band_and_none_without_uncertainty():
 
     s = uncertain()
     page = build_report(s, include_plotlyjs=False)
-    bands = drmath.uncertainty(s)
+    bands = drmath.bands(s)
     rows = dict(re.findall(r'<tr data-band="(\w+)"><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td></tr>', page))
     assert {name: html_lib.unescape(text) for name, text in rows.items()} == {
         name: bands.format_range(name) for name in CARDS}

@@ -462,7 +462,7 @@ def test_the_old_slider_figures_name_forwards_to_the_report():
 
 def test_viz_never_plans():
     # views draw the plans their clients made (issue 33): no module of drmath.viz imports drmath to call plan(),
-    # sweep(), uncertainty() or solve(); a docstring's example may
+    # sweep(), bands() or solve(); a docstring's example may
     import ast
 
     for path in sorted(Path(viz.__file__).parent.glob("*.py")):
@@ -470,7 +470,7 @@ def test_viz_never_plans():
             if isinstance(node, ast.Import):
                 assert all(a.name.split(".")[0] != "drmath" for a in node.names), f"{path.name}:{node.lineno}"
             elif isinstance(node, ast.ImportFrom) and (node.module == "drmath" or node.level == 2 and not node.module):
-                assert not {a.name for a in node.names} & {"plan", "sweep", "uncertainty", "solve"}, path.name
+                assert not {a.name for a in node.names} & {"plan", "sweep", "bands", "uncertainty", "solve"}, path.name
 
 
 def test_slider_steps_relayout_the_second_y_axis():

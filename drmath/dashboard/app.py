@@ -4,7 +4,7 @@ r"""The dashboard's controller: :class:`Dashboard` and :func:`build_app`, over o
 ``drmath/data/dashboard.ipynb`` is just that). Every control edits one Scenario
 field through :meth:`Dashboard.apply`, which builds a new Scenario with
 ``with_changes``, derives ``plan()`` (and, when its inputs are uncertain, their
-bands with ``uncertainty()``, once per change: :func:`bands_for`), and only then
+bands with ``bands()``, once per change: :func:`bands_for`), and only then
 updates the view, which draws what it is handed (the curves are the plan's own
 ``Plan.sweep``). A ``ValueError`` shows its message in the error area and
 leaves the previous scenario, plan and controls as they were.
@@ -76,7 +76,7 @@ def bands_for(scenario, draws=DRAWS):
     Returns
     -------
     bands : Bands or None
-        :func:`drmath.uncertainty` of the scenario, with the fixed seed :data:`~drmath.dashboard.bands.SEED`
+        :func:`drmath.bands` of the scenario, with the fixed seed :data:`~drmath.dashboard.bands.SEED`
         (equal inputs show equal ranges); None without uncertainty.
 
     Examples
@@ -89,7 +89,7 @@ def bands_for(scenario, draws=DRAWS):
     """
     if not scenario.uncertainty:
         return None
-    return drmath.uncertainty(scenario, draws=draws, seed=SEED)
+    return drmath.bands(scenario, draws=draws, seed=SEED)
 
 
 class Dashboard:

@@ -2,7 +2,7 @@
 
 When the scenario on screen has uncertain inputs (:attr:`drmath.Scenario.uncertainty`, e.g. a fitted failure
 model applied by the "your own fleet" panel), the dashboard's controller draws them once per input change
-(:func:`drmath.dashboard.app.bands_for`, :func:`drmath.uncertainty` with :data:`DRAWS` and :data:`SEED`) and hands
+(:func:`drmath.dashboard.app.bands_for`, :func:`drmath.bands` with :data:`DRAWS` and :data:`SEED`) and hands
 the :class:`drmath.Bands` here; without any it hands None and nothing here draws anything. Nothing here calls the
 model: :func:`band_html` writes a card's range (:meth:`Bands.format_range`), and :func:`shade` lays a translucent
 band and an error bar over a figure, in the figure's own unit (read off the figure's mark of the current design).
@@ -14,7 +14,7 @@ Test hooks: a card's range is a ``.drmath-band.drmath-band-<plan field>`` with `
 
     >>> import drmath
     >>> s = drmath.Scenario().replace(**{"uncertainty.failures.gpu_failure_rate": (2e-7 / 3600, 4e-7 / 3600)})
-    >>> band_html(drmath.uncertainty(s, draws=DRAWS, seed=SEED), "ettr")[:46]
+    >>> band_html(drmath.bands(s, draws=DRAWS, seed=SEED), "ettr")[:46]
     '<div class="drmath-band drmath-band-ettr" data'
 """
 
@@ -105,7 +105,7 @@ def shade(name, spec, bands, p):
     >>> from drmath import viz
     >>> s = drmath.Scenario().replace(**{"uncertainty.failover.detection_time": (60.0, 1800.0)})
     >>> p = drmath.plan(s)
-    >>> shaded = shade("rto", viz.figure_spec("rto", p), drmath.uncertainty(s), p)
+    >>> shaded = shade("rto", viz.figure_spec("rto", p), drmath.bands(s), p)
     >>> shaded["data"][-1]["name"], shaded["layout"]["shapes"][-1]["name"]
     ('90% range', 'band')
     """

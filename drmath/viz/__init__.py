@@ -43,7 +43,7 @@ from .. import _resources
 from .._moved import forwarder
 from ..formatting import duration_unit
 from ._common import PLOTLY_CONFIG, jsonable
-from .compare import compare_figure, compare_spec
+from .comparison import compare_figure, compare_spec
 from .cost import cost_link_figure, cost_link_spec, cost_tier_figure, cost_tier_spec
 from .fleet import FLEET_FIGURES, cause_table_html, fleet_specs, gaps_figure, gaps_spec, trend_figure, trend_spec
 from .palette import (
