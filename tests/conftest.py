@@ -13,13 +13,15 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for bench/ too, which imports this module
+from waiting import log_has, wait_until  # noqa: E402
 
 # --------------------------------------------------------------------------- hypothesis: the same examples every run
 # Every property test draws the examples its own code and hypothesis's version determine (derandomize: the
@@ -203,18 +205,26 @@ def start_plain_voila(target, log_path, extra=()):
                                  "--Voila.ip=127.0.0.1", "--template=drlab", "--VoilaExecutor.iopub_timeout=120",
                                  *extra], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "voila/static/", timeout=2)
-            return proc, url
-        except urllib.error.HTTPError:
-            return proc, url  # 404: up
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                stop_voila(proc)
-                raise RuntimeError(f"voila did not come up: {Path(log_path).read_text()[-3000:]}") from None
-            time.sleep(0.3)
+    try:
+        wait_until(lambda: answers(url, proc, log_path), 120, lambda: f"voila up: {Path(log_path).read_text()[-3000:]}",
+                   interval=0.3)
+    except BaseException:
+        stop_voila(proc)
+        raise
+    return proc, url
+
+
+def answers(url, proc, log_path):
+    """Whether the server at ``url`` answers HTTP (a 404 is an answer); raises if its process ``proc`` ended."""
+    if proc.poll() is not None:
+        raise RuntimeError(f"voila exited with {proc.returncode}: {Path(log_path).read_text()[-3000:]}")
+    try:
+        urllib.request.urlopen(url + "voila/static/", timeout=2)
+    except urllib.error.HTTPError:
+        pass  # 404: the server is up
+    except OSError:
+        return False
+    return True
 
 
 def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_IDLE_TIMEOUT, pool_size=2,
@@ -232,22 +242,14 @@ def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_ID
          f"--cull-interval={cull_interval}", f"--cull-idle-timeout={cull_idle_timeout}", *extra],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"voila exited with {proc.returncode}: {Path(log_path).read_text()[-3000:]}")
-        try:
-            urllib.request.urlopen(url + "voila/static/", timeout=2)
-        except urllib.error.HTTPError:
-            pass  # 404: the server is up
-        except OSError:
-            time.sleep(0.3)
-            continue
-        if pool_size == 0 or "is filled with" in Path(log_path).read_text():
-            return proc, url, log_path
-        time.sleep(0.3)
-    stop_voila(proc)
-    raise RuntimeError(f"voila did not come up in {timeout} s: {Path(log_path).read_text()[-3000:]}")
+    filled = log_has(log_path, "is filled with")
+    try:
+        wait_until(lambda: answers(url, proc, log_path) and (pool_size == 0 or filled()), timeout,
+                   lambda: f"voila up, its pool filled: {Path(log_path).read_text()[-3000:]}", interval=0.3)
+    except BaseException:
+        stop_voila(proc)
+        raise
+    return proc, url, log_path
 
 
 def stop_voila(proc):

@@ -12,8 +12,9 @@ import time
 def wait_until(predicate, timeout, what, interval=0.05):
     """Poll ``predicate()`` every ``interval`` s until it returns something true; return that.
 
-    Fails (``AssertionError``) with "``what`` did not happen within ``timeout`` s" if it never does; the
-    predicate is asked once more at the deadline, so a fact that holds by then is not missed.
+    Fails (``AssertionError``) with "``what``: did not happen within ``timeout`` s" if it never does (``what``
+    may be a function, asked then: e.g. for a log's tail); the predicate is asked once more at the deadline, so a
+    fact that holds by then is not missed.
     """
     deadline = time.monotonic() + timeout
     while True:
@@ -21,7 +22,7 @@ def wait_until(predicate, timeout, what, interval=0.05):
         if value:
             return value
         if time.monotonic() >= deadline:
-            raise AssertionError(f"{what}: did not happen within {timeout} s")
+            raise AssertionError(f"{what() if callable(what) else what}: did not happen within {timeout} s")
         time.sleep(interval)
 
 
@@ -48,5 +49,5 @@ async def until(predicate, timeout, what, interval=0.01):
         if value:
             return value
         if time.monotonic() >= deadline:
-            raise AssertionError(f"{what}: did not happen within {timeout} s")
+            raise AssertionError(f"{what() if callable(what) else what}: did not happen within {timeout} s")
         await asyncio.sleep(interval)
