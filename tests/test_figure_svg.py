@@ -52,7 +52,7 @@ def stand_in(monkeypatch, renderer):
         return renderer
 
     async def draw(r, spec, width):
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # a turn of the loop, as a real draw awaits: not a wait for anything
         if width in r.misses:
             raise RuntimeError(f"could not draw at {width}")
         r.drawn.append(width)

@@ -171,7 +171,7 @@ def wait_idle(proc, quiet=1.5, timeout=90):
             last, since = now, time.monotonic()
         elif time.monotonic() - since >= quiet:
             return
-        time.sleep(0.2)
+        time.sleep(0.2)  # polls a condition (no kernel CPU for `quiet` s): the quiet window is the fact
 
 
 async def _open(url, headers=None):
