@@ -13,13 +13,15 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for bench/ too, which imports this module
+from waiting import log_has, wait_until  # noqa: E402
 
 # --------------------------------------------------------------------------- hypothesis: the same examples every run
 # Every property test draws the examples its own code and hypothesis's version determine (derandomize: the
@@ -48,11 +50,92 @@ the machine beside them, and each measures the server's own process."""
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test named in :data:`SERIAL` ``serial``."""
+    """Mark every test named in :data:`SERIAL` ``serial``, and every test that uses a fixture of
+    :data:`SERVER_FIXTURES` ``browser``."""
     for item in items:
         if getattr(item, "originalname", item.name) in SERIAL.get(item.path.stem, ()):
             item.add_marker(pytest.mark.serial)
+        if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
 # --------------------------------------------------------------------------- end of which tests run alone
+
+# --------------------------------------------------------------------------- the fast set starts no server
+SERVER_FIXTURES = {"voila_server", "notebook_server", "browser"}
+"""Fixtures that start a Voilà or a Chromium: a test using one, directly or through another fixture, is marked
+``browser`` at collection, so ``-m "not browser and not slow"`` (the fast set) never starts it. A module whose own
+fixture or test starts one marks itself (``pytestmark``); :func:`pytest_runtest_protocol`'s guard fails any test
+that is in the fast set and starts one anyway."""
+
+_FAST_ITEM = []
+_REFUSED = []
+"""The test being run, while it is one of the fast set's (marked neither ``browser`` nor ``slow``)."""
+
+
+def server_launch(argv):
+    """What ``argv`` starts that the fast set may not (a Voilà, ``drmath.serve``, HAProxy serving, a Chromium,
+    Playwright's driver), or ``None``. ``haproxy -c`` only checks a configuration and listens on nothing."""
+    import shlex
+
+    argv = [os.fspath(a) for a in ([argv] if isinstance(argv, (str, bytes, os.PathLike)) else argv)]
+    if len(argv) == 1 and isinstance(argv[0], str) and " " in argv[0]:
+        argv = shlex.split(argv[0])
+    argv = [a.decode() if isinstance(a, bytes) else a for a in argv]
+    names = [os.path.basename(a) for a in argv]
+    modules = {argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "-m"}
+    if modules & {"voila", "drmath.serve", "jupyter_server", "notebook"}:
+        return "a Voilà server"
+    if names and names[0].startswith("haproxy") and "-c" not in argv:
+        return "HAProxy"
+    if any(n.startswith(("chromium", "chrome", "headless_shell")) for n in names):
+        return "a Chromium"
+    if "run-driver" in argv or any("playwright" in a for a in argv[:2]):
+        return "Playwright"
+    return None
+
+
+def pytest_configure(config):
+    """Install the fast set's guard: a ``subprocess.Popen`` (asyncio's and Playwright's too go through it) that
+    refuses, while a fast test runs, to start what :func:`server_launch` names."""
+    if getattr(subprocess.Popen, "_drmath_guarded", False):
+        return
+    popen_init = subprocess.Popen.__init__
+
+    def guarded(self, args, *rest, **kwargs):
+        started = _FAST_ITEM and server_launch(args)
+        if started:
+            self._child_created = False  # nothing to reap when the refused Popen is collected
+            refusal = (f"{_FAST_ITEM[0].nodeid} is in the fast set (marked neither browser nor slow) and starts "
+                       f"{started}: {args!r}; mark it browser or slow, or use a fixture of conftest.SERVER_FIXTURES")
+            _REFUSED.append(refusal)  # the test fails even if it catches the error
+            raise RuntimeError(refusal)
+        popen_init(self, args, *rest, **kwargs)
+    subprocess.Popen.__init__ = guarded
+    subprocess.Popen._drmath_guarded = True
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Run a test with the fast set's guard on while it (its fixtures' set-up and tear-down too) runs, if it is one of
+    the fast set's."""
+    fast = not any(item.get_closest_marker(name) for name in ("browser", "slow"))
+    if fast:
+        _FAST_ITEM.append(item)
+    try:
+        yield
+    finally:
+        if fast:
+            _FAST_ITEM.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A fast test that tried to start a server fails, whatever it did with the guard's error."""
+    outcome = yield
+    report = outcome.get_result()
+    if _REFUSED:
+        report.outcome, report.longrepr = "failed", "\n".join(_REFUSED)
+        _REFUSED.clear()
+# --------------------------------------------------------------------------- end of the fast set's guard
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -122,18 +205,26 @@ def start_plain_voila(target, log_path, extra=()):
                                  "--Voila.ip=127.0.0.1", "--template=drlab", "--VoilaExecutor.iopub_timeout=120",
                                  *extra], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "voila/static/", timeout=2)
-            return proc, url
-        except urllib.error.HTTPError:
-            return proc, url  # 404: up
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                stop_voila(proc)
-                raise RuntimeError(f"voila did not come up: {Path(log_path).read_text()[-3000:]}") from None
-            time.sleep(0.3)
+    try:
+        wait_until(lambda: answers(url, proc, log_path), 120, lambda: f"voila up: {Path(log_path).read_text()[-3000:]}",
+                   interval=0.3)
+    except BaseException:
+        stop_voila(proc)
+        raise
+    return proc, url
+
+
+def answers(url, proc, log_path):
+    """Whether the server at ``url`` answers HTTP (a 404 is an answer); raises if its process ``proc`` ended."""
+    if proc.poll() is not None:
+        raise RuntimeError(f"voila exited with {proc.returncode}: {Path(log_path).read_text()[-3000:]}")
+    try:
+        urllib.request.urlopen(url + "voila/static/", timeout=2)
+    except urllib.error.HTTPError:
+        pass  # 404: the server is up
+    except OSError:
+        return False
+    return True
 
 
 def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_IDLE_TIMEOUT, pool_size=2,
@@ -151,22 +242,14 @@ def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_ID
          f"--cull-interval={cull_interval}", f"--cull-idle-timeout={cull_idle_timeout}", *extra],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"voila exited with {proc.returncode}: {Path(log_path).read_text()[-3000:]}")
-        try:
-            urllib.request.urlopen(url + "voila/static/", timeout=2)
-        except urllib.error.HTTPError:
-            pass  # 404: the server is up
-        except OSError:
-            time.sleep(0.3)
-            continue
-        if pool_size == 0 or "is filled with" in Path(log_path).read_text():
-            return proc, url, log_path
-        time.sleep(0.3)
-    stop_voila(proc)
-    raise RuntimeError(f"voila did not come up in {timeout} s: {Path(log_path).read_text()[-3000:]}")
+    filled = log_has(log_path, "is filled with")
+    try:
+        wait_until(lambda: answers(url, proc, log_path) and (pool_size == 0 or filled()), timeout,
+                   lambda: f"voila up, its pool filled: {Path(log_path).read_text()[-3000:]}", interval=0.3)
+    except BaseException:
+        stop_voila(proc)
+        raise
+    return proc, url, log_path
 
 
 def stop_voila(proc):

@@ -123,6 +123,10 @@ class SecondVisitor:
             self._pending = None
             self._stop.wait(self.interval)
 
+    def answered(self, since=0.0):
+        """How many requests sent after ``since`` (``time.monotonic()``) have been answered (or timed out)."""
+        return sum(1 for start, _ in self.samples if start >= since)
+
     def worst(self, since=0.0):
         """The slowest answer [s] to a request sent after ``since``; a request still waiting counts as its age."""
         times = [took for start, took in self.samples if start >= since]
@@ -209,7 +213,7 @@ def wait_until_quiet(process, quiet=0.05, period=0.5, timeout=180.0):
     start = time.monotonic()
     last = cpu_seconds(process)
     while time.monotonic() - start < timeout:
-        time.sleep(period)
+        time.sleep(period)  # the span a CPU rate is measured over: quiet is a rate, not a moment
         now = cpu_seconds(process)
         if now - last < quiet:
             break
@@ -265,7 +269,7 @@ def measure_flood(server_pid, url, kernel_id, cookie, frame, count):
     probe, kernels = SecondVisitor(url), KernelMemory(server_pid)
     try:
         start, cpu0 = time.monotonic(), cpu_seconds(server)
-        time.sleep(2)  # the server's rate with a second visitor and no attack
+        time.sleep(2)  # the span the server's idle rate is measured over (a second visitor, no attack)
         idle_rate = (cpu_seconds(server) - cpu0) / (time.monotonic() - start)
         opened = {}
 
@@ -274,7 +278,7 @@ def measure_flood(server_pid, url, kernel_id, cookie, frame, count):
 
         sent, written, code = run_async(flood(url, kernel_id, cookie, frame, count, opened=note_opening))
         wait_until_quiet(server)
-        time.sleep(1)  # and a second after it
+        time.sleep(1)  # and a second after it: the span after the attack the second visitor's answers are timed
         cpu = cpu_seconds(server) - opened["cpu"] - idle_rate * (time.monotonic() - opened["start"])
         worst = probe.worst(since=sent)
     finally:
@@ -282,6 +286,25 @@ def measure_flood(server_pid, url, kernel_id, cookie, frame, count):
         kernels.stop()
     return {"worst": worst, "cpu": max(cpu, 0.0), "per_frame": max(cpu, 0.0) / max(written, 1), "written": written,
             "code": code, "kernel_peak": kernels.peak}
+
+
+def after_the_attack(probe, pid):
+    """Wait until the server ``pid`` has worked off what it was sent (:func:`wait_until_quiet`) and then answered the
+    second visitor ``probe`` a request sent after that: whatever the attack did to the loop, it has done."""
+    from waiting import wait_until
+
+    wait_until_quiet(psutil.Process(pid))
+    quiet = time.monotonic()
+    wait_until(lambda: probe.answered(since=quiet), probe.timeout + 5, "an answer to the second visitor")
+
+
+def served(url):
+    """One request answered by the server at ``url`` (a 404 is an answer): its loop has come round after everything
+    sent before, so whatever a request before would have logged or started at once, it has."""
+    try:
+        urllib.request.urlopen(url + "voila/static/drmath-barrier", timeout=60).read()
+    except urllib.error.HTTPError:
+        pass
 
 
 def costliest_passing_frame():

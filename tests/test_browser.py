@@ -5,7 +5,6 @@ Voilà runs on loopback through ``python -m drmath.serve`` with short culling ti
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from conftest import (
     open_dashboard,
     watch,
 )
+from waiting import wait_until  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -53,16 +53,17 @@ def assert_cards_equal_plan(page):
     return p
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def session(voila_server, browser):
-    """One page of the dashboard, with its requests and console watched."""
+    """A page of the dashboard of its own (on the seed's scenario, whatever the tests before it moved), with its
+    requests and console watched."""
     context, page, log = open_dashboard(browser, voila_server["url"], 1400, 1500)
     kernel_id = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
     yield {"page": page, "context": context, "log": log, "kernel_id": kernel_id, "server": voila_server}
     try:
         if not page.is_closed():
             page.close(run_before_unload=True)
-    except Exception:  # noqa: BLE001 - closed by the last test already (close with beforeunload is async)
+    except Exception:  # noqa: BLE001 - closed by its test already (close with beforeunload is async)
         pass
     context.close()
 
@@ -171,10 +172,8 @@ def test_closed_page_frees_its_kernel(session):
     kernel_id = session["kernel_id"]
     assert kernel_id in kernel_ids(proc)
     page.close(run_before_unload=True)
-    deadline = time.monotonic() + 2 * CULL_INTERVAL + CULL_IDLE_TIMEOUT + 15
-    while time.monotonic() < deadline and kernel_id in kernel_ids(proc):
-        time.sleep(1)
-    assert kernel_id not in kernel_ids(proc), "the closed page's kernel was not culled"
+    wait_until(lambda: kernel_id not in kernel_ids(proc), 2 * CULL_INTERVAL + CULL_IDLE_TIMEOUT + 15,
+               "the closed page's kernel culled")
 
 
 def test_a_closed_tabs_shutdown_beacon_is_accepted(voila_server, browser):
@@ -190,14 +189,15 @@ def test_a_closed_tabs_shutdown_beacon_is_accepted(voila_server, browser):
     kernel_id = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
     assert kernel_id in kernel_ids(proc)
     page.close(run_before_unload=True)
-    # the beacon shuts the kernel down at once; the culler would need CULL_IDLE_TIMEOUT and more
-    deadline = time.monotonic() + CULL_IDLE_TIMEOUT / 2
-    while time.monotonic() < deadline and kernel_id in kernel_ids(proc):
-        time.sleep(0.2)
-    context.close()
+    # the beacon shuts the kernel down at once; the culler would need CULL_IDLE_TIMEOUT and more: half of it is
+    # the bound that tells the two apart (the server's setting, not a guess)
+    try:
+        wait_until(lambda: kernel_id not in kernel_ids(proc), CULL_IDLE_TIMEOUT / 2,
+                   "the beacon shut the closed tab's kernel down (before the culler could have)")
+    finally:
+        context.close()
     refused = [line for line in log_path.read_text().splitlines() if f"shutdown/{kernel_id}" in line and "403" in line]
     assert refused == []
-    assert kernel_id not in kernel_ids(proc), "the beacon did not shut the closed tab's kernel down"
 
 
 # a phone: the controls above one column of charts, every chart visible and at least 300 px wide

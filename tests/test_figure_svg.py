@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import CHROMIUM, run_async  # noqa: E402
+from waiting import until  # noqa: E402
 
 from drmath.serve import figure_svg, settings  # noqa: E402
 from drmath.serve.figure_svg import FigureSVGs, plot_widths, remember, rung, rung_width  # noqa: E402
@@ -51,7 +52,7 @@ def stand_in(monkeypatch, renderer):
         return renderer
 
     async def draw(r, spec, width):
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # a turn of the loop, as a real draw awaits: not a wait for anything
         if width in r.misses:
             raise RuntimeError(f"could not draw at {width}")
         r.drawn.append(width)
@@ -76,11 +77,11 @@ def test_a_page_gets_what_is_drawn_and_queues_the_rest_once(monkeypatch):
         key = remember(FIGURES)
         assert svgs.ready(key, [42, 42]) == {}  # nothing drawn yet: both queued
         assert svgs.ready(key, [42, 42]) == {}  # asked again while queued: not queued twice
-        await asyncio.sleep(0.3)  # drawn, and the renderer closed once idle
-        assert renderer.drawn == [rung_width(42)] * 2 and renderer.closed
+        await until(lambda: renderer.closed, 5, "the queue drawn and the renderer closed once idle")
+        assert renderer.drawn == [rung_width(42)] * 2
         got = svgs.ready(key, [42, 43])
         assert got == {"a": f'<svg class="main-svg" width="{rung_width(42)}">A</svg>'}  # "b" at 43 queued
-        await asyncio.sleep(0.3)
+        await until(lambda: len(renderer.drawn) == 3, 5, '"b" at 43 drawn')
         assert set(svgs.ready(key, [42, 43])) == {"a", "b"}
 
     run_async(scenario())
@@ -100,24 +101,24 @@ def test_what_a_page_can_ask_for_is_bounded(monkeypatch):
         for k in range(10):
             svgs.ready(key, [k, k])
         assert len(svgs._queue) == 3  # the rest are not drawn: their pages draw with plotly.js
-        await asyncio.sleep(0.3)
+        await until(lambda: renderer.closed, 5, "the queue drawn and the renderer closed once idle")
         assert len(renderer.drawn) == 3
 
     run_async(scenario())
 
 
 def test_the_svgs_kept_are_bounded_in_bytes(monkeypatch):
-    stand_in(monkeypatch, FakeRenderer())
+    renderer = FakeRenderer()
+    stand_in(monkeypatch, renderer)
     monkeypatch.setattr(settings, "SVG_CACHE_BYTES", 200)
     monkeypatch.setattr(settings, "SVG_CLIENT_LAYOUTS", 100)  # eight layouts from one client: not its budget's test
 
     async def scenario():
         svgs = FigureSVGs()
         key = remember(FIGURES)
-        for k in range(8):
+        for k in range(8):  # one layout drawn (both figures) before the next is asked for
             svgs.ready(key, [k, k])
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.2)
+            await until(lambda: len(renderer.drawn) == 2 * (k + 1), 5, f"layout {k} drawn")  # noqa: B023
         assert 0 < sum(map(len, svgs._svgs.values())) <= 200
         assert svgs.ready(key, [7, 7]) and not svgs.ready(key, [0, 0])  # the last drawn kept, the first dropped
 
@@ -127,15 +128,19 @@ def test_the_svgs_kept_are_bounded_in_bytes(monkeypatch):
 def test_without_a_renderer_it_says_so_once_and_queues_nothing_more(monkeypatch, caplog):
     stand_in(monkeypatch, FakeRenderer(fail=True))
 
+    def said():
+        return [r.getMessage() for r in caplog.records if "no SVG renderer" in r.getMessage()]
+
     async def scenario():
         svgs = FigureSVGs()
         key = remember(FIGURES)
         with caplog.at_level("WARNING"):
             svgs.ready(key, [42, 42])
-            await asyncio.sleep(0.1)
+            await until(lambda: svgs._broken, 5, "the renderer found missing")
+            await until(said, 5, "the warning that there is no renderer")
             for k in range(5):
                 assert svgs.ready(key, [k, k]) == {}
-            await asyncio.sleep(0.1)
+            assert len(svgs._queue) == 0  # read before any task could take from it: nothing was queued
         assert [r.getMessage() for r in caplog.records if "no SVG renderer" in r.getMessage()] == [
             "Static figures are drawn in the page: no SVG renderer here (RuntimeError: no Chromium here)"]
         assert len(svgs._queue) == 0
@@ -170,13 +175,13 @@ def test_a_figure_that_fails_is_skipped_with_a_fresh_renderer_and_failures_in_a_
         svgs = FigureSVGs()
         key = remember(FIGURES)
         svgs.ready(key, [1, 2])  # "a" at rung 1 fails: skipped; "b" at 2 drawn by a fresh renderer
-        await asyncio.sleep(0.3)
+        await until(lambda: renderer.drawn, 5, '"b" drawn')
         assert renderer.drawn == [rung_width(2)] and renderer.opened == 2 and not svgs._broken
         renderer.misses = {rung_width(k) for k in range(10, 20)}
         with caplog.at_level("WARNING"):
             for k in range(10, 15):
                 svgs.ready(key, [k, k])
-            await asyncio.sleep(0.3)
+            await until(lambda: svgs._broken, 5, "the renderer given up after failures in a row")
         assert svgs._broken == f"RuntimeError: could not draw at {rung_width(11)}"  # the third in a row
         assert len(renderer.drawn) == 1 and len(svgs._queue) == 0
 

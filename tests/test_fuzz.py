@@ -26,6 +26,7 @@ from drmath.quantities import PLAN_FIELDS
 from drmath.scenario import FIELDS
 
 EXAMPLES = int(os.environ.get("DRMATH_FUZZ_EXAMPLES", "1000"))
+pytestmark = pytest.mark.slow  # 1,000 examples a target, ~1.5 CPU-min: CI fuzzes, the fast set does not
 fuzz = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 

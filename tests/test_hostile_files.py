@@ -298,6 +298,7 @@ def test_a_huge_value_passed_to_a_formula_is_shown_short():
     assert len(str(info.value)) < ERROR_CAP
 
 
+@pytest.mark.slow  # the attack's size is what it checks
 def test_a_million_bad_csv_rows_give_a_short_error():
     text = HEADER + "x,y,z,w,v\n" * 1_000_000
     with pytest.raises(ValueError, match=r"(?s)^big.csv row 2, column date: 'x' is not a date.*"
@@ -382,6 +383,7 @@ toml_shape = st.dictionaries(
     max_size=3)
 
 
+@pytest.mark.slow  # 300 shapes: fuzzing, as tests/test_fuzz.py, is CI's
 @settings(max_examples=300, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(toml_shape)
@@ -861,6 +863,7 @@ def test_a_hostile_incident_log_is_refused_in_one_line_within_bounds(tmp_path, k
     _calibrate_error(_write(tmp_path / "big.csv", text()), r"^drmath: error: " + match)
 
 
+@pytest.mark.slow  # the attack's size is what it checks
 def test_300_000_bad_rows_are_counted_not_each_described(tmp_path):
     # within every bound: each row's two times are bad and distinct, so nothing is parsed twice
     log = _write(tmp_path / "bad.csv", _bad_times(300_000))
@@ -870,6 +873,7 @@ def test_300_000_bad_rows_are_counted_not_each_described(tmp_path):
                                           "was refused, nothing fitted")
 
 
+@pytest.mark.slow  # the attack's size is what it checks
 def test_300_000_rows_with_a_value_too_many_are_named(tmp_path):
     log = _write(tmp_path / "wide.csv", "start,end\n" + "".join(f"{i:06d},{i:06d},{i:06d}\n" for i in range(300_000)))
     child = _calibrate_error(log, r"^drmath: error: wide.csv row 2: has more than 2 values, the header's count$",
@@ -907,6 +911,7 @@ def _escape_log(tmp_path):
                                                   f"2024-05-04,1,{ESCAPES}GPU\n2024-05-05,1,{ESCAPES}GPU\n")
 
 
+@pytest.mark.slow  # calibrate in measured subprocesses, twice: ~7 s
 def test_control_characters_of_a_log_never_reach_the_terminal(tmp_path):
     log = _escape_log(tmp_path)
     hours = ("--start-column", "start", "--duration-column", "hours", "--duration-unit", "h")
@@ -979,6 +984,7 @@ def test_a_hostile_upload_is_one_line_in_the_fleet_panel(tmp_path, kind):
         assert f"{incidents.count_lines(text):,} lines" in shown["source"] and incidents.count_lines(text) > 2
 
 
+@pytest.mark.slow  # three uploads through the fleet panel: ~10 s
 def test_every_line_end_counts_in_the_panel(tmp_path):
     for end in ("\r", "\n", "\r\n"):
         log = "start,hours,cause" + end + end.join(["2024-05-01,1,GPU", "2024-05-02,1,NIC", "2024-05-03,1,GPU",
@@ -988,6 +994,7 @@ def test_every_line_end_counts_in_the_panel(tmp_path):
         assert shown["loaded"] and shown["error"] == "" and "Events          3" in shown["summary"]
 
 
+@pytest.mark.slow  # two uploads through the fleet panel: ~7 s
 def test_control_characters_of_an_upload_never_reach_the_page(tmp_path):
     log = _escape_log(tmp_path)
     shown, _ = _panel(log, f"mine{ESCAPES}.csv", {**HOURS, "cause": "cause"})

@@ -31,6 +31,7 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+import psutil
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
@@ -40,6 +41,7 @@ from hostile import (
     MB,
     MemoryGuard,
     SecondVisitor,
+    after_the_attack,
     buffers_frame,
     connect,
     costliest_passing_frame,
@@ -48,9 +50,12 @@ from hostile import (
     legacy_parts_frame,
     measure_flood,
     open_page,
+    served,
     v1_message,
     v1_offsets_frame,
+    wait_until_quiet,
 )
+from waiting import until, wait_until
 
 from drmath.serve import sessions
 
@@ -138,15 +143,6 @@ def http(url, method="GET", headers=None):
         return e.code, dict(e.headers), e.read().decode(errors="replace")
 
 
-def wait_until(condition, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    raise AssertionError(what)
-
-
 # --------------------------------------------------------------------------- 1-2. frames checked before parsing
 
 ATTACKS = [pytest.param("v1", v1_offsets_frame(count), True, id=f"v1-offsets-{count:.0e}") for count in (1e6, 2e7, 1e9)]
@@ -162,7 +158,7 @@ def test_a_hostile_frame_closes_its_socket_and_nothing_else(server, visitor, pro
     url, (kernel_id, cookie) = server["url"], visitor
     guard, probe = MemoryGuard(server["proc"].pid, limit=1e9), SecondVisitor(url)
     try:
-        time.sleep(0.5)
+        wait_until(probe.answered, 30, "the second visitor's first answer")
 
         async def attack():
             ws = await connect(url, kernel_id, cookie, protocol)
@@ -171,7 +167,7 @@ def test_a_hostile_frame_closes_its_socket_and_nothing_else(server, visitor, pro
             return sent, await closed_with(ws)
 
         sent, code = run_async(attack())
-        time.sleep(1.5)  # and after it
+        after_the_attack(probe, server["proc"].pid)
         worst = probe.worst(since=sent)
     finally:
         probe.stop()
@@ -200,7 +196,8 @@ def test_frames_after_a_sockets_end_are_dropped_unread(server, visitor):
             return await closed_with(ws)
 
         code = run_async(flood())
-        time.sleep(1)
+        wait_until_quiet(psutil.Process(server["proc"].pid))  # the frames on their way have come and gone
+        served(url)
     finally:
         guard.stop()
     assert code == CODE["malformed"]
@@ -287,10 +284,11 @@ def test_the_watchdog_ends_a_kernel_over_its_memory_limit_while_the_loop_is_held
 
         async def hold_the_loop():
             manager.initialize_culler()
-            time.sleep(8)  # the loop is held (by a flood of frames, a slow render …): nothing on it runs
-            return hog.poll()
+            # the loop is held (by a flood of frames, a slow render …): nothing on it runs while this waits
+            wait_until(lambda: hog.poll() is not None, 8, "the kernel over its memory limit ended while the loop "
+                       "was held")
 
-        assert run_async(hold_the_loop()) is not None, "the kernel over its memory limit outlived the held loop"
+        run_async(hold_the_loop())
     finally:
         hog.kill()
         hog.wait()
@@ -395,7 +393,7 @@ def test_a_shutdown_from_anywhere_tells_the_page_at_once(server):
 
     async def shut_down_under_an_open_page():
         ws = await connect(url, kernel_id, cookie)
-        await asyncio.sleep(0.5)
+        await answers_kernel_info(ws)  # the page's socket is open through to its kernel
         headers = {"Cookie": cookie + "; _xsrf=abc", "X-XSRFToken": "abc"}  # another tab of the same visitor
         start = time.monotonic()
         status = await asyncio.get_running_loop().run_in_executor(
@@ -419,6 +417,31 @@ async def _solver_clicks(url, kernel_id, cookie):
     [button] = [k for k, v in states.items() if v["state"].get("description") == "apply the cheapest design"]
     content = {"comm_id": button, "data": {"method": "custom", "content": {"event": "click"}}}
     return ws, lambda: v1_frame(message("comm_msg", content))
+
+
+async def _until_message(ws, wanted, timeout=60):
+    """Read ``ws`` until a message for which ``wanted(header, parent_header, content)`` is true."""
+    from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1
+
+    deadline = time.monotonic() + timeout
+    while (raw := await asyncio.wait_for(ws.read_message(), max(deadline - time.monotonic(), 0.01))) is not None:
+        _, parts = deserialize_msg_from_ws_v1(raw)
+        if wanted(json.loads(parts[0]), json.loads(parts[1]), json.loads(parts[3])):
+            return
+    raise AssertionError("the socket closed before the message came")
+
+
+async def answers_kernel_info(ws):
+    """Send a kernel_info_request on ``ws`` and wait for its reply."""
+    msg = message("kernel_info_request", {})
+    await ws.write_message(v1_frame(msg), binary=True)
+    await _until_message(ws, lambda h, parent, c: h["msg_type"] == "kernel_info_reply"
+                         and parent.get("msg_id") == msg["header"]["msg_id"])
+
+
+async def busy(ws):
+    """Wait until the kernel behind ``ws`` says it is busy."""
+    await _until_message(ws, lambda h, parent, c: h["msg_type"] == "status" and c.get("execution_state") == "busy")
 
 
 async def _widget_states(ws):
@@ -464,7 +487,7 @@ def test_a_busy_kernel_whose_page_left_is_shut_down(server):
         ws, click = await _solver_clicks(url, kernel_id, cookie)
         for _ in range(60):  # several seconds of work queued, under the queue's bound
             await ws.write_message(click(), binary=True)
-        await asyncio.sleep(0.5)
+        await busy(ws)
         ws.close()  # the visitor leaves; the kernel is still solving
 
     run_async(click_and_leave())
@@ -482,7 +505,7 @@ def test_a_cross_site_request_takes_no_seat(server):
         "Accept": "image/avif,image/webp,*/*"})
     assert status == 200 and "This is the static worked answer" in body and "drmath-figure" in body
     assert sessions.SEAT_COOKIE not in str(headers)
-    time.sleep(1)
+    served(url)  # a seat it took would have been logged by now
     assert log.read_text().count("now serves a visitor") == before
 
 
@@ -526,19 +549,19 @@ def test_over_cap_renders_are_bounded_and_stop_when_the_visitor_leaves():
 
     def render(query):
         rendered.append(query)
-        time.sleep(0.3)
+        time.sleep(0.3)  # the stand-in's render time: the cancelled ones would start in it
         return f"<html>{query}</html>"
 
     async def leave_early():
         pages = Explainers(render, most=4)
         waits = [asyncio.ensure_future(pages.get(f"training.gpus={g}")) for g in range(1000, 1004)]
-        await asyncio.sleep(0.05)
+        await until(lambda: len(pages._pending) == 4, 5, "four renders queued")
         with pytest.raises(Overloaded, match="4 explainers are being rendered"):
             await pages.get("training.gpus=2000")  # a fifth scenario while four are queued
         for w in waits:
             w.cancel()  # every visitor leaves
         await asyncio.gather(*waits, return_exceptions=True)
-        await asyncio.sleep(0.5)
+        await until(lambda: not pages._pending, 5, "the render under way done, the others dropped")
         return await pages.get("training.gpus=3000")  # a real visitor's render is not behind them
 
     assert run_async(leave_early()) == "<html>training.gpus=3000</html>"
@@ -565,7 +588,7 @@ def test_logout_sends_a_visitor_home_and_websocket_404s_log_no_traceback(server)
                         headers={"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
                                  "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
     assert status in (403, 404)
-    time.sleep(0.5)
+    served(url)
     assert "Traceback" not in log.read_text()[size:]
 
 
@@ -574,7 +597,7 @@ def test_a_long_link_writes_a_short_log_line(server):
     size = len(log.read_text())
     status, _, _ = http(url + "?training.gpus=" + "9" * (255 * 1024))
     assert status == 414
-    time.sleep(0.5)
+    served(url)
     assert len(log.read_text()) - size < 5000  # it wrote 261 kB
 
 

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import CHROMIUM, run_async, start_voila, stop_voila  # noqa: E402
 from hostile import MB, MemoryGuard, SecondVisitor, cpu_seconds  # noqa: E402
 from test_static_first import static_part  # noqa: E402
+from waiting import until  # noqa: E402
 
 from drmath.serve import figure_svg, pages, settings  # noqa: E402
 
@@ -106,7 +107,7 @@ def stand_in(monkeypatch, took=0.0):
         return object()
 
     async def draw(renderer, spec, width):
-        await asyncio.sleep(took)
+        await asyncio.sleep(took)  # the stand-in's drawing time: what the duty test measures
         done.append(time.monotonic())
         return f'<svg width="{width}"></svg>'
 
@@ -153,12 +154,11 @@ def test_each_client_and_each_scenario_have_a_budget_of_new_layouts(monkeypatch)
         layouts = window_layouts()
         for rungs in layouts[:20]:  # one client looping over the layouts of one scenario
             svgs.ready(key, rungs, "10.0.0.1")
-            await asyncio.sleep(0.01)
+            await until(lambda: not svgs._queue, 5, "the layout asked for drawn")
         mine = len(svgs._svgs)
         for i, rungs in enumerate(layouts[20:40]):  # many clients, the same scenario
             svgs.ready(key, rungs, f"10.0.1.{i}")
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.1)
+            await until(lambda: not svgs._queue, 5, "the layout asked for drawn")
         drawn = len(svgs._svgs)
         assert svgs.ready(key, layouts[0], "10.0.0.1")  # what is drawn is still answered, budget or not
         return mine, drawn
@@ -175,7 +175,7 @@ def test_the_renderer_draws_at_most_its_duty_of_the_time(monkeypatch):
         svgs = figure_svg.FigureSVGs()
         svgs.ready(figure_svg.remember(FIGURES), window_layouts()[0], "10.0.0.1")
         svgs.ready(figure_svg.remember(FIGURES), window_layouts()[1], "10.0.0.1")
-        await asyncio.sleep(2.5)
+        await until(lambda: not svgs._queue, 30, "the two layouts' four figures drawn")
 
     run_async(draw_three())
     gaps = [b - a for a, b in zip(done, done[1:])]
@@ -296,7 +296,7 @@ def test_one_client_looping_over_the_svg_rungs_is_held_to_its_budget(server):
             for one, link in layouts:
                 ask(one, link)
                 chromium_cpu(process, seen)
-                time.sleep(0.02)
+                time.sleep(0.02)  # the attack's pace: an ask every 20 ms, not a wait for anything
                 if time.monotonic() - start >= LOOP:
                     break
         burnt = chromium_cpu(process, seen) - base

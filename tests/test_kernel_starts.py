@@ -36,7 +36,7 @@ def test_starts_overlap_up_to_the_bound(monkeypatch):
         running += 1
         most = max(most, running)
         order.append(("begin", kernel_id))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # the stand-in's start time: the starts asked at once overlap in it
         running -= 1
         order.append(("end", kernel_id))
         return kernel_id

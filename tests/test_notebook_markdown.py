@@ -146,6 +146,7 @@ def executed(tmp_path_factory):
         return dict(zip(NOTEBOOKS, pool.map(lambda path: executed_notebook(path, tmp_path_factory), NOTEBOOKS)))
 
 
+@pytest.mark.slow  # executes every notebook (~50 s of kernels); the fast set runs them under nbval already
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_no_stray_math(executed, path):
     problems = [f"{where}: {excerpt!r}"

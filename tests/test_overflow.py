@@ -19,6 +19,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import _kernels, http_get, kernel_ids, problems, start_voila, stop_voila, watch
+from waiting import wait_until
 
 import drmath
 from drmath import report
@@ -47,9 +48,7 @@ def full_server(tmp_path_factory):
         assert status == 200, body[-2000:]
         visitor = re.search(r'"kernelId": "([0-9a-f-]+)"', body).group(1)
         assert visitor in pooled
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and Path(log).read_text().count("is filled with") < 2:
-            time.sleep(0.3)
+        wait_until(lambda: Path(log).read_text().count("is filled with") >= 2, 120, "the pool refilled")
         assert len(kernel_ids(proc)) == 2, "the pool did not refill"
         yield {"proc": proc, "url": url, "log": Path(log), "visitor": visitor}
     finally:
@@ -80,7 +79,9 @@ def test_a_browser_over_the_cap_gets_its_scenario_explained(full_server, browser
         assert [x for x in problems(log) if x != own and "status of 503" not in x] == []
     finally:
         page.close()
-    time.sleep(1)
+    # the visitor left the line: its request ends (its access log line), and whatever it would have started, it has
+    wait_until(lambda: "503 GET /?training.gpus=10000 " in full_server["log"].read_text(), 30,
+               "the page's request ended after it was closed")
     assert kernel_ids(proc) == before  # no kernel started for it
     assert full_server["log"].read_text().count("Kernel started") == started
 
@@ -116,7 +117,7 @@ def test_a_burst_renders_each_scenario_once():
 
     def render(query):
         calls.append(query)
-        time.sleep(0.05)
+        time.sleep(0.05)  # the stand-in's render time: the burst arrives while it renders
         return f"<html>{query}</html>"
 
     async def burst():

@@ -26,6 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import READY_JS, free_port, kernel_ids, problems, start_voila, stop_voila, watch  # noqa: E402
+from waiting import wait_until  # noqa: E402
 
 from drmath.serve import NOTEBOOK  # noqa: E402
 from drmath.serve.query_client import TOKEN_HEADER, kernel_token  # noqa: E402
@@ -170,7 +171,7 @@ def wait_idle(proc, quiet=1.5, timeout=90):
             last, since = now, time.monotonic()
         elif time.monotonic() - since >= quiet:
             return
-        time.sleep(0.2)
+        time.sleep(0.2)  # polls a condition (no kernel CPU for `quiet` s): the quiet window is the fact
 
 
 async def _open(url, headers=None):
@@ -207,7 +208,7 @@ def test_a_stranger_cannot_use_a_kernels_query_channel(voila_server, browser):
             if not isinstance(first, int):
                 first.close()
             refused += [first, second]
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.2)  # the attack's pace: a kernel id every 0.2 s, not a wait for anything
         return refused, held
 
     loop = Loop()
@@ -225,9 +226,10 @@ def test_a_stranger_cannot_use_a_kernels_query_channel(voila_server, browser):
         page.close(run_before_unload=True)
         context.close()
     finally:
-        for s in held:  # the attacker's sockets, had any been accepted
-            loop.loop.call_soon_threadsafe(s.close)
-        time.sleep(0.5)
+        async def close_held():  # the attacker's sockets, had any been accepted: closed before their loop stops
+            for s in held:
+                s.close()
+        loop.run(close_held())
         loop.close()
 
 
@@ -248,10 +250,7 @@ def test_a_kernel_that_never_receives_its_request_is_shut_down(tmp_path):
                                       pool_size=1, extra=[f"--notebook={notebook}", "--max-kernels=3",
                                                           "--GraceKernelManager.request_timeout=3"])
     try:
-        deadline = time.monotonic() + 60
-        while not kernel_ids(proc) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        (pooled,) = kernel_ids(proc)
+        (pooled,) = wait_until(lambda: kernel_ids(proc), 60, "the pooled kernel started")
 
         def visit():  # the page waits for the stuck cell; it ends when the kernel goes
             try:
@@ -260,12 +259,9 @@ def test_a_kernel_that_never_receives_its_request_is_shut_down(tmp_path):
                 pass
         visitor = threading.Thread(target=visit, daemon=True)
         visitor.start()
-        deadline = time.monotonic() + 45
-        while pooled in kernel_ids(proc) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        log = Path(log_path).read_text()
-        assert pooled not in kernel_ids(proc), log[-3000:]
-        assert f"Kernel {pooled} did not receive its page's request" in log
+        wait_until(lambda: pooled not in kernel_ids(proc), 45,
+                   lambda: f"kernel {pooled} shut down: {Path(log_path).read_text()[-3000:]}")
+        assert f"Kernel {pooled} did not receive its page's request" in Path(log_path).read_text()
         visitor.join(60)
     finally:
         stop_voila(proc)

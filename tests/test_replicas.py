@@ -2,16 +2,15 @@
 
 Everything runs on loopback: two replicas (``--pool-size 1``, conftest ``start_voila``) on free ports,
 and HAProxy in the foreground (``haproxy -f cfg -db``) with the configuration
-``deploy/haproxy/render.py`` renders for those ports. The tests run in file order and share the
-cluster:
+``deploy/haproxy/render.py`` renders for those ports. Each test sets up what it needs, in any order:
 
 1. four fresh visitors (no cookies) are spread over both replicas, and each page's kernel lives on
-   the replica its ``SERVERID`` cookie names;
+   the replica its ``SERVERID`` cookie names (and the health checks before any visitor took no kernel);
 2. a real Chromium page through the balancer opens on its static explainer (issue 24) and draws, and a
    slider move reaches its kernel (the websocket stuck to the page's replica) and changes the cards;
-3. that page's replica is killed (SIGKILL, server and kernels): visitors who arrive before the health
-   check notices still get a page (the balancer retries on the other replica), the replica is marked
-   down, four new visitors all get a page, and the orphaned page recovers by reloading.
+3. on a cluster of its own, a page's replica is killed (SIGKILL, server and kernels): visitors who arrive
+   before the health check notices still get a page (the balancer retries on the other replica), the
+   replica is marked down, four new visitors all get a page, and the orphaned page recovers by reloading.
 
 ``bench/bench_replicas.py`` runs the same scenario and prints the figures. Skips when ``haproxy`` is
 not installed (``./tasks test`` installs Debian's).
@@ -36,6 +35,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import CHROMIUM, READY_JS, free_port, kernel_ids, problems, start_voila, stop_voila, watch  # noqa: E402
+from waiting import wait_until  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 HAPROXY = shutil.which("haproxy") or next((p for p in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy")
@@ -92,19 +92,21 @@ class Cluster:
         self.log = self.workdir / "haproxy.log"
         self.haproxy = subprocess.Popen([HAPROXY, "-f", str(cfg), "-db"], stdout=open(self.log, "w"),
                                         stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        def up():
             if self.haproxy.poll() is not None:
-                self.stop()
                 raise RuntimeError(f"haproxy exited with {self.haproxy.returncode}: {self.log.read_text()[-2000:]}")
             try:
-                if all(status == "UP" for status in self.status().values()):
-                    return
+                return all(status == "UP" for status in self.status().values())
             except OSError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"the replicas did not come UP in HAProxy: {self.log.read_text()[-2000:]}")
+                return False
+
+        try:
+            wait_until(up, 30, lambda: f"the replicas UP in HAProxy: {self.log.read_text()[-2000:]}", interval=0.2)
+        except BaseException:
+            self.stop()
+            raise
+        # before any visitor: what the health checks alone did (the first test reads it)
+        self.before_visitors = {"kernels": [len(kernel_ids(p)) for p in self.replicas], "stats": self.stats()}
 
     def stats(self):
         """HAProxy's stats CSV rows of the replicas' backend, by name (``"r1"``..., ``"BACKEND"``)."""
@@ -147,11 +149,12 @@ class Cluster:
         ``None`` when it is not DOWN within ``timeout`` seconds. ("UP 1/2" is UP, going down.)
         """
         since = time.monotonic() if since is None else since
-        while time.monotonic() - since < timeout:
-            if self.status().get(name, "").startswith("DOWN"):
-                return time.monotonic() - since
-            time.sleep(0.05)
-        return None
+        try:
+            wait_until(lambda: self.status().get(name, "").startswith("DOWN"),
+                       max(since + timeout - time.monotonic(), 0), f"HAProxy marked {name} DOWN", interval=0.05)
+        except AssertionError:
+            return None
+        return time.monotonic() - since
 
     def stop(self):
         """Stop HAProxy and every replica we started."""
@@ -221,21 +224,42 @@ def cluster(tmp_path_factory):
     c.stop()
 
 
-@pytest.fixture(scope="module")
-def page(cluster, browser):
-    """One dashboard page through the balancer, its requests and console watched."""
+def new_page(browser):
+    """A dashboard page in a context of its own, its requests and console watched."""
     context = browser.new_context(viewport={"width": 1400, "height": 1500})
     p = context.new_page()
-    log = watch(p)
-    yield {"page": p, "context": context, "log": log}
-    context.close()
+    return {"page": p, "context": context, "log": watch(p)}
+
+
+@pytest.fixture(scope="module")
+def page(cluster, browser):
+    """One dashboard page for the balancer, its requests and console watched (not opened yet)."""
+    opened = new_page(browser)
+    yield opened
+    opened["context"].close()
+
+
+@pytest.fixture
+def doomed(tmp_path_factory, browser):
+    """A cluster of its own, for the test that kills one of its replicas, and a page drawn through its balancer."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is absent")
+    c = Cluster(tmp_path_factory.mktemp("replicas-doomed"))
+    opened = new_page(browser)
+    try:
+        opened["page"].goto(c.url, wait_until="commit", timeout=120_000)
+        opened["page"].wait_for_function(READY_JS, timeout=120_000, polling=100)
+        yield c, opened
+    finally:
+        opened["context"].close()
+        c.stop()
 
 
 def test_fresh_visitors_are_spread_and_each_page_lives_on_its_cookies_replica(cluster):
-    # HAProxy has health-checked both replicas several times by now: the check URL took no kernel
-    assert [len(kernel_ids(proc)) for proc in cluster.replicas] == [1, 1]
+    # HAProxy had health-checked both replicas before any visitor came: the check URL took no kernel
+    assert cluster.before_visitors["kernels"] == [1, 1]
     assert all(int(row["chkfail"] or 0) == 0 and int(row["hrsp_2xx"] or 0) == 0 for name, row in
-               cluster.stats().items() if name != "BACKEND"), "no visitor yet, no failed health check"
+               cluster.before_visitors["stats"].items() if name != "BACKEND"), "no visitor, no failed health check"
     records = visits(cluster.url, 4)
     assert served(records) == 4, records
     replicas = sorted(r["replica"] for r in records)
@@ -269,10 +293,11 @@ def test_a_slider_move_reaches_the_pages_kernel_through_the_balancer(cluster, pa
     assert problems(log) == []
 
 
-def test_after_a_replica_dies_new_visitors_still_get_the_page(cluster, page):
+def test_after_a_replica_dies_new_visitors_still_get_the_page(doomed):
+    cluster, page = doomed
     p, context = page["page"], page["context"]
     victim = page_replica(context)
-    assert victim is not None, "run with the previous test: the page's replica is the one killed"
+    assert victim in ("r1", "r2"), "the page's replica is the one killed"
     survivor = "r2" if victim == "r1" else "r1"
     killed = cluster.crash(victim)
     early = visits(cluster.url, 2)  # at once, before the health check can have noticed

@@ -28,6 +28,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import READY_JS, _kernels, kernel_ids, run_async, start_voila, stop_voila
+from waiting import until, wait_until
 
 from drmath import serve
 from drmath.serve import sessions, websocket
@@ -153,15 +154,6 @@ class Socket:
         return self.ws.close_code
 
 
-def wait_until(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"{what} within {timeout} s")
-
-
 def dead(process):
     """Whether ``process`` (a kernel) has exited: gone, or a zombie its server has not reaped yet."""
     try:
@@ -234,9 +226,7 @@ def test_an_oversize_message_ends_that_session_only(server):
         assert await sock.kernel_info() is not None
         await sock.send("comm_msg", {"comm_id": "x", "data": {"junk": "x" * (serve.MAX_MESSAGE_SIZE + 1000)}})
         code = await sock.until_closed(30)
-        deadline = time.monotonic() + 30
-        while kernel_id in kernel_ids(proc) and time.monotonic() < deadline:
-            await asyncio.sleep(0.2)
+        await until(lambda: kernel_id not in kernel_ids(proc), 30, "the too-big message's kernel shut down")
         return code, kernel_id, kernel_id in kernel_ids(proc), await other.kernel_info()
 
     code, kernel_id, alive, other_reply = run_async(flood())
@@ -283,7 +273,7 @@ def test_a_kernel_over_the_memory_limit_ends_that_session_with_a_notice(server, 
                                     metadata={"version": "2.1.0"}, buffers=[value])
                 except Exception:  # noqa: BLE001 - the server closed the socket meanwhile
                     break
-                await asyncio.sleep(0.05)  # a page that lets its kernel keep up (64 unfinished would end it)
+                await asyncio.sleep(0.05)  # the page's pace: it lets its kernel keep up (64 unfinished would end it)
             return await reader
 
         assert run_async(grow()) == sessions.SESSION_END["memory"][0]

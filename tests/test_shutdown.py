@@ -26,6 +26,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import BROWSER, kernel_processes, start_voila, stop_voila
 from test_phone import open_phone
+from waiting import wait_until
 
 EXIT_WITHIN = 10.0  # [s] the bound, SIGTERM to every process gone
 
@@ -81,25 +82,16 @@ def test_sigterm_stops_a_server_that_served_pages_its_kernels_zygote_and_chromiu
         with urllib.request.urlopen(urllib.request.Request(url, headers=BROWSER), timeout=120) as r:
             assert b"drmath-preview" in r.read()  # a static page, whose visitor never goes live
         svgs_in_flight(url)
-        deadline = time.monotonic() + 60
-        while "chromium" not in descendants(proc.pid).values():
-            assert time.monotonic() < deadline, "the SVG renderer did not start"
-            time.sleep(0.2)
+        wait_until(lambda: "chromium" in descendants(proc.pid).values(), 60, "the SVG renderer started")
         pids = descendants(proc.pid)
         assert {"kernel", "zygote", "chromium"} <= set(pids.values()), pids
 
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=EXIT_WITHIN)
-        except subprocess.TimeoutExpired:
-            pass
-        while running(pids) and time.monotonic() - sent < EXIT_WITHIN:
-            time.sleep(0.1)
-        took, left = time.monotonic() - sent, running(pids)
-        assert proc.poll() is not None and not left, (
-            f"{took:.1f} s after SIGTERM: server {'exited' if proc.poll() is not None else 'still up'}, "
-            f"still running: {left}\n{Path(log).read_text()[-3000:]}")
+        wait_until(lambda: proc.poll() is not None and not running(pids), EXIT_WITHIN, lambda: (
+            f"the server and all under it stopped after SIGTERM ({time.monotonic() - sent:.1f} s: server "
+            f"{'exited' if proc.poll() is not None else 'still up'}, still running: {running(pids)})\n"
+            f"{Path(log).read_text()[-3000:]}"))
         notice = page.wait_for_selector("#drmath-session-notice", timeout=10_000)
         assert notice.get_attribute("data-reason") == "restart", notice.inner_text()
         assert "restarting" in notice.inner_text()

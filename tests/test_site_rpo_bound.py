@@ -75,6 +75,7 @@ def _with_work(s, compute_time):
     return s.with_changes({"training.tokens": float(tokens)})
 
 
+@pytest.mark.slow  # the whole grid (360+ points) simulated: its coverage is what it checks
 @pytest.mark.parametrize("rate, share", [(LLAMA3, 1), (RSC1_X3, 2)], ids=["llama3", "3x-rsc1"])
 def test_worst_case_bounds_every_simulated_site_loss(rate, share):
     """Every point at Llama 3's rate; every second one at 3x RSC-1's (more failures: slower to draw)."""
@@ -117,6 +118,7 @@ def _phase_bias(p, policy, rate):
     return abs(ages.mean() - period / 2)
 
 
+@pytest.mark.slow  # 1,000 trials a grid point: its tolerance is 4 standard errors of that many
 def test_expected_site_rpo_matches_the_simulated_mean():
     checked, missed = 0, []
     for i, (link, upload, (tau, every), streamed, policy, storage) in enumerate(GRID):

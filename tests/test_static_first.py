@@ -12,6 +12,7 @@ import http.client
 import re
 import sys
 import time
+import urllib.error
 import urllib.parse
 import zlib
 from pathlib import Path
@@ -20,6 +21,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import BROWSER, CHROMIUM, READY_JS, kernel_ids, problems, run_async, start_voila, stop_voila, watch  # noqa: E402
+from hostile import served  # noqa: E402
+from waiting import until, wait_until  # noqa: E402
 
 import drmath  # noqa: E402
 from drmath.io.links import to_query  # noqa: E402
@@ -63,17 +66,15 @@ def test_the_line_for_seats_is_first_come_first_served_bounded_and_left_by_who_g
             got.append((name, seat))
 
         first = asyncio.ensure_future(wait("first"))
-        await asyncio.sleep(0.05)
+        await until(lambda: len(line) == 1, 5, "the first visitor in line")
         second = asyncio.ensure_future(wait("second"))
-        await asyncio.sleep(0.05)
-        assert len(line) == 2
+        await until(lambda: len(line) == 2, 5, "the second visitor in line behind the first")
         assert await line.take(admit) is None  # the line is full: no third place
         free.append("seat-1")
         await first
         assert got == [("first", "seat-1")] and len(line) == 1  # the first in line got the first seat
         second.cancel()  # the second visitor left
-        await asyncio.sleep(0.05)
-        assert len(line) == 0
+        await until(lambda: len(line) == 0, 5, "the second visitor who left out of the line")
         await wait("late", wait=0.1)  # nobody frees a seat: it stops waiting
         assert got[-1] == ("late", None) and len(line) == 0
         free.append("seat-2")
@@ -121,16 +122,17 @@ def connection(url, timeout=120):
 def hold_seat(url, wait=60):
     """A plain GET takes the one visitor seat: ``(kernel id, its cookies)``. The seat of the page a test
     before has just closed comes back when its shutdown beacon has been served: asked again until then [s]."""
-    give_up = time.monotonic() + wait
-    while True:
+    def ask():
         conn = connection(url)
         conn.request("GET", "/", headers={"Accept": "text/html"})
         r = conn.getresponse()
         body = r.read().decode()
-        if r.status != 503 or time.monotonic() > give_up:
-            break
-        conn.close()
-        time.sleep(1)
+        if r.status == 503:
+            conn.close()
+            return None
+        return conn, r, body
+
+    conn, r, body = wait_until(ask, wait, "the visitor seat free (a page before may still hold it)", interval=1)
     try:
         assert r.status == 200, (r.status, body[:300])
         cookies = {}
@@ -209,6 +211,30 @@ def static_part(url, target, headers=BROWSER, timeout=60):
         conn.close()
 
 
+def ended(server, since, status, path, count=1):
+    """Wait for ``count`` access log lines of a ``status`` GET of ``path`` (4xx or 5xx: a 2xx logs none at the
+    server's level) written after byte ``since`` of the server's log: those requests' handlers have finished, so
+    whatever they would have started, they have. Returns the log from ``since``."""
+    def lines():
+        text = log_after(server, since)
+        found = re.findall(rf"^{status} GET {re.escape(path[:100])}", text, re.M)
+        return text if len(found) >= count else None
+
+    return wait_until(lines, 60, f"{count} {status} GET {path[:40]} ended")
+
+
+def log_after(server, since):
+    """The server's log from byte ``since`` on."""
+    with open(server["log"], "rb") as f:
+        f.seek(since)
+        return f.read().decode(errors="replace")
+
+
+def log_size(server):
+    """The size of the server's log so far: :func:`ended` reads what comes after it."""
+    return server["log"].stat().st_size
+
+
 def expected(changes):
     p = drmath.plan(drmath.Scenario().with_changes(changes))
     return p, {name: p.format(name) for name in ("rpo_site", "rto_site", "ettr", "total_dr_cost", "tokens")}
@@ -218,7 +244,7 @@ def expected(changes):
 def test_a_share_links_static_page_shows_its_scenarios_numbers_before_any_seat(server):
     held = hold_seat(server["url"])  # every seat taken: the static page does not wait for one
     try:
-        before = kernel_ids(server["proc"])
+        before, since = kernel_ids(server["proc"]), log_size(server)
         link = "/?" + to_query(drmath.Scenario().with_changes(SHARED))
         status, body, encoding = static_part(server["url"], link)
         assert status == 503 and STATIC_END in body and encoding is None  # busy (a balancer tries another replica)
@@ -230,8 +256,8 @@ def test_a_share_links_static_page_shows_its_scenarios_numbers_before_any_seat(s
         assert want != expected({})[1]
         assert "4,096 GPUs" in body and body.count('class="plot drmath-static-plot"') == len(REPORT_FIGURES)
         assert "This page is static" in body and "live in a few seconds" in body
-        time.sleep(1)
-        assert kernel_ids(server["proc"]) <= before  # the visitor left in line: nothing started for it
+        log = ended(server, since, 503, link, count=2)  # both visitors left the line, their requests done
+        assert kernel_ids(server["proc"]) <= before and "start begins" not in log  # nothing started for them
     finally:
         free_seat(server["url"], *held)
 
@@ -242,7 +268,7 @@ def test_a_share_links_static_page_shows_its_scenarios_numbers_before_any_seat(s
     {"Sec-Fetch-Dest": "iframe", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Site": "cross-site"},
 ])
 def test_a_request_that_is_not_a_page_navigation_takes_no_seat(server, headers):
-    before = kernel_ids(server["proc"])
+    before, since = kernel_ids(server["proc"]), log_size(server)
     conn = connection(server["url"])
     try:
         conn.request("GET", "/", headers={"Accept": "text/html", **headers})
@@ -252,8 +278,8 @@ def test_a_request_that_is_not_a_page_navigation_takes_no_seat(server, headers):
         conn.close()
     assert r.status == 200 and "static worked answer" in body and STATIC_END not in body
     assert "drmath_seat" not in (r.getheader("Set-Cookie") or "")
-    time.sleep(1)
-    assert kernel_ids(server["proc"]) <= before
+    served(server["url"])  # a later request answered: this one's handler is done (a 200 logs no access line)
+    assert kernel_ids(server["proc"]) <= before and "start begins" not in log_after(server, since)
 
 
 @pytest.mark.slow
@@ -519,18 +545,23 @@ def default_svgs(url, window, wait=60):
     figures = static_dashboard("")[1]
     one, link = plot_widths(window)
     rungs = [rung(link if name == WIDE else one) for name in figures]
-    give_up = time.monotonic() + wait
-    while True:
+    asked = []
+
+    def all_drawn():
         conn = connection(url)
         try:
             conn.request("GET", f"/{URL}{figures_key(figures)}/{','.join(map(str, rungs))}")
             r = conn.getresponse()
-            answer = json.loads(r.read())
+            asked.append((json.loads(r.read()), r))
         finally:
             conn.close()
-        if len(answer) == len(figures) or time.monotonic() > give_up:
-            return figures, rungs, answer, r
-        time.sleep(0.5)
+        return len(asked[-1][0]) == len(figures)
+
+    try:
+        wait_until(all_drawn, wait, "the server drew them all", interval=0.5)
+    except AssertionError:
+        pass  # the last answer, some or none: the caller says what it needs of it
+    return figures, rungs, *asked[-1]
 
 
 @pytest.mark.slow
@@ -636,7 +667,16 @@ def test_a_traded_ticket_opens_nothing(server):
     from drmath.serve.sessions import SEAT_COOKIE
 
     url = server["url"]
-    kernel_id, ticket, _ = open_page(url, headers=BROWSER)  # static first: the page holds a ticket, not a seat
+
+    def page():  # static first: the page holds a ticket, not a seat
+        try:
+            return open_page(url, headers=BROWSER)
+        except urllib.error.HTTPError as e:
+            if e.code != 503:
+                raise
+            return None  # busy: a page of a test before still holds the one seat until its beacon is served
+
+    kernel_id, ticket, _ = wait_until(page, 60, "a seat free for the page", interval=1)
 
     async def trade():
         ws = await connect(url, kernel_id, ticket)

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import free_port, stop_voila  # noqa: E402
+from conftest import answers, free_port, stop_voila  # noqa: E402
+from waiting import wait_until  # noqa: E402
 
 from drmath import _resources  # noqa: E402
 
@@ -222,16 +223,8 @@ def test_serve_finds_template_and_bundle(installed):
                                  "--max-kernels=2"], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, log.read_text()[-3000:]
-            assert time.monotonic() < deadline, log.read_text()[-3000:]
-            try:
-                urllib.request.urlopen(url + "voila/static/", timeout=2)
-            except urllib.error.HTTPError:
-                break  # 404: the server is up
-            except OSError:
-                time.sleep(0.3)
+        wait_until(lambda: answers(url, proc, log), 120, lambda: f"the server up: {log.read_text()[-3000:]}",
+                   interval=0.3)
         from drmath.dashboard import PLOTLY_STATIC
 
         status, bundle = get(url + PLOTLY_STATIC)

@@ -11,15 +11,17 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import psutil
 import pytest
 
-from drmath.serve import zygote
-from drmath.serve.kernels import _lower_priority
-from drmath.serve.settings import REFILL_NICENESS
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
+from waiting import wait_until  # noqa: E402
+
+from drmath.serve import zygote  # noqa: E402
+from drmath.serve.kernels import _lower_priority  # noqa: E402
+from drmath.serve.settings import REFILL_NICENESS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,12 +142,9 @@ def test_the_zygote_and_its_kernels_go_when_the_server_goes(stand_in):
     assert running(kernel) and running(forker)
     server.kill()
     server.wait()
-    deadline = time.monotonic() + 30
-    alive = [kernel, forker]
-    while alive and time.monotonic() < deadline:
-        alive = [pid for pid in alive if running(pid)]
-        time.sleep(0.2)
-    assert not alive, f"still running after the server was killed: {alive}"
+    wait_until(lambda: not any(running(pid) for pid in (kernel, forker)), 30, lambda: (
+        f"the kernel and the forker gone after the server was killed (still running: "
+        f"{[pid for pid in (kernel, forker) if running(pid)]})"))
 
 
 def test_only_the_specs_own_command_with_plain_options_is_forked():
