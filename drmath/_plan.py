@@ -134,7 +134,7 @@ def replication_step(v, out):
     progress = out["compute_time"]  # no loss exceeds the run's whole progress
     rpo_offsite = functools.partial(recovery.rpo_site_pipeline, k * tau, write, hops,
                                     v["replication.policy"] == "newest", streamed=v["replication.streamed"],
-                                    launch_spacing=interval, progress=progress)
+                                    launch_spacing=interval, progress=progress, checkpoint_interval=tau)
     return dict(replication_every=k, replication_interval=interval, object_store_time=upload, link_time=link,
                 object_store_utilization=replication.replication_utilization(upload, interval),
                 link_utilization=replication.replication_utilization(link, interval),

@@ -112,9 +112,15 @@ def rpo_site_substitution(p, expected):
     if unbounded(p):
         return r"\infty \quad (T = <replication_cycle> > P = <replication_interval>)"
     interval = "<replication_every|g> \\times <checkpoint_interval>" + ("/2" if expected else "")
-    text = f"{interval} + <checkpoint_write_time> + <replication_time>"
+    text = "<checkpoint_write_time> + <replication_time>"
     if not p.replication_keeps_up:  # newest: a copy may wait at each hop slower than the copies reach it
         text += r" + \text{waits at the busy hops}"
+    if expected:  # wall-clock time since the copy's checkpoint started, as progress: r = tau / (tau + delta)
+        period = "<checkpoint_interval> + <checkpoint_stall>"
+        text = (rf"{interval} + \tfrac{{<checkpoint_interval>}}{{{period}}}\,({text}) - "
+                rf"\tfrac{{<checkpoint_stall>}}{{{period}}} \times <checkpoint_interval>/2")
+    else:
+        text = f"{interval} + {text}"
     cap = "<compute_time>/2" if expected else "<compute_time>"
     return rf"\min({cap},\; {text})" if clipped(p, "rpo_site_expected" if expected else "rpo_site", expected) \
         else text

@@ -107,15 +107,19 @@ def rpo_local(checkpoint_interval, write_time, expected=False, progress=np.inf):
     newest=r"\mathrm{RPO}_{site} = k\tau + W + t_{rep} + \sum_i b_i\,t_i",
     every_k_clipped=r"\mathrm{RPO}_{site} = \min(C,\; k\tau + W + t_{rep})",
     newest_clipped=r"\mathrm{RPO}_{site} = \min(C,\; k\tau + W + t_{rep} + \sum_i b_i\,t_i)",
-    every_k_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep}",
-    every_k_behind_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep}\ \text{only if}\ T \le P",
-    newest_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + W + t_{rep} + \tfrac{g_{n+1} - P}{2} + \sum_i b_i\,g_i/2",
-    every_k_clipped_expected=r"E[\mathrm{loss}_{site}] = \min(C/2,\; k\tau/2 + W + t_{rep})",
-    newest_clipped_expected=r"E[\mathrm{loss}_{site}] = \min(C/2,\; k\tau/2 + W + t_{rep} + \tfrac{g_{n+1} - P}{2} "
-                            r"+ \sum_i b_i\,g_i/2)",
+    every_k_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + r\,(W + t_{rep}) - (1 - r)\,\tau/2,\quad "
+                     r"r = \tfrac{\tau}{\tau + \delta}",
+    every_k_behind_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + r\,(W + t_{rep}) - (1 - r)\,\tau/2\ "
+                            r"\text{only if}\ T \le P",
+    newest_expected=r"E[\mathrm{loss}_{site}] = k\tau/2 + r\,\big(W + t_{rep} + \tfrac{g_{n+1} - P}{2} "
+                    r"+ \sum_i b_i\,g_i/2\big) - (1 - r)\,\tau/2,\quad r = \tfrac{\tau}{\tau + \delta}",
+    every_k_clipped_expected=r"E[\mathrm{loss}_{site}] = \min(C/2,\; k\tau/2 + r\,(W + t_{rep}) "
+                             r"- (1 - r)\,\tau/2)",
+    newest_clipped_expected=r"E[\mathrm{loss}_{site}] = \min(C/2,\; k\tau/2 + r\,\big(W + t_{rep} "
+                            r"+ \tfrac{g_{n+1} - P}{2} + \sum_i b_i\,g_i/2\big) - (1 - r)\,\tau/2)",
 )
 def rpo_site_pipeline(replication_interval, write_time, hop_times, newest_only=False, expected=False,
-                      streamed=False, launch_spacing=None, progress=np.inf):
+                      streamed=False, launch_spacing=None, progress=np.inf, checkpoint_interval=None):
     r"""Progress lost when the site is lost, for a pipeline of hops and a replication policy.
 
     Parameters
@@ -142,6 +146,10 @@ def rpo_site_pipeline(replication_interval, write_time, hop_times, newest_only=F
         :math:`k\tau` when omitted (no stall). [s]
     progress : float or array_like, default inf
         The progress the run makes in all :math:`C`: no loss exceeds it. [s]
+    checkpoint_interval : float or array_like, optional
+        Training between checkpoints :math:`\tau`, which with ``launch_spacing`` gives the stall
+        :math:`\delta` of each checkpoint; ``replication_interval`` (every checkpoint ships) when omitted.
+        Only the expected value reads it. [s]
 
     Returns
     -------
@@ -193,7 +201,13 @@ def rpo_site_pipeline(replication_interval, write_time, hop_times, newest_only=F
     copy off-site landed a uniform share of the last hop's output gap
     :math:`g_{n+1}` ago, crossed in :math:`t_{rep}`, and waited at each busy
     hop a uniform share of that hop's input gap (it was the newest to
-    arrive):
+    arrive). That much wall-clock time since the shipped checkpoint started
+    holds less progress: training stops for :math:`\delta` at each checkpoint
+    start, so progress grows at the mean rate :math:`r = \tau/(\tau + \delta)`
+    and lags that rate by :math:`(1 - r)\,\tau/2` on average over a checkpoint
+    period (exactly, since a site event at a uniform time falls at a uniform
+    phase of the period :math:`\tau + \delta`, and :math:`P` holds :math:`k`
+    periods whole):
 
     .. formula:: every_k_expected
 
@@ -208,9 +222,10 @@ def rpo_site_pipeline(replication_interval, write_time, hop_times, newest_only=F
     .. formula:: newest_clipped_expected
 
     With one busy hop (:math:`T > P`) the sums are :math:`T` and :math:`T/2`.
-    Both treat a second of wall-clock time as a second of progress, so the
-    worst case stays a bound; the expected value is first order in
-    :math:`\delta/\tau` and in :math:`(k\tau + t_{rep})/M` (local failures).
+    The worst case treats a second of wall-clock time as a second of
+    progress, so it stays a bound; the expected value converts it exactly
+    where every hop keeps up, and ignores local failures between the copies
+    (first order in :math:`(k\tau + t_{rep})/M`).
     When every hop keeps up, the two policies coincide. An unbounded loss
     stays ``inf``, a flag rather than a number.
 
@@ -252,6 +267,11 @@ def rpo_site_pipeline(replication_interval, write_time, hop_times, newest_only=F
     require_positive(replication_interval=replication_interval)
     if launch_spacing is not None:
         require_positive(launch_spacing=launch_spacing)
+        # copies enter k(tau + delta) apart and carry k tau of training: a share of the wall clock, never more
+        require_fraction(**{"replication_interval / launch_spacing":
+                            np.asarray(replication_interval, dtype=float) / np.asarray(launch_spacing, dtype=float)})
+    if checkpoint_interval is not None:
+        require_positive(checkpoint_interval=checkpoint_interval)
     require_nonnegative(write_time=write_time)
     require_nonnegative_or_inf(progress=progress)
     require_flag(newest_only=newest_only, expected=expected, streamed=streamed)
@@ -272,7 +292,9 @@ def rpo_site_pipeline(replication_interval, write_time, hop_times, newest_only=F
         mean_waits = mean_waits + np.where(busy, gap / 2, 0.0)
         gap = np.maximum(gap, t)
     worst = interval + write_time + latency + waits
-    mean = interval / 2 + write_time + latency + (gap - spacing) / 2 + mean_waits
+    tau = interval if checkpoint_interval is None else np.asarray(checkpoint_interval, dtype=float)
+    rate = interval / spacing  # progress per second of wall clock: tau / (tau + delta)
+    mean = interval / 2 + rate * (write_time + latency + (gap - spacing) / 2 + mean_waits) - (1 - rate) * tau / 2
     loss = np.where(expected, np.minimum(mean, progress / 2), np.minimum(worst, progress))
     return as_output(np.where(behind & ~np.asarray(newest_only), np.inf, loss))
 

@@ -111,3 +111,33 @@ def test_newest_with_both_hops_slower_than_the_copies():
     assert worst <= p.rpo_site and worst > 0.9 * p.rpo_site
     # the expected value: within 5% of the simulated mean (a fixed schedule's phases bunch a little)
     assert mean == pytest.approx(p.rpo_site_expected, rel=0.05)
+
+
+@seed(20261203)
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(k=st.integers(1, 6), tau=st.floats(60.0, 3_600.0), stall_ratio=st.floats(0.0, 1.0),
+       write_share=st.floats(0.0, 2.0), hop_shares=st.lists(st.floats(0.01, 0.95), min_size=1, max_size=3),
+       newest=st.booleans())
+def test_the_expected_site_loss_is_the_simulated_mean_at_any_stall(k, tau, stall_ratio, write_share, hop_shares,
+                                                                  newest):
+    """Issue 34, finding 9: the expected site RPO counted wall-clock time as progress, +4.5% at δ/τ = 0.05 and
+    +87% at δ/τ = 1. Every hop keeping up (both policies then coincide), stalls from none to τ: the closed form is
+    the mean loss of a site event at a uniform time. The simulated mean runs over a steady-state window that is
+    not a whole number of copy periods: 1% covers that edge."""
+    delta, write = stall_ratio * tau, write_share * tau
+    spacing = k * (tau + delta)
+    hops = [share * spacing for share in hop_shares]
+    _, mean = simulate_losses(k, tau, delta, write, hops, newest, copies=200)
+    expected = recovery.rpo_site_pipeline(k * tau, write, hops, newest, expected=True, launch_spacing=spacing,
+                                          checkpoint_interval=tau)
+    assert mean == pytest.approx(expected, rel=0.01)
+
+
+def test_a_stall_as_long_as_the_interval_halves_the_progress_of_each_wall_clock_second():
+    # k = 1, τ = δ = 600 s, W = 0, one 300 s hop: a site event at a uniform time falls 300 s to 1,500 s after the
+    # newest copy's checkpoint started, and half of each 1,200 s period is stall: 300 s of progress lost on average,
+    # not the 600 s that counting wall-clock time as progress gave
+    expected = recovery.rpo_site_pipeline(600.0, 0.0, [300.0], expected=True, launch_spacing=1200.0,
+                                          checkpoint_interval=600.0)
+    assert expected == pytest.approx(300.0)
+    assert simulate_losses(1, 600.0, 600.0, 0.0, [300.0], newest=False, copies=400)[1] == pytest.approx(300.0, rel=0.01)
