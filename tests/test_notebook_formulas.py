@@ -30,7 +30,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import executed_notebook
 from test_formulas_once import PLANS, _docstring_maths
 
-from drmath import calibrate, checkpoint, cost, drills, quantities, recovery, reliability, replication, simulate, training
+from drmath import (
+    calibrate,
+    checkpoint,
+    cost,
+    drills,
+    quantities,
+    recovery,
+    reliability,
+    replication,
+    simulate,
+    training,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -156,3 +167,32 @@ def test_the_checks_see_the_drifted_formulas():
     assert foreign_formulas(drifted_03) and foreign_formulas(drifted_04)
     assert _normal(replication.launch_spacing.tex) in LIBRARY
     assert _normal(recovery.resume_slip.tex_variants["expected"]) in LIBRARY
+
+
+def test_formulas_shows_the_librarys_own_strings():
+    from drmath import formulas, plan
+
+    assert formulas(checkpoint.checkpoint_bytes) == f"$${checkpoint.checkpoint_bytes.tex}$$\n"
+    assert formulas((recovery.resume_slip, "expected")) == f"$${recovery.resume_slip.tex_variants['expected']}$$\n"
+    assert formulas((drills.promised_rto, 0)).startswith(r"$$\mathrm{RTO}_c = \hat F^{-1}_{\Sigma}(c)")
+    sync = plan().scenario.with_changes({"checkpoint.mode": "sync"})
+    assert formulas("checkpoint_stall", of=sync) == f"$${checkpoint.checkpoint_stall.tex_variants['synchronous']}$$\n"
+    assert formulas("checkpoint_stall") == f"$${checkpoint.checkpoint_stall.tex_variants['asynchronous']}$$\n"
+    assert formulas(calibrate.lognormal_fit)._repr_markdown_().count("$$") == 2
+
+
+def test_formulas_refuses_what_the_library_does_not_hold():
+    from drmath import formulas
+
+    with pytest.raises(ValueError, match="needs at least one formula"):
+        formulas()
+    with pytest.raises(ValueError, match=r"unknown plan quantity 'rpo_sight': choose from .*rpo_site"):
+        formulas("rpo_sight")
+    with pytest.raises(ValueError, match=r"checkpoint_stall needs a variant: choose from \['asynchronous', 'synch"):
+        formulas(checkpoint.checkpoint_stall)
+    with pytest.raises(ValueError, match=r"resume_slip has no formula variant 'worst': choose from \['expected'\]"):
+        formulas((recovery.resume_slip, "worst"))
+    with pytest.raises(ValueError, match=r"simulate_run: variant 5 is not one of its docstring's 2 math blocks"):
+        formulas((simulate.simulate_run, 5))
+    with pytest.raises(ValueError, match="is not a quantity name, a formula function"):
+        formulas(3.0)
