@@ -22,7 +22,7 @@ from functools import partial
 import pandas as pd
 from IPython.display import Markdown, display
 
-from drmath import answer, compare, drills, offline, plan, presets, solve, viz
+from drmath import answer, compare, cost, drills, formulas, offline, plan, presets, replication, solve, training, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.io import scenarios
 from drmath.io.drills import example_log, read_drill_records
@@ -125,13 +125,15 @@ display(Markdown(markdown_text(
 # %% [markdown]
 # ## 1. Time to train and GPU-hours
 #
-# Training compute is $C = k\,N\,D$ with $k = 6$ FLOP per parameter per token (forward and backward;
-# 8 with full activation recomputation), after Kaplan et al. 2020 (arXiv:2001.08361) and Narayanan et al.
-# 2021 (arXiv:2104.04473, eq. 4). The cluster delivers $G\,P\,\mathrm{MFU}$ FLOP/s while it runs, and it
+# Training compute counts $k$ FLOP for each of the $N$ parameters on each of the $D$ tokens; $k$ is 6 (forward
+# and backward; 8 with full activation recomputation), after Kaplan et al. 2020 (arXiv:2001.08361) and Narayanan et al. 2021
+# (arXiv:2104.04473, eq. 4). The cluster's $G$ GPUs deliver their peak $P$ times the MFU while it runs, and it
 # makes progress only a share ETTR of the wall-clock time (section 3):
-#
-# $$T = \frac{k\,N\,D}{G\,P\,\mathrm{MFU}\,\mathrm{ETTR}}$$
-#
+
+# %%
+formulas(training.training_flops, training.time_to_train)
+
+# %% [markdown]
 # Llama 3 reports 38–43% BF16 MFU on 8–16k H100s (arXiv:2407.21783, Table 4), so 40% is the default.
 # Here the window is fixed, so the derivation runs the other way: how many tokens fit.
 
@@ -153,7 +155,7 @@ fixed_window.explain("tokens")
 # ## 2. Checkpoints, and which storage tier takes which job
 #
 # A checkpoint holds what training needs to resume bit-for-bit: bf16 weights plus the fp32 master
-# weights and Adam's two moments, $b = 2 + 4 + 4 + 4 = 14$ bytes per parameter. Gradients are not saved.
+# weights and Adam's two moments: 2 bytes and three times 4 per parameter. Gradients are not saved.
 # This follows ZeRO's accounting (arXiv:1910.02054, §3.1), which counts 16 B/param for the full training
 # state in memory. Each GPU writes its shard in parallel.
 
@@ -179,7 +181,7 @@ p.explain("checkpoint_stall", "checkpoint_write_time", "checkpoint_load_time", "
 
 # %% [markdown]
 # The filesystem is shared with data loading, so the share of its write bandwidth the cadence consumes
-# ($S/\tau$ against capacity) must stay small. The whole path of one checkpoint, with each hop's
+# (one checkpoint per interval, against capacity) must stay small. The whole path of one checkpoint, with each hop's
 # bandwidth and time (section 4 explains the last two hops, section 5 the restore):
 
 # %%
@@ -188,16 +190,16 @@ diagrams.data_path_figure(p).show()
 # %% [markdown]
 # ## 3. Failure rate, checkpoint cadence and ETTR
 #
-# Interruptions at this scale are a Poisson process with rate $G\lambda$. Llama 3 saw 419 unexpected
-# interruptions in 54 days on 16,384 H100s (arXiv:2407.21783, §3.3.4); per GPU that is the default
-# $\lambda$. The cluster's mean time between failures is $M = 1/(G\lambda)$.
+# Interruptions at this scale are a Poisson process whose rate grows with the GPU count $G$. Llama 3 saw 419
+# unexpected interruptions in 54 days on 16,384 H100s (arXiv:2407.21783, §3.3.4); per GPU that is the default
+# rate $\lambda$, and the cluster's mean time between failures $M$ follows.
 
 # %%
 p.explain("mtbf", "expected_interruptions")
 
 # %% [markdown]
 # The checkpoint interval trades the stall paid every interval against the work lost at each failure.
-# Young's first-order optimum is $\tau = \sqrt{2\delta M}$ (Young 1974, *CACM* 17(9)); Daly's higher-order
+# Young's first-order optimum (Young 1974, *CACM* 17(9)) and Daly's higher-order
 # form (Daly 2006, *FGCS* 22(3), eq. 37) is used. With asynchronous checkpoints the stall is so small that
 # the optimum could fall below the persist time, so the interval has a floor: a checkpoint cannot start
 # before the previous one is durable.
@@ -213,11 +215,18 @@ p.explain("young_interval", "daly_interval", "checkpoint_interval", "restart_ove
 #
 # ## 4. Replication and RPO
 #
-# Shipping every checkpoint off-site is neither possible nor needed. drmath ships every $k$-th one,
-# $k = \lceil \text{target interval} / \tau \rceil$. Each copy is uploaded to the site object store and then
-# sent over the cross-site link, each hop taking $t = \ell + \frac{S/c}{B\,\eta}$. Store-and-forward adds
-# the hops; streaming takes the slower one. Replication **keeps up** only if one copy finishes before the
-# next is due: $t_{rep} \le k\tau$.
+# Shipping every checkpoint off-site is neither possible nor needed. drmath ships every $k$-th one, with
+# $T_{rep}$ the target interval between off-site copies. Each copy is uploaded to the site object store and then
+# sent over the cross-site link; store-and-forward adds the hops, streaming takes the slower one. A copy enters the
+# pipeline once it is durable, and each checkpoint stalls the run for $\delta$, so copies are launched a period
+# $P$ apart. Replication **keeps up** only if its slowest hop, taking $T$, finishes within that period:
+
+# %%
+formulas(replication.replication_every, (replication.transfer_time, "object_store"),
+         (replication.transfer_time, "link"), replication.chain_time, replication.launch_spacing,
+         (replication.replication_keeps_up, "pipeline"))
+
+# %% [markdown]
 #
 # The off-site cadence is not assumed. It is derived from the site RPO requirement: `solve()` searched the
 # target interval together with the link and kept the cheapest pair whose worst-case site RPO fits the target.
@@ -296,12 +305,15 @@ display(Markdown(markdown_text("**Why not the others.** " + " ".join(
 #
 # The run itself is the GPU-hours times the price. Disaster recovery adds the standby's reservation, the
 # replication (egress, remote storage, the link priced by its bandwidth), and the expected loss from a site
-# event:
-#
-# $$E[C_{loss}] = P(\text{site event during the run})\,(\mathrm{RPO}_{site} + \mathrm{RTO}_{site} + \Delta T)\,(F + D)$$
-#
-# where $F$ is the fleet's cost rate and $D$ the **cost of delay**: what a late model is worth to the
-# business per day. The cadences cost goodput too (stalls, rework, restarts), so the figure `solve()`
+# event: the probability $P$ of a site event during the run, times the schedule slip $\Delta T$ it causes (section 5),
+# priced at the fleet's cost rate $F$ plus the **cost of delay** $D$: what a late model is worth to the
+# business per day.
+
+# %%
+formulas((cost.expected_disaster_loss, "expanded"), cost.site_event_probability)
+
+# %% [markdown]
+# The cadences cost goodput too (stalls, rework, restarts), so the figure `solve()`
 # minimises is the **total cost of resilience**: the DR cost plus the goodput lost.
 
 # %%

@@ -25,36 +25,6 @@
 # drill log. The log used here, `drmath.io.drills.example_log()` (`data/drills_example.csv`), is **illustrative**:
 # invented numbers that show the format, not measurements of any cluster.
 
-# %% [markdown]
-# ## The model
-#
-# **Closed form.** With interruptions at rate $G\lambda$ (cluster MTBF $M = 1/(G\lambda)$), checkpoint
-# interval $\tau$, blocking stall $\delta$ per checkpoint and restart overhead $u_0$, the expected effective
-# training time ratio is (Kokolis et al., *Revisiting Reliability in Large-Scale ML Research Clusters*,
-# HPCA 2025, arXiv:2410.21680):
-#
-# $$\mathrm{ETTR} \approx \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}, \qquad
-# \text{valid for } \delta, u_0 \ll M.$$
-#
-# **Simulation.** Each trial must do $C$ seconds of training. It alternates $\tau$ of compute and a stall
-# $\delta$; a checkpoint is durable $W$ after it starts. Interruptions arrive as a Poisson process (or with
-# Weibull gaps, Schroeder & Gibson, DSN 2006); each loses the work since the newest durable checkpoint and
-# costs a restart drawn around $u_0$. Failures keep arriving during restarts (Daly 2006). A site event loses
-# the work since the newest copy that had landed off-site, waits the site RTO, and the run finishes on the
-# standby at $G_s/G$ speed. Each trial's ETTR is
-#
-# $$\mathrm{ETTR}_{trial} = C / T_{done}.$$
-#
-# **The RTO you can promise.** Each recovery phase $i$ has the empirical distribution $\hat F_i$ of its
-# drill measurements. The promise at confidence $c$ is the $c$-quantile of their sum, found by drawing every
-# phase independently (a Monte Carlo convolution; AWS, *Disaster Recovery of Workloads on AWS*, "Testing
-# disaster recovery"):
-#
-# $$\mathrm{RTO}_c = \hat F_\Sigma^{-1}(c), \qquad \Sigma = \textstyle\sum_i X_i,\ X_i \sim \hat F_i .$$
-#
-# A phase whose newest measurement is older than the cadence of the drill that owns it makes the promise
-# expire.
-
 # %%
 import datetime as dt
 import time
@@ -63,12 +33,48 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 from IPython.display import Markdown, display
 
-from drmath import Scenario, drills, offline, plan, presets, simulate, units, viz
+from drmath import Scenario, drills, formulas, offline, plan, presets, reliability, simulate, units, viz
 from drmath.formatting import format_quantity, markdown_text
 from drmath.io.drills import example_log, read_drill_records
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 offline.use()
+
+# %% [markdown]
+# ## The model
+#
+# **Closed form.** With interruptions every $M$ on average (the cluster's MTBF), checkpoint interval $\tau$,
+# blocking stall $\delta$ per checkpoint, persist time $W$ and restart overhead $u_0$, the plan's ETTR (the
+# expected share of wall-clock time spent making progress) is exact in expectation for exponential gaps
+# (Daly 2006); its first-order form, valid while $\delta$ and $u_0$ are small against $M$, is that of Kokolis
+# et al., *Revisiting Reliability in Large-Scale ML Research Clusters*, HPCA 2025, arXiv:2410.21680:
+
+# %%
+formulas(reliability.ettr_exact, reliability.ettr)
+
+# %% [markdown]
+# **Simulation.** Each trial must do $C$ seconds of training. It alternates $\tau$ of compute and a stall
+# $\delta$; a checkpoint is durable $W$ after it starts. Interruptions arrive as a Poisson process (or with
+# Weibull gaps, Schroeder & Gibson, DSN 2006); each loses the work since the newest durable checkpoint and
+# costs a restart drawn around $u_0$. Failures keep arriving during restarts (Daly 2006). A site event loses
+# the work since the newest copy that had landed off-site, waits the site RTO, and the run finishes on the
+# standby at its share of the speed. Each trial's ETTR is its work over its completion time $T_{done}$:
+
+# %%
+formulas((simulate.simulate_run, 0))
+
+# %% [markdown]
+# **The RTO you can promise.** Each recovery phase $i$ has the empirical distribution $\hat F_i$ of its
+# drill measurements. The promise at confidence $c$ is the $c$-quantile of their sum, found by drawing every
+# phase independently (a Monte Carlo convolution; AWS, *Disaster Recovery of Workloads on AWS*, "Testing
+# disaster recovery"):
+
+# %%
+formulas((drills.promised_rto, 0))
+
+# %% [markdown]
+# A phase whose newest measurement is older than the cadence of the drill that owns it makes the promise
+# expire.
 
 # %% [markdown]
 # ## Closed form against simulation, where its assumptions break
