@@ -26,7 +26,7 @@ from drmath import answer, compare, cost, drills, formulas, offline, plan, prese
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.io import scenarios
 from drmath.io.drills import example_log, read_drill_records
-from drmath.quantities import QUANTITIES
+from drmath.quantities import QUANTITIES, TARGETS
 from drmath.scenario import FIELDS
 from drmath.viz import diagrams
 from drmath.viz.headline import card_title
@@ -48,13 +48,13 @@ REASONS = {  # path: (what it bounds, why)
                               "outage and time at reduced capacity): what the launch plan can absorb"),
 }
 SEED = scenarios.SCENARIO_DIR / "seed.toml"
-meta = scenarios.read_meta(SEED)  # its `date` is the day the scenario describes: promises are judged then
+meta = scenarios.read_meta(SEED)  # its `date` is the day the run starts: the drill schedule starts then
 wanted = scenarios.load(SEED)  # the seed carries the requirements; REQUIREMENTS: path -> (what, target, why)
 REQUIREMENTS = {path: (what, wanted.get(path), why) for path, (what, why) in REASONS.items()}
 solution = solve(wanted)
 s, p = solution.scenario, solution.plan  # the solved design: every section below shows it
 records = read_drill_records(example_log())
-promise = drills.promised_rto(records, 0.95, scope="site", as_of=meta["date"])
+promise = drills.promised_rto(records, 0.95, scope="site", as_of=answer.promise_day(records))  # the drills' day
 display(Markdown(answer.summary(solution, promise, log="drmath's example drill log (illustrative, not measured)")))
 
 # %% [markdown]
@@ -126,8 +126,8 @@ display(Markdown(markdown_text(
 # ## 1. Time to train and GPU-hours
 #
 # Training compute counts $k$ FLOP for each of the $N$ parameters on each of the $D$ tokens; $k$ is 6 (forward
-# and backward; 8 with full activation recomputation), after Kaplan et al. 2020 (arXiv:2001.08361) and Narayanan et al. 2021
-# (arXiv:2104.04473, eq. 4). The cluster's $G$ GPUs deliver their peak $P$ times the MFU while it runs, and it
+# and backward; 8 with full activation recomputation), after Kaplan et al. 2020 (arXiv:2001.08361) and
+# Narayanan et al. 2021 (arXiv:2104.04473, eq. 4). The cluster's $G$ GPUs deliver their peak $P$ times the MFU while it runs, and it
 # makes progress only a share ETTR of the wall-clock time (section 3):
 
 # %%
@@ -237,8 +237,8 @@ display(Markdown(markdown_text(
     f"{short_duration(FIELDS['replication.interval'].high)} and chose "
     f"{format_quantity(s.replication.interval, 'duration')}: with a checkpoint every "
     f"{p.format('checkpoint_interval')}, one copy in {p.format('replication_every')} goes off-site, every "
-    f"{p.format('replication_interval')}, which leaves the site RPO {p.format('rpo_site_margin')} inside its "
-    f"target.")))
+    f"{p.format('replication_interval')}. Against its target the site RPO is "
+    f"{answer.margin_words(p, next(t for t in TARGETS if t.value == 'rpo_site'))}.")))
 p.explain("replication_every", "replication_interval", "object_store_time", "link_time", "replication_time",
           "replication_utilization", "replication_bandwidth_needed")
 
@@ -290,11 +290,13 @@ diagrams.recovery_timeline_figure(p).show()
 
 # %%
 best = {name: solve(wanted, tiers=[name]) for name in presets.DR_TIERS}
-fields = ["meets_requirements", "rto_site", "rpo_site", "schedule_slip", "standby_gpus", "total_cost_of_resilience"]
+fields = ["meets_requirements", "rto_site", "rpo_site", "rpo_site_expected", "reduced_capacity_time", "schedule_slip",
+          "standby_gpus", "total_dr_cost", "total_cost_of_resilience"]
 tiers = compare([b.plan for b in best.values()], [t.label for t in presets.DR_TIERS.values()], fields)
 display(tiers.drop(columns="title").T.rename_axis("tier").reset_index().style.hide()
         .format({f: partial(format_quantity, kind=QUANTITIES[f].kind) for f in fields})
         .relabel_index(["tier", *map(card_title, fields)], axis="columns"))
+display(Markdown(answer.slip_reasons({name: b.plan for name, b in best.items()})))
 display(Markdown(markdown_text("**Why not the others.** " + " ".join(
     f"{presets.DR_TIERS[name].label}: {why}." for name, why in solution.reasons.items()))))
 
@@ -326,6 +328,7 @@ p.explain("run_cost", "standby_cost", "replication_cost", "site_event_probabilit
 
 # %%
 display(p.explain("tier_total_costs", "break_even_delay_costs"))
+display(Markdown(answer.tier_tables_note(p, {name: b.plan for name, b in best.items()})))
 display(Markdown(markdown_text(
     f"On expected cost alone the {tier.label.lower()} pays for itself against cold backup & restore only once a "
     f"day of delay costs more than {format_quantity(p.break_even_delay_costs[s.failover.tier], 'usd_rate')}, "
@@ -343,7 +346,7 @@ display(Markdown(markdown_text(
 # Every RTO above is a sum of planned phase durations: a sum of best cases. A promise needs the
 # distribution of that sum, and each phase's distribution has to be **measured**. Four drills each
 # measure named phases, on a schedule, and each costs GPU-hours: a drill is a real recovery on the real
-# cluster. The schedule below starts on the scenario's date, the day the promise is made.
+# cluster. The schedule below starts on the scenario's date, the day the run starts.
 
 # %%
 schedule = drills.drill_schedule(p, meta["date"])
@@ -380,7 +383,9 @@ display(evidence.rename_axis("site phase").style.format(
 display(Markdown(markdown_text(
     f"Summed, the drills' best cases give {format_quantity(promise.best_case_sum, 'duration')} and their "
     f"means {format_quantity(promise.mean_sum, 'duration')}; the plan's phases give {p.format('rto_site')}. "
-    f"{drills.promise_sentence(promise)}")))
+    f"{drills.promise_sentence(promise)} The promise is made on {promise.as_of.isoformat()}, the day of the "
+    f"newest drill it rests on, {(promise.as_of - meta['date']).days} days after the run starts on "
+    f"{meta['date'].isoformat()}: before that day those drills had not run.")))
 
 # %% [markdown]
 # ## 8. Talking points: the follow-up questions
@@ -389,57 +394,12 @@ display(Markdown(markdown_text(
 # scenario, so it is as worked as the design itself.
 
 # %%
-def met(q):
-    """Whether a plan meets every requirement, in words."""
-    return "still meets every requirement" if q.meets_requirements else "no longer meets every requirement"
-
-
-def cheapest(answer_):
-    """What solve() found, in words: the cheapest design that meets every requirement, or the closest."""
-    design = answer_.scenario
-    head = ("the cheapest design that meets every requirement is" if answer_.feasible
-            else "no design meets every requirement; the closest is")
-    return (f"{head} a {presets.DR_TIERS[design.failover.tier].label.lower()} with a "
-            f"{format_quantity(design.replication.link_bandwidth, 'line_rate')} link, for "
-            f"{answer_.plan.format('total_cost_of_resilience')}")
-
-
 half = plan(s.with_changes({"replication.link_bandwidth": s.replication.link_bandwidth / 2}))
-half_solution = solve(wanted, grid={"replication.link_bandwidth": [half.scenario.replication.link_bandwidth]})
-hot = best["hot"]
-mfu = plan(s.with_changes({"training.mfu": 0.30, "training.tokens": p.tokens}))
-mfu_solution = solve(wanted.with_changes({"training.mfu": 0.30, "training.tokens": p.tokens}))
-game_days = promise.phases["site.readiness"].count
-big = plan(s.with_changes({"training.gpus": 100_000}))
-big_solution = solve(wanted.with_changes({"training.gpus": 100_000}))
-display(Markdown(markdown_text(
-    f"- **What if the link halves?** At "
-    f"{format_quantity(half.scenario.replication.link_bandwidth, 'line_rate')} replication "
-    f"{'still keeps up' if half.replication_keeps_up else 'no longer keeps up'} (the link "
-    f"{half.format('replication_utilization')} busy; it needs {half.format('replication_bandwidth_needed')}). "
-    f"Each copy takes {half.format('replication_time')} instead of {p.format('replication_time')}, so the site "
-    f"RPO becomes {half.format('rpo_site')} against its {format_quantity(s.requirements.rpo_site, 'duration')} "
-    f"target and the design {met(half)}; solved afresh with the link fixed at that rate, "
-    f"{cheapest(half_solution)}, shipping a copy every {half_solution.plan.format('replication_interval')}.\n"
-    f"- **Why not hot?** A hot standby cuts the site RTO from {p.format('rto_site')} to "
-    f"{hot.plan.format('rto_site')}, but the requirement is already met, and its cheapest design costs "
-    f"{hot.plan.format('total_cost_of_resilience')} against {p.format('total_cost_of_resilience')}. In "
-    f"expectation it pays for itself only once a day of delay costs more than "
-    f"{format_quantity(p.break_even_delay_costs['hot'], 'usd_rate')}; this scenario assumes "
-    f"{format_quantity(s.cost.delay_cost, 'usd_rate')}.\n"
-    f"- **What if MFU drops to {format_quantity(0.30, 'fraction')}?** The same tokens take "
-    f"{mfu.format('time_to_train')} instead of {p.format('time_to_train')} and "
-    f"{mfu.format('run_cost')} instead of {p.format('run_cost')}; the design {met(mfu)}, and the total cost of "
-    f"resilience becomes {mfu.format('total_cost_of_resilience')} over the longer run. Solved afresh, "
-    f"{cheapest(mfu_solution)}.\n"
-    f"- **How do you know the RTO holds?** Only from drills. The plan's {p.format('rto_site')} is a sum of "
-    f"planned phases; the drilled phases sum to {format_quantity(promise.best_case_sum, 'duration')} at "
-    f"best and {format_quantity(promise.worst_case_sum, 'duration')} at worst. "
-    f"{drills.promise_sentence(promise)} It rests on only {game_days} failover game days, so the tail is "
-    f"understated until more are run; the schedule above adds "
-    f"{format_quantity(schedule.loc['failover-game-day', 'held'], 'count')} in the run.\n"
-    f"- **What breaks at {big.scenario.training.gpus:,} GPUs?** Goodput, before disaster recovery: the "
-    f"cluster fails every {big.format('mtbf')} ({big.format('expected_interruptions')} interruptions in the "
-    f"run), Daly's interval falls to {big.format('checkpoint_interval')}, and ETTR to {big.format('ettr')}. "
-    f"Goodput lost becomes {big.format('goodput_lost_cost')} of a {big.format('total_cost_of_resilience')} "
-    f"total cost of resilience. Solved afresh, {cheapest(big_solution)}.")))
+slower = {"training.mfu": 0.30, "training.tokens": p.tokens}
+bigger = {"training.gpus": 100_000}
+display(Markdown(answer.talking_points(
+    p, half=half,
+    half_solution=solve(wanted, grid={"replication.link_bandwidth": [half.scenario.replication.link_bandwidth]}),
+    hot=best["hot"], mfu=plan(s.with_changes(slower)), mfu_solution=solve(wanted.with_changes(slower)),
+    promise=promise, game_days_planned=schedule.loc["failover-game-day", "held"],
+    big=plan(s.with_changes(bigger)), big_solution=solve(wanted.with_changes(bigger)))))
