@@ -30,12 +30,13 @@ import numpy as np
 
 from . import checkpoint, cost, presets, recovery, reliability, replication, training
 from ._explain import Explanation, _explain, _fill
+from ._formula import tex_of
 from ._validate import short_repr
 from .formatting import format_quantity
 from .quantities import PLAN_FIELDS, QUANTITIES, SCALARS, TABLES, TARGETS
 from .scenario import FIELDS, Scenario, _split
 
-__all__ = ["Plan", "plan", "explain", "sweep", "Sweep", "compare", "STEPS", "COLLAPSED"]
+__all__ = ["Plan", "plan", "explain", "formulas", "sweep", "Sweep", "compare", "STEPS", "COLLAPSED"]
 
 COLLAPSED = ("ettr", "tokens", "time_to_train")
 """What a collapsed goodput leaves without meaning: :meth:`Plan.format` shows ``"collapsed"`` there (the run's
@@ -508,6 +509,65 @@ def explain(*names, of=None):
     if of is not None and not isinstance(of, (Plan, Scenario)):
         raise TypeError(f"explain(of=...) needs a Plan or a Scenario, got {type(of).__name__}")
     return (of if isinstance(of, Plan) else plan(of)).explain(*names)
+
+
+def formulas(*items, of=None):
+    r"""Formulas as the library writes them, for a page to show: Markdown of display math, one per item.
+
+    A notebook never types a formula (DESIGN.md, "Rules of the house"); it shows the library's own string, so
+    the page and the number beside it cannot drift apart. ``tests/test_notebook_formulas.py`` holds the pages to it.
+
+    Parameters
+    ----------
+    *items : str, callable or (callable, str or int)
+        A plan quantity (``"rpo_site"``: its registered formula, in the branch the plan ``of`` takes), a formula
+        function (its ``tex``), or a function with a variant: a name of its ``tex_variants``, or the index of a
+        ``.. math::`` block of its docstring (:func:`drmath._formula.tex_of`). [1]
+    of : Plan or Scenario, optional
+        Whose branch a quantity's formula shows (sync or async checkpoints, replication keeping up or not); the
+        seed case when omitted. [1]
+
+    Returns
+    -------
+    text : Explanation
+        ``$$…$$`` per item, a blank line apart: a ``str`` that Jupyter renders as Markdown. [1]
+
+    Raises
+    ------
+    ValueError
+        If no item is given, a name is not a plan quantity, or a function holds no such formula.
+
+    Examples
+    --------
+    >>> from drmath import checkpoint
+    >>> print(formulas(checkpoint.checkpoint_bytes, (checkpoint.checkpoint_stall, "synchronous")))
+    $$S = N\,b$$
+    <BLANKLINE>
+    $$\delta = W$$
+    <BLANKLINE>
+    >>> formulas("rpo_local") == formulas(recovery.rpo_local)
+    True
+    """
+    if not items:
+        raise ValueError("formulas() needs at least one formula, e.g. formulas(drmath.checkpoint.checkpoint_bytes)")
+    p = None
+    texts = []
+    for item in items:
+        if isinstance(item, str):
+            if item not in QUANTITIES:
+                raise ValueError(f"formulas(): unknown plan quantity {short_repr(item)}: choose from "
+                                 f"{', '.join(sorted(QUANTITIES))}")
+            if p is None:
+                p = of if isinstance(of, Plan) else plan(of)
+            texts.append(QUANTITIES[item].tex(p))
+        elif isinstance(item, tuple) and len(item) == 2:
+            texts.append(tex_of(*item))
+        elif callable(item):
+            texts.append(tex_of(item))
+        else:
+            raise ValueError(f"formulas(): {short_repr(item)} is not a quantity name, a formula function or a "
+                             "(function, variant) pair")
+    return Explanation("\n\n".join(f"$${tex}$$" for tex in texts) + "\n")
 
 
 # --------------------------------------------------------------------------- sweeps and comparisons

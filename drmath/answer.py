@@ -7,12 +7,12 @@ A view. Every number in it is a formatted output of :func:`drmath.solve`, :func:
 same solved design, cannot disagree. Nothing here derives a number. Money goes through
 :func:`drmath.formatting.markdown_text`, so MathJax never reads two amounts as a formula.
 
-    >>> import datetime as dt
     >>> from drmath import Scenario, drills, solve
     >>> from drmath.io.drills import example_log, read_drill_records
     >>> s = Scenario().with_changes({"requirements.rpo_site": 900.0, "requirements.rto_site": 14_400.0})
-    >>> promise = drills.promised_rto(read_drill_records(example_log()), 0.95, as_of=dt.date(2025, 5, 26))
-    >>> "valid until 2025-06-28" in summary(solve(s), promise)
+    >>> records = read_drill_records(example_log())
+    >>> promise = drills.promised_rto(records, 0.95, as_of=promise_day(records))
+    >>> "valid until 2025-06-28 (1 day after 2025-06-27)" in summary(solve(s), promise)
     True
 """
 
@@ -22,7 +22,8 @@ from .formatting import every, format_quantity, listed, markdown_text, short_dur
 from .quantities import TARGETS
 from .units import day, week
 
-__all__ = ["summary", "lead", "cadence_words", "SECTIONS"]
+__all__ = ["summary", "lead", "cadence_words", "SECTIONS", "EDGE", "promise_day", "margin_words", "slip_reasons",
+           "tier_tables_note", "talking_points"]
 
 SECTIONS = {
     "requirements": "requirements",
@@ -37,6 +38,224 @@ SECTIONS = {
 _TARGET_SECTION = {"rpo_site": "rpo", "rpo_local": "rpo", "rto_site": "rto", "rto_local": "rto",
                    "schedule_slip": "rto"}
 """Which section derives each requirement's planned value."""
+
+
+EDGE = 0.01
+"""A requirement met with less than this share of its target to spare is met **on the edge**, and said so: the
+solver buys no margin it is not asked for, so its design sits on the boundary of a target it binds. [1]"""
+
+
+def promise_day(records, scope="site"):
+    """The day a drill log supports a promise: the date of its newest record of ``scope``.
+
+    A promise made before that day would rest on drills not yet run; made after it, the newest drill only
+    ages. ``drills.promised_rto(records, as_of=promise_day(records))`` makes the promise the log supports.
+
+    Parameters
+    ----------
+    records : list of DrillRecord
+        From :func:`drmath.io.drills.read_drill_records`. [1]
+    scope : {"site", "local"}, default "site"
+        Whose records: the phases of that recovery. [1]
+
+    Returns
+    -------
+    day : datetime.date
+        The newest record's date. [1]
+
+    Raises
+    ------
+    ValueError
+        If no record is of that scope.
+
+    Examples
+    --------
+    >>> from drmath.io.drills import example_log, read_drill_records
+    >>> promise_day(read_drill_records(example_log())).isoformat()
+    '2025-06-27'
+    """
+    days = [r.date for r in records if r.phase.startswith(f"{scope}.")]
+    if not days:
+        raise ValueError(f"records hold no {scope}.* phase, so they support no {scope} promise")
+    return max(days)
+
+
+def margin_words(p, target):
+    """Whether one requirement is met, in words, and when it is met on the edge (:data:`EDGE`), what breaks it.
+
+    Parameters
+    ----------
+    p : Plan
+        The design's plan. [1]
+    target : Target
+        One of :data:`drmath.quantities.TARGETS`, whose input the scenario sets. [1]
+
+    Returns
+    -------
+    words : str
+        ``"met, 2.33 h to spare"``, ``"**missed** by 5.00 min"``, or, within :data:`EDGE` of the target, the
+        margin as a share of the target and the levers that would use it up. [1]
+    """
+    target_value = p.scenario.get(target.input)
+    spare = getattr(p, target.margin)
+    if spare < 0:
+        return f"**missed** by {format_quantity(-spare, 'duration')}"
+    words = f"met, {format_quantity(spare, 'duration')} to spare"
+    if spare < EDGE * target_value:
+        words += (f": **on the edge**, {format_quantity(spare, 'duration')} of a "
+                  f"{format_quantity(target_value, 'duration')} target, within {format_quantity(EDGE, 'fraction')} of "
+                  f"it. The cheapest design spends the whole budget, so anything that adds "
+                  f"{format_quantity(spare, 'duration')} to the {target.label[0].lower()}{target.label[1:]} misses it; "
+                  f"margin takes {target.levers}")
+    return words
+
+
+def slip_reasons(plans):
+    """What makes up each tier's schedule slip, and why a tier that restarts sooner can slip more.
+
+    Parameters
+    ----------
+    plans : dict of str to Plan
+        A plan per DR tier (each tier at its own best design). [1]
+
+    Returns
+    -------
+    text : str
+        Markdown: a sentence per tier (work lost, outage, time at reduced capacity, the slip), then for each pair
+        where one tier restarts sooner but slips more, the reason from its standby's size and the rebuild. [1]
+    """
+    parts = []
+    for name, q in plans.items():
+        parts.append(f"- {presets.DR_TIERS[name].label}: {q.format('rpo_site_expected')} of work lost, "
+                     f"{q.format('rto_site')} until training resumes and {q.format('reduced_capacity_time')} "
+                     f"at reduced capacity, {q.format('schedule_slip')} in all.")
+    parts.append("")
+    for a, qa in plans.items():
+        for b, qb in plans.items():
+            if qa.rto_site < qb.rto_site and qa.schedule_slip > qb.schedule_slip:
+                ta, tb = presets.DR_TIERS[a], presets.DR_TIERS[b]
+                parts.append(
+                    f"**Why {ta.label.lower()} slips more than {tb.label.lower()}.** It resumes "
+                    f"{format_quantity(qb.rto_site - qa.rto_site, 'duration')} sooner, but on "
+                    f"{qa.format('standby_fraction')} of the GPUs, and the run is back at full speed only when the "
+                    f"lost site is rebuilt, {format_quantity(ta.rebuild_time, 'duration')} after training resumes in "
+                    f"this model: {qa.format('reduced_capacity_time')} at reduced capacity, against "
+                    f"{qb.format('reduced_capacity_time')} for {tb.label.lower()}, which resumes on "
+                    f"{qb.format('standby_fraction')} of the GPUs. So it slips "
+                    f"{format_quantity(qa.schedule_slip - qb.schedule_slip, 'duration')} more: a small standby "
+                    "buys an early restart, not progress.\n")
+    return markdown_text("What each tier's schedule slip is made of:\n\n" + "\n".join(parts))
+
+
+def tier_tables_note(p, plans):
+    """Which design each of the two tier tables shows, with the tier whose figures differ most between them.
+
+    The worked answer shows the tiers twice: each at its own best design (``plans``), and each dropped into the
+    solved design unchanged (``p.tier_total_costs``, its link, cadences and standby share). A reader who sets them
+    side by side must be told that they are two designs.
+
+    Parameters
+    ----------
+    p : Plan
+        The solved design's plan. [1]
+    plans : dict of str to Plan
+        A plan per DR tier, each at its own best design. [1]
+
+    Returns
+    -------
+    text : str
+        Markdown. [1]
+    """
+    name = max(plans, key=lambda n: abs(p.tier_total_costs[n] - plans[n].total_dr_cost))
+    label = presets.DR_TIERS[name].label
+    return markdown_text(
+        f"This table keeps the solved design ({presets.DR_TIERS[p.scenario.failover.tier].label.lower()}: its link, "
+        f"cadences and standby share) and swaps only the tier, so it is not the table of section 5, where each tier "
+        f"has its own best design. {label}, for one, costs "
+        f"{format_quantity(p.tier_total_costs[name], 'usd')} of DR here, against "
+        f"{plans[name].format('total_dr_cost')} at its own best (a total cost of resilience of "
+        f"{plans[name].format('total_cost_of_resilience')} there).")
+
+
+def _met(q):
+    return "still meets every requirement" if q.meets_requirements else "no longer meets every requirement"
+
+
+def _cheapest(solution):
+    design = solution.scenario
+    head = ("the cheapest design that meets every requirement is" if solution.feasible
+            else "no design meets every requirement; the closest is")
+    return (f"{head} a {presets.DR_TIERS[design.failover.tier].label.lower()} with a "
+            f"{format_quantity(design.replication.link_bandwidth, 'line_rate')} link, for "
+            f"{solution.plan.format('total_cost_of_resilience')}")
+
+
+def talking_points(p, *, half, half_solution, hot, mfu, mfu_solution, promise, game_days_planned, big,
+                   big_solution):
+    """The follow-up questions an interviewer asks, each answered from the plans of the scenario it names.
+
+    Parameters
+    ----------
+    p : Plan
+        The solved design. [1]
+    half, half_solution : Plan, Solution
+        The design with its link halved, and :func:`drmath.solve` with the link fixed at that rate. [1]
+    hot : Solution
+        The cheapest hot standby. [1]
+    mfu, mfu_solution : Plan, Solution
+        The design at 30% MFU on the same tokens, and solved afresh there. [1]
+    promise : RTOPromise
+        The drilled promise. [1]
+    game_days_planned : int
+        Failover game days the drill schedule holds in the run. [1]
+    big, big_solution : Plan, Solution
+        The design on more GPUs, and solved afresh there. [1]
+
+    Returns
+    -------
+    text : str
+        A Markdown list, one item per question; money written by :func:`drmath.formatting.markdown_text`. [1]
+    """
+    from .drills import promise_sentence
+
+    s = p.scenario
+    target = format_quantity(s.requirements.rpo_site, "duration")
+    fixed = s.checkpoint.interval is not None
+    kept = (f"Kept at the {s.training.gpus:,}-GPU design's {p.format('checkpoint_interval')}, the checkpoint "
+            f"interval leaves ETTR at {big.format('ettr')}" if fixed
+            else f"At Daly's interval ETTR falls to {big.format('ettr')}")
+    points = [
+        f"**What if the link halves?** At {format_quantity(half.scenario.replication.link_bandwidth, 'line_rate')} "
+        f"replication {'still keeps up' if half.replication_keeps_up else 'no longer keeps up'} (the link "
+        f"{half.format('replication_utilization')} busy; it needs {half.format('replication_bandwidth_needed')}). "
+        f"Each copy takes {half.format('replication_time')} instead of {p.format('replication_time')}, so the site "
+        f"RPO becomes {half.format('rpo_site')} against its {target} target and the design {_met(half)}; solved "
+        f"afresh with the link fixed at that rate, {_cheapest(half_solution)}, shipping a copy every "
+        f"{half_solution.plan.format('replication_interval')}.",
+        f"**Why not hot?** A hot standby cuts the site RTO from {p.format('rto_site')} to "
+        f"{hot.plan.format('rto_site')}, but the requirement is already met, and its cheapest design costs "
+        f"{hot.plan.format('total_cost_of_resilience')} against {p.format('total_cost_of_resilience')}. In "
+        f"expectation it pays for itself only once a day of delay costs more than "
+        f"{format_quantity(p.break_even_delay_costs['hot'], 'usd_rate')}; this scenario assumes "
+        f"{format_quantity(s.cost.delay_cost, 'usd_rate')}.",
+        f"**What if MFU drops to {format_quantity(mfu.scenario.training.mfu, 'fraction')}?** The same tokens take "
+        f"{mfu.format('time_to_train')} instead of {p.format('time_to_train')} and "
+        f"{mfu.format('run_cost')} instead of {p.format('run_cost')}; the design {_met(mfu)}, and the total cost of "
+        f"resilience becomes {mfu.format('total_cost_of_resilience')} over the longer run. Solved afresh, "
+        f"{_cheapest(mfu_solution)}.",
+        f"**How do you know the RTO holds?** Only from drills. The plan's {p.format('rto_site')} is a sum of "
+        f"planned phases; the drilled phases sum to {format_quantity(promise.best_case_sum, 'duration')} at best "
+        f"and {format_quantity(promise.worst_case_sum, 'duration')} at worst. {promise_sentence(promise)} It rests "
+        f"on only {promise.phases['site.readiness'].count} failover game days, so the tail is understated until "
+        f"more are run; the schedule above adds {format_quantity(game_days_planned, 'count')} in the run.",
+        f"**What breaks at {big.scenario.training.gpus:,} GPUs?** Goodput, before disaster recovery: the cluster "
+        f"fails every {big.format('mtbf')} ({big.format('expected_interruptions')} interruptions in the run), and "
+        f"Daly's interval falls to {big.format('daly_interval')}. {kept}, and goodput lost becomes "
+        f"{big.format('goodput_lost_cost')} of a {big.format('total_cost_of_resilience')} total cost of resilience. "
+        f"Solved afresh, checkpoints every {big_solution.plan.format('checkpoint_interval')} lift ETTR to "
+        f"{big_solution.plan.format('ettr')}, and {_cheapest(big_solution)}.",
+    ]
+    return markdown_text("".join(f"- {point}\n" for point in points))
 
 
 def cadence_words(seconds):
@@ -111,7 +330,8 @@ def lead(solution, promise):
     solution : Solution
         From :func:`drmath.solve`. [1]
     promise : RTOPromise
-        From :func:`drmath.drills.promised_rto` on the drill log, as of the scenario's date. [1]
+        From :func:`drmath.drills.promised_rto` on the drill log, as of the day its drills support
+        (:func:`promise_day`). [1]
 
     Returns
     -------
@@ -146,7 +366,8 @@ def summary(solution, promise, log="the drill log"):
     solution : Solution
         From :func:`drmath.solve`: the design, its plan and why each other tier loses. [1]
     promise : RTOPromise
-        From :func:`drmath.drills.promised_rto` on the drill log, as of the scenario's date. [1]
+        From :func:`drmath.drills.promised_rto` on the drill log, as of the day its drills support
+        (:func:`promise_day`). [1]
     log : str, default "the drill log"
         What the drill records are, in words (for drmath's example log, say that it is illustrative). [1]
 
@@ -182,9 +403,7 @@ def summary(solution, promise, log="the drill log"):
         target = s.get(t.input)
         if target is None:
             continue
-        spare = getattr(p, t.margin)
-        state = (f"met, {format_quantity(spare, 'duration')} to spare" if spare >= 0
-                 else f"**missed** by {format_quantity(-spare, 'duration')}")
+        state = margin_words(p, t)
         rows.append((f"Requirement: {t.label[0].lower()}{t.label[1:]} ≤ {format_quantity(target, 'duration')}",
                      _link(p.format(t.value), _TARGET_SECTION[t.value]), state))
     rows.append(("Site RPO", _link(p.format("rpo_site"), "rpo"),

@@ -22,11 +22,11 @@ from functools import partial
 import pandas as pd
 from IPython.display import Markdown, display
 
-from drmath import answer, compare, drills, offline, plan, presets, solve, viz
+from drmath import answer, compare, cost, drills, formulas, offline, plan, presets, replication, solve, training, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.io import scenarios
 from drmath.io.drills import example_log, read_drill_records
-from drmath.quantities import QUANTITIES
+from drmath.quantities import QUANTITIES, TARGETS
 from drmath.scenario import FIELDS
 from drmath.viz import diagrams
 from drmath.viz.headline import card_title
@@ -48,13 +48,13 @@ REASONS = {  # path: (what it bounds, why)
                               "outage and time at reduced capacity): what the launch plan can absorb"),
 }
 SEED = scenarios.SCENARIO_DIR / "seed.toml"
-meta = scenarios.read_meta(SEED)  # its `date` is the day the scenario describes: promises are judged then
+meta = scenarios.read_meta(SEED)  # its `date` is the day the run starts: the drill schedule starts then
 wanted = scenarios.load(SEED)  # the seed carries the requirements; REQUIREMENTS: path -> (what, target, why)
 REQUIREMENTS = {path: (what, wanted.get(path), why) for path, (what, why) in REASONS.items()}
 solution = solve(wanted)
 s, p = solution.scenario, solution.plan  # the solved design: every section below shows it
 records = read_drill_records(example_log())
-promise = drills.promised_rto(records, 0.95, scope="site", as_of=meta["date"])
+promise = drills.promised_rto(records, 0.95, scope="site", as_of=answer.promise_day(records))  # the drills' day
 display(Markdown(answer.summary(solution, promise, log="drmath's example drill log (illustrative, not measured)")))
 
 # %% [markdown]
@@ -125,13 +125,15 @@ display(Markdown(markdown_text(
 # %% [markdown]
 # ## 1. Time to train and GPU-hours
 #
-# Training compute is $C = k\,N\,D$ with $k = 6$ FLOP per parameter per token (forward and backward;
-# 8 with full activation recomputation), after Kaplan et al. 2020 (arXiv:2001.08361) and Narayanan et al.
-# 2021 (arXiv:2104.04473, eq. 4). The cluster delivers $G\,P\,\mathrm{MFU}$ FLOP/s while it runs, and it
+# Training compute counts $k$ FLOP for each of the $N$ parameters on each of the $D$ tokens; $k$ is 6 (forward
+# and backward; 8 with full activation recomputation), after Kaplan et al. 2020 (arXiv:2001.08361) and
+# Narayanan et al. 2021 (arXiv:2104.04473, eq. 4). The cluster's $G$ GPUs deliver their peak $P$ times the MFU while it runs, and it
 # makes progress only a share ETTR of the wall-clock time (section 3):
-#
-# $$T = \frac{k\,N\,D}{G\,P\,\mathrm{MFU}\,\mathrm{ETTR}}$$
-#
+
+# %%
+formulas(training.training_flops, training.time_to_train)
+
+# %% [markdown]
 # Llama 3 reports 38–43% BF16 MFU on 8–16k H100s (arXiv:2407.21783, Table 4), so 40% is the default.
 # Here the window is fixed, so the derivation runs the other way: how many tokens fit.
 
@@ -153,7 +155,7 @@ fixed_window.explain("tokens")
 # ## 2. Checkpoints, and which storage tier takes which job
 #
 # A checkpoint holds what training needs to resume bit-for-bit: bf16 weights plus the fp32 master
-# weights and Adam's two moments, $b = 2 + 4 + 4 + 4 = 14$ bytes per parameter. Gradients are not saved.
+# weights and Adam's two moments: 2 bytes and three times 4 per parameter. Gradients are not saved.
 # This follows ZeRO's accounting (arXiv:1910.02054, §3.1), which counts 16 B/param for the full training
 # state in memory. Each GPU writes its shard in parallel.
 
@@ -179,7 +181,7 @@ p.explain("checkpoint_stall", "checkpoint_write_time", "checkpoint_load_time", "
 
 # %% [markdown]
 # The filesystem is shared with data loading, so the share of its write bandwidth the cadence consumes
-# ($S/\tau$ against capacity) must stay small. The whole path of one checkpoint, with each hop's
+# (one checkpoint per interval, against capacity) must stay small. The whole path of one checkpoint, with each hop's
 # bandwidth and time (section 4 explains the last two hops, section 5 the restore):
 
 # %%
@@ -188,16 +190,16 @@ diagrams.data_path_figure(p).show()
 # %% [markdown]
 # ## 3. Failure rate, checkpoint cadence and ETTR
 #
-# Interruptions at this scale are a Poisson process with rate $G\lambda$. Llama 3 saw 419 unexpected
-# interruptions in 54 days on 16,384 H100s (arXiv:2407.21783, §3.3.4); per GPU that is the default
-# $\lambda$. The cluster's mean time between failures is $M = 1/(G\lambda)$.
+# Interruptions at this scale are a Poisson process whose rate grows with the GPU count $G$. Llama 3 saw 419
+# unexpected interruptions in 54 days on 16,384 H100s (arXiv:2407.21783, §3.3.4); per GPU that is the default
+# rate $\lambda$, and the cluster's mean time between failures $M$ follows.
 
 # %%
 p.explain("mtbf", "expected_interruptions")
 
 # %% [markdown]
 # The checkpoint interval trades the stall paid every interval against the work lost at each failure.
-# Young's first-order optimum is $\tau = \sqrt{2\delta M}$ (Young 1974, *CACM* 17(9)); Daly's higher-order
+# Young's first-order optimum (Young 1974, *CACM* 17(9)) and Daly's higher-order
 # form (Daly 2006, *FGCS* 22(3), eq. 37) is used. With asynchronous checkpoints the stall is so small that
 # the optimum could fall below the persist time, so the interval has a floor: a checkpoint cannot start
 # before the previous one is durable.
@@ -213,11 +215,18 @@ p.explain("young_interval", "daly_interval", "checkpoint_interval", "restart_ove
 #
 # ## 4. Replication and RPO
 #
-# Shipping every checkpoint off-site is neither possible nor needed. drmath ships every $k$-th one,
-# $k = \lceil \text{target interval} / \tau \rceil$. Each copy is uploaded to the site object store and then
-# sent over the cross-site link, each hop taking $t = \ell + \frac{S/c}{B\,\eta}$. Store-and-forward adds
-# the hops; streaming takes the slower one. Replication **keeps up** only if one copy finishes before the
-# next is due: $t_{rep} \le k\tau$.
+# Shipping every checkpoint off-site is neither possible nor needed. drmath ships every $k$-th one, with
+# $T_{rep}$ the target interval between off-site copies. Each copy is uploaded to the site object store and then
+# sent over the cross-site link; store-and-forward adds the hops, streaming takes the slower one. A copy enters the
+# pipeline once it is durable, and each checkpoint stalls the run for $\delta$, so copies are launched a period
+# $P$ apart. Replication **keeps up** only if its slowest hop, taking $T$, finishes within that period:
+
+# %%
+formulas(replication.replication_every, (replication.transfer_time, "object_store"),
+         (replication.transfer_time, "link"), replication.chain_time, replication.launch_spacing,
+         (replication.replication_keeps_up, "pipeline"))
+
+# %% [markdown]
 #
 # The off-site cadence is not assumed. It is derived from the site RPO requirement: `solve()` searched the
 # target interval together with the link and kept the cheapest pair whose worst-case site RPO fits the target.
@@ -228,8 +237,8 @@ display(Markdown(markdown_text(
     f"{short_duration(FIELDS['replication.interval'].high)} and chose "
     f"{format_quantity(s.replication.interval, 'duration')}: with a checkpoint every "
     f"{p.format('checkpoint_interval')}, one copy in {p.format('replication_every')} goes off-site, every "
-    f"{p.format('replication_interval')}, which leaves the site RPO {p.format('rpo_site_margin')} inside its "
-    f"target.")))
+    f"{p.format('replication_interval')}. Against its target the site RPO is "
+    f"{answer.margin_words(p, next(t for t in TARGETS if t.value == 'rpo_site'))}.")))
 p.explain("replication_every", "replication_interval", "object_store_time", "link_time", "replication_time",
           "replication_utilization", "replication_bandwidth_needed")
 
@@ -281,11 +290,13 @@ diagrams.recovery_timeline_figure(p).show()
 
 # %%
 best = {name: solve(wanted, tiers=[name]) for name in presets.DR_TIERS}
-fields = ["meets_requirements", "rto_site", "rpo_site", "schedule_slip", "standby_gpus", "total_cost_of_resilience"]
+fields = ["meets_requirements", "rto_site", "rpo_site", "rpo_site_expected", "reduced_capacity_time", "schedule_slip",
+          "standby_gpus", "total_dr_cost", "total_cost_of_resilience"]
 tiers = compare([b.plan for b in best.values()], [t.label for t in presets.DR_TIERS.values()], fields)
 display(tiers.drop(columns="title").T.rename_axis("tier").reset_index().style.hide()
         .format({f: partial(format_quantity, kind=QUANTITIES[f].kind) for f in fields})
         .relabel_index(["tier", *map(card_title, fields)], axis="columns"))
+display(Markdown(answer.slip_reasons({name: b.plan for name, b in best.items()})))
 display(Markdown(markdown_text("**Why not the others.** " + " ".join(
     f"{presets.DR_TIERS[name].label}: {why}." for name, why in solution.reasons.items()))))
 
@@ -296,12 +307,15 @@ display(Markdown(markdown_text("**Why not the others.** " + " ".join(
 #
 # The run itself is the GPU-hours times the price. Disaster recovery adds the standby's reservation, the
 # replication (egress, remote storage, the link priced by its bandwidth), and the expected loss from a site
-# event:
-#
-# $$E[C_{loss}] = P(\text{site event during the run})\,(\mathrm{RPO}_{site} + \mathrm{RTO}_{site} + \Delta T)\,(F + D)$$
-#
-# where $F$ is the fleet's cost rate and $D$ the **cost of delay**: what a late model is worth to the
-# business per day. The cadences cost goodput too (stalls, rework, restarts), so the figure `solve()`
+# event: the probability $P$ of a site event during the run, times the schedule slip $\Delta T$ it causes (section 5),
+# priced at the fleet's cost rate $F$ plus the **cost of delay** $D$: what a late model is worth to the
+# business per day.
+
+# %%
+formulas((cost.expected_disaster_loss, "expanded"), cost.site_event_probability)
+
+# %% [markdown]
+# The cadences cost goodput too (stalls, rework, restarts), so the figure `solve()`
 # minimises is the **total cost of resilience**: the DR cost plus the goodput lost.
 
 # %%
@@ -314,6 +328,7 @@ p.explain("run_cost", "standby_cost", "replication_cost", "site_event_probabilit
 
 # %%
 display(p.explain("tier_total_costs", "break_even_delay_costs"))
+display(Markdown(answer.tier_tables_note(p, {name: b.plan for name, b in best.items()})))
 display(Markdown(markdown_text(
     f"On expected cost alone the {tier.label.lower()} pays for itself against cold backup & restore only once a "
     f"day of delay costs more than {format_quantity(p.break_even_delay_costs[s.failover.tier], 'usd_rate')}, "
@@ -331,7 +346,7 @@ display(Markdown(markdown_text(
 # Every RTO above is a sum of planned phase durations: a sum of best cases. A promise needs the
 # distribution of that sum, and each phase's distribution has to be **measured**. Four drills each
 # measure named phases, on a schedule, and each costs GPU-hours: a drill is a real recovery on the real
-# cluster. The schedule below starts on the scenario's date, the day the promise is made.
+# cluster. The schedule below starts on the scenario's date, the day the run starts.
 
 # %%
 schedule = drills.drill_schedule(p, meta["date"])
@@ -368,7 +383,9 @@ display(evidence.rename_axis("site phase").style.format(
 display(Markdown(markdown_text(
     f"Summed, the drills' best cases give {format_quantity(promise.best_case_sum, 'duration')} and their "
     f"means {format_quantity(promise.mean_sum, 'duration')}; the plan's phases give {p.format('rto_site')}. "
-    f"{drills.promise_sentence(promise)}")))
+    f"{drills.promise_sentence(promise)} The promise is made on {promise.as_of.isoformat()}, the day of the "
+    f"newest drill it rests on, {(promise.as_of - meta['date']).days} days after the run starts on "
+    f"{meta['date'].isoformat()}: before that day those drills had not run.")))
 
 # %% [markdown]
 # ## 8. Talking points: the follow-up questions
@@ -377,57 +394,12 @@ display(Markdown(markdown_text(
 # scenario, so it is as worked as the design itself.
 
 # %%
-def met(q):
-    """Whether a plan meets every requirement, in words."""
-    return "still meets every requirement" if q.meets_requirements else "no longer meets every requirement"
-
-
-def cheapest(answer_):
-    """What solve() found, in words: the cheapest design that meets every requirement, or the closest."""
-    design = answer_.scenario
-    head = ("the cheapest design that meets every requirement is" if answer_.feasible
-            else "no design meets every requirement; the closest is")
-    return (f"{head} a {presets.DR_TIERS[design.failover.tier].label.lower()} with a "
-            f"{format_quantity(design.replication.link_bandwidth, 'line_rate')} link, for "
-            f"{answer_.plan.format('total_cost_of_resilience')}")
-
-
 half = plan(s.with_changes({"replication.link_bandwidth": s.replication.link_bandwidth / 2}))
-half_solution = solve(wanted, grid={"replication.link_bandwidth": [half.scenario.replication.link_bandwidth]})
-hot = best["hot"]
-mfu = plan(s.with_changes({"training.mfu": 0.30, "training.tokens": p.tokens}))
-mfu_solution = solve(wanted.with_changes({"training.mfu": 0.30, "training.tokens": p.tokens}))
-game_days = promise.phases["site.readiness"].count
-big = plan(s.with_changes({"training.gpus": 100_000}))
-big_solution = solve(wanted.with_changes({"training.gpus": 100_000}))
-display(Markdown(markdown_text(
-    f"- **What if the link halves?** At "
-    f"{format_quantity(half.scenario.replication.link_bandwidth, 'line_rate')} replication "
-    f"{'still keeps up' if half.replication_keeps_up else 'no longer keeps up'} (the link "
-    f"{half.format('replication_utilization')} busy; it needs {half.format('replication_bandwidth_needed')}). "
-    f"Each copy takes {half.format('replication_time')} instead of {p.format('replication_time')}, so the site "
-    f"RPO becomes {half.format('rpo_site')} against its {format_quantity(s.requirements.rpo_site, 'duration')} "
-    f"target and the design {met(half)}; solved afresh with the link fixed at that rate, "
-    f"{cheapest(half_solution)}, shipping a copy every {half_solution.plan.format('replication_interval')}.\n"
-    f"- **Why not hot?** A hot standby cuts the site RTO from {p.format('rto_site')} to "
-    f"{hot.plan.format('rto_site')}, but the requirement is already met, and its cheapest design costs "
-    f"{hot.plan.format('total_cost_of_resilience')} against {p.format('total_cost_of_resilience')}. In "
-    f"expectation it pays for itself only once a day of delay costs more than "
-    f"{format_quantity(p.break_even_delay_costs['hot'], 'usd_rate')}; this scenario assumes "
-    f"{format_quantity(s.cost.delay_cost, 'usd_rate')}.\n"
-    f"- **What if MFU drops to {format_quantity(0.30, 'fraction')}?** The same tokens take "
-    f"{mfu.format('time_to_train')} instead of {p.format('time_to_train')} and "
-    f"{mfu.format('run_cost')} instead of {p.format('run_cost')}; the design {met(mfu)}, and the total cost of "
-    f"resilience becomes {mfu.format('total_cost_of_resilience')} over the longer run. Solved afresh, "
-    f"{cheapest(mfu_solution)}.\n"
-    f"- **How do you know the RTO holds?** Only from drills. The plan's {p.format('rto_site')} is a sum of "
-    f"planned phases; the drilled phases sum to {format_quantity(promise.best_case_sum, 'duration')} at "
-    f"best and {format_quantity(promise.worst_case_sum, 'duration')} at worst. "
-    f"{drills.promise_sentence(promise)} It rests on only {game_days} failover game days, so the tail is "
-    f"understated until more are run; the schedule above adds "
-    f"{format_quantity(schedule.loc['failover-game-day', 'held'], 'count')} in the run.\n"
-    f"- **What breaks at {big.scenario.training.gpus:,} GPUs?** Goodput, before disaster recovery: the "
-    f"cluster fails every {big.format('mtbf')} ({big.format('expected_interruptions')} interruptions in the "
-    f"run), Daly's interval falls to {big.format('checkpoint_interval')}, and ETTR to {big.format('ettr')}. "
-    f"Goodput lost becomes {big.format('goodput_lost_cost')} of a {big.format('total_cost_of_resilience')} "
-    f"total cost of resilience. Solved afresh, {cheapest(big_solution)}.")))
+slower = {"training.mfu": 0.30, "training.tokens": p.tokens}
+bigger = {"training.gpus": 100_000}
+display(Markdown(answer.talking_points(
+    p, half=half,
+    half_solution=solve(wanted, grid={"replication.link_bandwidth": [half.scenario.replication.link_bandwidth]}),
+    hot=best["hot"], mfu=plan(s.with_changes(slower)), mfu_solution=solve(wanted.with_changes(slower)),
+    promise=promise, game_days_planned=schedule.loc["failover-game-day", "held"],
+    big=plan(s.with_changes(bigger)), big_solution=solve(wanted.with_changes(bigger)))))

@@ -10,40 +10,45 @@
 # # Estimate how long the run takes and how many GPU-hours it burns
 #
 # **What you'll learn**
-# - The compute of a dense transformer run, $C = 6ND$, and the time it takes on $G$ GPUs.
+# - The compute of a dense transformer run (6 FLOP per parameter per token), and the time it takes on $G$ GPUs.
 # - Why wall-clock time is longer than compute time (ETTR), and what the run costs in GPU-hours.
 # - How much the answer moves when MFU falls from 40% to 30%, the least certain input.
 #
 # **What you'll need**: nothing but the sliders below. The worked answer is `00_worked_answer.ipynb`.
 #
 # ---
-#
+
+# %%
+import ipywidgets as widgets
+from IPython.display import Markdown, display
+
+from drmath import Scenario, cost, formulas, offline, plan, training, units, viz
+from drmath.formatting import format_quantity, markdown_text
+
+# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
+# Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
+offline.use()
+
+# %% [markdown]
 # ## The formula
 #
-# $$C = k\,N\,D, \qquad T = \frac{C}{G\,P\,\mathrm{MFU}\,\mathrm{ETTR}}, \qquad H = G\,T$$
-#
-# - $k = 6$ FLOP per parameter per token for a forward and backward pass (Kaplan et al. 2020,
+# The compute, the time it takes, and the GPU-hours, as `plan()` computes them:
+
+# %%
+formulas(training.training_flops, training.time_to_train, cost.gpu_hours)
+
+# %% [markdown]
+# - $k$ is 6 FLOP per parameter per token for a forward and backward pass (Kaplan et al. 2020,
 #   arXiv:2001.08361, §2.1); 8 with full activation recomputation (Narayanan et al. 2021, arXiv:2104.04473,
 #   eq. 4).
 # - $N$ parameters, $D$ tokens, $G$ GPUs of peak $P$ FLOP/s (dense BF16), run at a model FLOPs
 #   utilisation MFU. Llama 3 reports 38–43% on 8–16k H100s (arXiv:2407.21783, Table 4).
 # - ETTR, the share of wall-clock time spent making progress, accounts for checkpoints and restarts
 #   (Kokolis et al. 2024, arXiv:2410.21680; notebook `02`).
-# - $H$ is the GPU-hours, which set the bill.
+# - $H$ is the GPU-hours (the time $T$ in seconds), which set the bill.
 #
 # A fixed window (three months) turns the question round: how many tokens fit. Here the tokens are fixed
 # at what the default run fits in its window, so that MFU moves the time, not the tokens.
-
-# %%
-import ipywidgets as widgets
-from IPython.display import Markdown, display
-
-from drmath import Scenario, offline, plan, units, viz
-from drmath.formatting import format_quantity, markdown_text
-
-# Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
-# Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
-offline.use()
 
 # %% [markdown]
 # ## Work the default run

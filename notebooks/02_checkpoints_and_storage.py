@@ -17,22 +17,6 @@
 # - When a checkpoint counts: it is **not durable until persisted** and **not off-site until replicated**.
 #
 # ---
-#
-# ## The formulas
-#
-# $$S = N\,b, \qquad s = S / G, \qquad W = \frac{S}{\min(B_{fs},\; G\,b_w)}, \qquad
-# \delta = \begin{cases} s / b_h & \text{async} \\ W & \text{sync} \end{cases}, \qquad L = \frac{S}{B_{read}}$$
-#
-# - $b = 14$ bytes per parameter: bf16 weights (2) plus fp32 master weights, Adam $m$ and $v$ (4 + 4 + 4).
-#   Gradients are not saved. ZeRO (arXiv:1910.02054, §3.1) counts 16 for the state in memory; 2 is a
-#   weights-only export.
-# - Each of the $G$ GPUs writes its shard $s$; the aggregate write is capped by the filesystem's
-#   bandwidth $B_{fs}$ (Llama 3's Tectonic sustains 2 TB/s, arXiv:2407.21783 §3.3.1) and by each writer's
-#   share of its node's NIC $b_w$.
-# - Asynchronous checkpointing (CheckFreq, FAST'21; PyTorch DCP async) blocks training only for the copy
-#   to host memory at $b_h$ per GPU; the persist runs behind it. The next checkpoint cannot start before
-#   the previous one is durable, which floors the interval at $W$.
-# - The cadence uses $S/\tau$ of the filesystem's bandwidth, which it shares with data loading.
 
 # %%
 from functools import partial
@@ -40,7 +24,7 @@ from functools import partial
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, offline, plan, presets
+from drmath import Scenario, checkpoint, compare, formulas, offline, plan, presets
 from drmath.formatting import format_quantity, markdown_text
 from drmath.quantities import QUANTITIES
 from drmath.viz import diagrams
@@ -49,6 +33,34 @@ from drmath.viz.headline import card_title
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
 offline.use()
+
+# %% [markdown]
+# ## The formulas
+#
+# The checkpoint's size, each GPU's shard, the persist, the stall (asynchronous, then synchronous) and the load,
+# as `plan()` computes them:
+
+# %%
+formulas(checkpoint.checkpoint_bytes, checkpoint.shard_bytes, checkpoint.checkpoint_write_time,
+         (checkpoint.checkpoint_stall, "asynchronous"), (checkpoint.checkpoint_stall, "synchronous"),
+         checkpoint.checkpoint_load_time)
+
+# %% [markdown]
+# - $b$ is 14 bytes per parameter: bf16 weights (2) plus fp32 master weights, Adam $m$ and $v$ (4 each).
+#   Gradients are not saved. ZeRO (arXiv:1910.02054, §3.1) counts 16 for the state in memory; 2 is a
+#   weights-only export.
+# - Each of the $G$ GPUs writes its shard $s$; the aggregate write is capped by the filesystem's write
+#   bandwidth $B_w$ (Llama 3's Tectonic sustains 2 TB/s, arXiv:2407.21783 §3.3.1) and by each writer's
+#   share of its node's NIC $b_w$. The load is capped the same way, by $B_r$ and $b_r$.
+# - Asynchronous checkpointing (CheckFreq, FAST'21; PyTorch DCP async) blocks training only for the copy
+#   to host memory at $b_h$ per GPU (never longer than a synchronous write); the persist runs behind it. The
+#   next checkpoint cannot start before the previous one is durable, which floors the interval:
+
+# %%
+formulas(checkpoint.checkpoint_interval_floor, checkpoint.checkpoint_bandwidth_share)
+
+# %% [markdown]
+# The cadence uses the share $u_{fs}$ of the filesystem's write bandwidth, which it shares with data loading.
 
 # %% [markdown]
 # ## Work the default checkpoint

@@ -16,36 +16,63 @@
 # - The link bandwidth below which the site RPO has no bound.
 #
 # ---
-#
-# ## The formulas
-#
-# Each hop (filesystem → object store, object store → remote site) takes
-#
-# $$t = \ell + \frac{S / c}{B\,\eta}$$
-#
-# with latency $\ell$, compression ratio $c$, line rate $B$ and efficiency $\eta$. A chain of hops is
-# store-and-forward ($t_{rep} = \sum t_i$) or streamed ($t_{rep} = \max t_i$). Every $k$-th checkpoint is
-# shipped, $k = \lceil \text{target} / \tau \rceil$, and replication **keeps up** only if
-# $t_{rep} \le k\tau$; otherwise the backlog grows for the whole run.
-#
-# $$\mathrm{RPO}_{local} = \tau + W, \qquad
-# \mathrm{RPO}_{site} = k\tau + W + t_{rep}\ \text{if}\ t_{rep} \le k\tau,\ \text{else unbounded}$$
-#
-# The worst case is the DR convention (the AWS DR whitepaper defines RPO as the maximum acceptable data
-# loss); the expected loss replaces the interval by half of it. A checkpoint counts for a site loss only
-# once it is off-site.
 
 # %%
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import Scenario, offline, plan, units, viz
+from drmath import Scenario, formulas, offline, plan, recovery, replication, units, viz
 from drmath.formatting import format_quantity, markdown_text
 from drmath.viz import diagrams
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
 offline.use()
+
+# %% [markdown]
+# ## The formulas
+#
+# Each formula below is the one `plan()` computes with, shown from the library. Each hop (filesystem → object
+# store, object store → remote site) takes the checkpoint's compressed bytes over the hop's bandwidth, plus the
+# link's latency:
+
+# %%
+formulas((replication.transfer_time, "object_store"), (replication.transfer_time, "link"))
+
+# %% [markdown]
+# with latency $\ell$, compression ratio $c$, upload bandwidth $B_{os}$, line rate $B$ and efficiency $\eta$.
+# A chain of hops is store-and-forward (the hops add up) or streamed (the slowest hop sets the pace):
+
+# %%
+formulas(replication.chain_time)
+
+# %% [markdown]
+# Every $k$-th checkpoint is shipped, where $T_{rep}$ is the target interval between off-site copies. A copy
+# enters the pipeline once it is durable, and each checkpoint stalls the run for $\delta$, so copies are launched
+# a period $P$ apart, not $k$ checkpoint intervals:
+
+# %%
+formulas(replication.replication_every, replication.launch_spacing)
+
+# %% [markdown]
+# Replication **keeps up** only if every hop finishes a copy within that period: the slowest hop's time $T$ must
+# not exceed $P$. Otherwise, under the every-k-th policy, the backlog grows for the whole run and the site RPO
+# has no bound:
+
+# %%
+formulas((replication.replication_keeps_up, "pipeline"))
+
+# %% [markdown]
+# The recovery point for a local failure, and for the loss of the site (under the every-k-th policy, bounded only
+# while replication keeps up):
+
+# %%
+formulas(recovery.rpo_local, (recovery.rpo_site_pipeline, "every_k_behind"))
+
+# %% [markdown]
+# The worst case is the DR convention (the AWS DR whitepaper defines RPO as the maximum acceptable data
+# loss); the expected loss replaces the interval by half of it. A checkpoint counts for a site loss only
+# once it is off-site.
 
 # %% [markdown]
 # ## Work the default replication

@@ -16,25 +16,6 @@
 # - How much headroom a standby needs: a smaller standby is cheaper but the run then slips.
 #
 # ---
-#
-# ## The formulas
-#
-# $$\mathrm{RTO}_{local} = t_{det} + t_{resched} + t_{launch} + L + t_{val}$$
-#
-# $$\mathrm{RTO}_{site} = t_{det} + t_{dec} + t_{ready} + t_{stage} + t_{launch} + L + t_{val}$$
-#
-# The phases follow the AWS DR whitepaper ("Disaster Recovery of Workloads on AWS": detect, fail over
-# resources, restore data, warm up). Readiness $t_{ready}$ is what the tier buys; staging is zero when
-# replication already lands on the standby's own storage; the decision is skipped by an automatic tier.
-# The local RTO is the restart overhead $u_0$ of Kokolis et al. 2024 (arXiv:2410.21680), 5–20 min in
-# practice.
-#
-# A standby with $G_s < G$ GPUs finishes the run at $G_s/G$ of the speed. For a site event at a uniform
-# time in the run, half the run remains on average:
-#
-# $$\Delta T = \frac{T}{2}\left(\frac{G}{G_s} - 1\right)$$
-#
-# (time scales as $1/G$, Narayanan et al. 2021, arXiv:2104.04473, eq. 4).
 
 # %%
 from functools import partial
@@ -42,7 +23,7 @@ from functools import partial
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import Scenario, compare, offline, plan, presets, viz
+from drmath import Scenario, compare, formulas, offline, plan, presets, recovery, viz
 from drmath.formatting import format_quantity, markdown_text
 from drmath.quantities import QUANTITIES
 from drmath.viz import diagrams
@@ -51,6 +32,36 @@ from drmath.viz.headline import card_title
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
 offline.use()
+
+# %% [markdown]
+# ## The formulas
+#
+# Each formula below is the one `plan()` computes with, shown from the library. The recovery time is a sum of
+# named phases, for a local failure and for the loss of the site:
+
+# %%
+formulas(recovery.local_rto_phases, recovery.site_rto_phases)
+
+# %% [markdown]
+# The phases follow the AWS DR whitepaper ("Disaster Recovery of Workloads on AWS": detect, fail over
+# resources, restore data, warm up). Readiness $t_{ready}$ is what the tier buys; staging $t_{stage}$ is zero when
+# replication already lands on the standby's own storage; the decision $t_{dec}$ is skipped by an automatic tier.
+# The local RTO is the restart overhead $u_0$ of Kokolis et al. 2024 (arXiv:2410.21680), 5–20 min in
+# practice.
+#
+# A standby of $G_s$ GPUs, smaller than the primary's $G$, trains at its share of the speed (time scales as one
+# over the GPU count, Narayanan et al. 2021, arXiv:2104.04473, eq. 4) until the lost site is rebuilt, which takes
+# $R$. For a site event at a uniform time in a run of length $T$, half the run remains on average, and the
+# rebuild caps the time lost at reduced capacity:
+
+# %%
+formulas((recovery.resume_slip, "expected"))
+
+# %% [markdown]
+# The schedule slip adds the work lost (the expected site RPO) and the outage (the site RTO) to it:
+
+# %%
+formulas((recovery.schedule_slip, "expected"))
 
 # %% [markdown]
 # ## Work the default: a warm standby

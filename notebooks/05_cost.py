@@ -16,39 +16,51 @@
 # - Where the total expected cost is lowest, against tier and against link bandwidth.
 #
 # ---
-#
-# ## The formulas
-#
-# $$C_{run} = H\,p, \qquad C_{standby} = f\,G\,T\,p\,r, \qquad
-# C_{rep} = V\,p_{egress} + n\,S\,p_{store}\,T + T\,p_{link}$$
-#
-# $$P = 1 - e^{-\lambda_{site} T}, \qquad
-# E[C_{loss}] = P\,(\mathrm{RPO}_{site} + \mathrm{RTO}_{site} + \Delta T)\,(F + D)$$
-#
-# $$C_{DR} = C_{standby} + C_{rep} + E[C_{loss}], \qquad
-# D^* = \max\!\left(0, \frac{\Delta C}{P\,\Delta L} - F\right)$$
-#
-# - $p$ is the GPU-hour price (EC2 Capacity Blocks for H100, late 2024), $r$ the share of the standby's
-#   price the tier pays (a warm standby is another cluster of the organisation running preemptible work:
-#   a reservation premium plus the value of the work preempted, not a second fleet's full price).
-# - $V$ is the bytes shipped off-site, $n$ the checkpoints retained remotely, $p_{link}$ the port price.
-# - $\lambda_{site}$ is the rate of losing the site (Uptime Institute 2022 outage survey, read as an upper
-#   bound), $F$ the fleet's cost rate and $D$ the **cost of delay**, the business value lost per day the
-#   model lands late.
-# - $D^*$ is the cost of delay above which a tier is cheaper in expectation than cold backup & restore:
-#   $\Delta C$ its extra standing cost, $\Delta L$ the time it saves per site event.
 
 # %%
 import ipywidgets as widgets
 import numpy as np
 from IPython.display import Markdown, display
 
-from drmath import Scenario, offline, plan, presets, sweep, units, viz
+from drmath import Scenario, cost, formulas, offline, plan, presets, sweep, units, viz
 from drmath.formatting import format_quantity, markdown_text
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
 offline.use()
+
+# %% [markdown]
+# ## The formulas
+#
+# The run, the standby and the replication, as `plan()` computes them:
+
+# %%
+formulas(cost.run_cost, cost.standby_cost, cost.replication_cost)
+
+# %% [markdown]
+# - $p$ is the GPU-hour price (EC2 Capacity Blocks for H100, late 2024), $H$ the run's GPU-hours, $G_s$ the
+#   standby's GPUs and $r$ the share of the standby's price the tier pays (a warm standby is another cluster of
+#   the organisation running preemptible work: a reservation premium plus the value of the work preempted, not a
+#   second fleet's full price).
+# - $V$ is the bytes shipped off-site at egress price $p_e$, $S_r$ the bytes retained remotely at $p_s$ a month,
+#   and $p_l$ the link's hourly price, which scales with its bandwidth.
+#
+# A site event during the run, its expected loss, and the DR cost that sums them:
+
+# %%
+formulas("site_event_probability", (cost.expected_disaster_loss, "expanded"), "total_dr_cost")
+
+# %% [markdown]
+# - $\lambda_s$ is the rate of losing a site (Uptime Institute 2022 outage survey, read as an upper bound) and
+#   $n_s$ the sites that can be lost; $\Delta T$ is the schedule slip a site event causes (notebook `04`).
+# - $F$ is the fleet's cost rate and $D$ the **cost of delay**, the business value lost per day the model
+#   lands late; $C_x$ is the cross-site link a multi-site run needs for its gradients.
+#
+# The break-even cost of delay is the one above which a tier is cheaper in expectation than cold backup &
+# restore, with $\Delta C$ its extra standing cost and $\Delta L$ the time it saves per site event:
+
+# %%
+formulas(cost.break_even_delay_cost)
 
 # %% [markdown]
 # ## Work the default costs

@@ -25,36 +25,6 @@
 # drill log. The log used here, `drmath.io.drills.example_log()` (`data/drills_example.csv`), is **illustrative**:
 # invented numbers that show the format, not measurements of any cluster.
 
-# %% [markdown]
-# ## The model
-#
-# **Closed form.** With interruptions at rate $G\lambda$ (cluster MTBF $M = 1/(G\lambda)$), checkpoint
-# interval $\tau$, blocking stall $\delta$ per checkpoint and restart overhead $u_0$, the expected effective
-# training time ratio is (Kokolis et al., *Revisiting Reliability in Large-Scale ML Research Clusters*,
-# HPCA 2025, arXiv:2410.21680):
-#
-# $$\mathrm{ETTR} \approx \frac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}, \qquad
-# \text{valid for } \delta, u_0 \ll M.$$
-#
-# **Simulation.** Each trial must do $C$ seconds of training. It alternates $\tau$ of compute and a stall
-# $\delta$; a checkpoint is durable $W$ after it starts. Interruptions arrive as a Poisson process (or with
-# Weibull gaps, Schroeder & Gibson, DSN 2006); each loses the work since the newest durable checkpoint and
-# costs a restart drawn around $u_0$. Failures keep arriving during restarts (Daly 2006). A site event loses
-# the work since the newest copy that had landed off-site, waits the site RTO, and the run finishes on the
-# standby at $G_s/G$ speed. Each trial's ETTR is
-#
-# $$\mathrm{ETTR}_{trial} = C / T_{done}.$$
-#
-# **The RTO you can promise.** Each recovery phase $i$ has the empirical distribution $\hat F_i$ of its
-# drill measurements. The promise at confidence $c$ is the $c$-quantile of their sum, found by drawing every
-# phase independently (a Monte Carlo convolution; AWS, *Disaster Recovery of Workloads on AWS*, "Testing
-# disaster recovery"):
-#
-# $$\mathrm{RTO}_c = \hat F_\Sigma^{-1}(c), \qquad \Sigma = \textstyle\sum_i X_i,\ X_i \sim \hat F_i .$$
-#
-# A phase whose newest measurement is older than the cadence of the drill that owns it makes the promise
-# expire.
-
 # %%
 import datetime as dt
 import time
@@ -63,12 +33,48 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 from IPython.display import Markdown, display
 
-from drmath import Scenario, drills, offline, plan, presets, simulate, units, viz
+from drmath import Scenario, drills, formulas, offline, plan, presets, reliability, simulate, units, viz
 from drmath.formatting import format_quantity, markdown_text
 from drmath.io.drills import example_log, read_drill_records
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 offline.use()
+
+# %% [markdown]
+# ## The model
+#
+# **Closed form.** With interruptions every $M$ on average (the cluster's MTBF), checkpoint interval $\tau$,
+# blocking stall $\delta$ per checkpoint, persist time $W$ and restart overhead $u_0$, the plan's ETTR (the
+# expected share of wall-clock time spent making progress) is exact in expectation for exponential gaps
+# (Daly 2006); its first-order form, valid while $\delta$ and $u_0$ are small against $M$, is that of Kokolis
+# et al., *Revisiting Reliability in Large-Scale ML Research Clusters*, HPCA 2025, arXiv:2410.21680:
+
+# %%
+formulas(reliability.ettr_exact, reliability.ettr)
+
+# %% [markdown]
+# **Simulation.** Each trial must do $C$ seconds of training. It alternates $\tau$ of compute and a stall
+# $\delta$; a checkpoint is durable $W$ after it starts. Interruptions arrive as a Poisson process (or with
+# Weibull gaps, Schroeder & Gibson, DSN 2006); each loses the work since the newest durable checkpoint and
+# costs a restart drawn around $u_0$. Failures keep arriving during restarts (Daly 2006). A site event loses
+# the work since the newest copy that had landed off-site, waits the site RTO, and the run finishes on the
+# standby at its share of the speed. Each trial's ETTR is its work over its completion time $T_{done}$:
+
+# %%
+formulas((simulate.simulate_run, 0))
+
+# %% [markdown]
+# **The RTO you can promise.** Each recovery phase $i$ has the empirical distribution $\hat F_i$ of its
+# drill measurements. The promise at confidence $c$ is the $c$-quantile of their sum, found by drawing every
+# phase independently (a Monte Carlo convolution; AWS, *Disaster Recovery of Workloads on AWS*, "Testing
+# disaster recovery"):
+
+# %%
+formulas((drills.promised_rto, 0))
+
+# %% [markdown]
+# A phase whose newest measurement is older than the cadence of the drill that owns it makes the promise
+# expire.
 
 # %% [markdown]
 # ## Closed form against simulation, where its assumptions break
@@ -77,19 +83,20 @@ offline.use()
 # about a day of the default cluster) is simulated at rising failure rates, so the MTBF falls towards the
 # ten-minute restart overhead. The first-order formula charges every interruption a full restart and half
 # an interval, though the next interruption often cuts both short, so it grows pessimistic and reaches
-# zero while the simulated run still makes progress.
+# zero while the simulated run still makes progress; the plan's exact form stays close.
 
 # %%
 drift_base = Scenario().with_changes({"training.tokens": 1e11, "failures.site_event_rate": 0.0,
                                       "checkpoint.interval": 10 * units.minute})
 drift_rates = [m * drift_base.failures.gpu_failure_rate for m in (1, 2, 4, 6, 8, 10, 12, 14)]
 drift = simulate.ettr_sweep(drift_base, "failures.gpu_failure_rate", drift_rates, trials=300)
-worst = max(range(len(drift_rates)), key=lambda i: abs(drift["drift"][i]))
+worst = max(range(len(drift_rates)), key=lambda i: abs(drift["first_order_drift"][i]))
 display(Markdown(markdown_text(
-    f"At an MTBF of {drift['mtbf'][0] / units.hour:.1f} h the closed form is within "
-    f"{abs(drift['drift'][0]):.1%} of the simulated mean; at {drift['mtbf'][worst] / units.hour:.2f} h "
-    f"(restart overhead {drift['restart_overhead'][worst] / units.minute:.0f} min) it is off by "
-    f"{abs(drift['drift'][worst]):.0%}.")))
+    f"At an MTBF of {drift['mtbf'][0] / units.hour:.1f} h the first-order form is within "
+    f"{abs(drift['first_order_drift'][0]):.1%} of the simulated mean and the plan's exact form within "
+    f"{abs(drift['drift'][0]):.1%}; at {drift['mtbf'][worst] / units.hour:.2f} h (restart overhead "
+    f"{drift['restart_overhead'][worst] / units.minute:.0f} min) the first-order form is off by "
+    f"{abs(drift['first_order_drift'][worst]):.0%}, the exact form by {abs(drift['drift'][worst]):.1%}.")))
 
 # %% [markdown]
 # ## Try it: draw the run and the promise

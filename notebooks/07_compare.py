@@ -25,40 +25,44 @@
 # **What you'll need:** nothing but this page. The same comparison runs in a terminal as
 # `drmath compare seed llama3-405b` (a shipped scenario's name, or any scenario file).
 
-# %% [markdown]
-# ## What the numbers are
-#
-# Every number in the table is one field of `drmath.plan()` for that scenario, formatted, never re-derived here. The
-# ones a reviewer looks at first:
-#
-# - **Cluster MTBF** $M = 1/(G\,\lambda)$, with $G$ GPUs and $\lambda$ interruptions per GPU per second. Llama 3 saw 419
-#   unexpected interruptions in 54 days on 16,384 GPUs; Meta's RSC-1 research cluster 6.50 per 1,000 node-days
-#   (Kokolis et al. 2024).
-# - **ETTR** $\approx \dfrac{1 - (u_0 + \tau/2)/M}{1 + \delta/\tau}$ (Kokolis et al. 2024), with checkpoint interval
-#   $\tau$, checkpoint stall $\delta$ and restart overhead $u_0$.
-# - **Site RPO** (worst) $= k\tau + W + t_{rep}$: every $k$-th checkpoint goes off-site, $W$ is its persist time and
-#   $t_{rep}$ its replication time. If replication takes longer than $k\tau$ the backlog grows through the run and the
-#   site RPO has **no bound**.
-# - **Site RTO** is the sum of named phases: detection, decision, standby readiness (set by the DR tier), staging,
-#   launch, checkpoint load and validation.
-# - **Total DR cost** $=$ standby $+$ replication $+$ expected disaster loss, where the loss is priced with the cost of
-#   delay.
-#
-# Each scenario file gives the source of every number it sets in a comment beside it: the Llama 3 paper
-# (arXiv:2407.21783), Kokolis et al. (arXiv:2410.21680), AWS Direct Connect pricing, the Uptime Institute outage
-# analysis. Fields a file leaves out keep drmath's defaults, whose bases are listed in the report
-# (`drmath report SCENARIO.toml -o plan.html`).
-
 # %%
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import comparison, offline, plan, viz
+from drmath import comparison, formulas, offline, plan, viz
 from drmath.formatting import markdown_text
 from drmath.io import scenarios
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 offline.use()
+
+# %% [markdown]
+# ## What the numbers are
+#
+# Every number in the table is one field of `drmath.plan()` for that scenario, formatted, never re-derived here. The
+# ones a reviewer looks at first, with the formulas `plan()` computes them by:
+#
+# - **Cluster MTBF** $M$, from the $G$ GPUs and $\lambda$ interruptions per GPU per second. Llama 3 saw 419
+#   unexpected interruptions in 54 days on 16,384 GPUs; Meta's RSC-1 research cluster 6.50 per 1,000 node-days
+#   (Kokolis et al. 2024).
+# - **ETTR**, the share of wall-clock time spent making progress, with checkpoint interval $\tau$, checkpoint stall
+#   $\delta$, persist time $W$ and restart overhead $u_0$ (Daly 2006; Kokolis et al. 2024).
+# - **Site RPO** (worst): every $k$-th checkpoint goes off-site, $W$ is its persist time and $t_{rep}$ its
+#   replication time. If the slowest hop takes longer than the period $P$ between copies, the backlog grows through
+#   the run and the site RPO has **no bound**.
+# - **Site RTO** is the sum of named phases: detection, decision, standby readiness (set by the DR tier), staging,
+#   launch, checkpoint load and validation.
+# - **Total DR cost**: standby, replication (and a multi-site run's cross-site link), and the expected disaster loss,
+#   priced with the cost of delay.
+
+# %%
+formulas("mtbf", "ettr", "rpo_site", "rto_site", "total_dr_cost")
+
+# %% [markdown]
+# Each scenario file gives the source of every number it sets in a comment beside it: the Llama 3 paper
+# (arXiv:2407.21783), Kokolis et al. (arXiv:2410.21680), AWS Direct Connect pricing, the Uptime Institute outage
+# analysis. Fields a file leaves out keep drmath's defaults, whose bases are listed in the report
+# (`drmath report SCENARIO.toml -o plan.html`).
 
 # %% [markdown]
 # ## Pick the scenarios

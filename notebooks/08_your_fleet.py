@@ -28,37 +28,54 @@
 # `drmath calibrate incidents.csv --start-column start --end-column end --gpus 16384 -o fleet.toml`, and
 # the dashboard's "your own fleet" panel takes a CSV upload.
 
-# %% [markdown]
-# ## The fits
-#
-# With $r$ failures in an observation window of length $T$:
-#
-# - **Exponential** (a constant rate). The maximum-likelihood MTBF is $\hat M = T / r$, with the exact 95% interval
-#   $\left[\dfrac{2T}{\chi^2_{0.975}(2r + 2)},\ \dfrac{2T}{\chi^2_{0.025}(2r)}\right]$ (Meeker and Escobar 1998,
-#   section 8.3). Given the fleet's $G$ GPUs, the rate per GPU is $\lambda = 1 / (G \hat M)$.
-# - **Weibull** gaps, with density $f(x) = \dfrac{k}{\eta}\left(\dfrac{x}{\eta}\right)^{k-1}
-#   e^{-(x/\eta)^k}$. A shape $k < 1$ means that the hazard falls after each failure. Studies of HPC systems find
-#   $k$ of 0.7 to 0.8 (Schroeder and Gibson 2010). The interval of $k$ is the set where the profile likelihood is
-#   within $\chi^2_1(0.95)/2$ of its peak. The time from the last failure to the end of the window is a gap still
-#   running: it is censored, not dropped.
-# - **A trend**: the Laplace test. Under a constant rate the failure times $t_i$ are uniform on the window, so
-#   $U = \dfrac{\frac{1}{r}\sum t_i - T/2}{T\sqrt{1/(12 r)}}$ is standard normal. $U < 0$ puts the failures early
-#   (a falling rate, as in burn-in), and $U > 0$ puts them late (wear-out).
-# - **Repairs**: a lognormal fit, $\hat\mu = \frac{1}{n}\sum \ln d_i$ and
-#   $\hat\sigma^2 = \frac{1}{n}\sum(\ln d_i - \hat\mu)^2$, so the median repair is $e^{\hat\mu}$.
-#
-# All of these live in `drmath.calibrate`, each with its source. This page only calls them.
-
 # %%
 from IPython.display import HTML, Markdown, display
 
-from drmath import bands, offline, plan, solve, units, viz
+from drmath import bands, calibrate, formulas, offline, plan, reliability, solve, units, viz
 from drmath.formatting import markdown_text, short_duration
 from drmath.io import incidents, scenarios
 from drmath.viz.headline import CARDS, card_title
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 offline.use()
+
+# %% [markdown]
+# ## The fits
+#
+# All of these live in `drmath.calibrate`, each with its source; this page only calls them, and the formulas
+# below are the ones written there. With $r$ failures in an observation window of length $T$:
+#
+# **Exponential** (a constant rate). The maximum-likelihood MTBF $\hat M$ is the window over the count of
+# failures, and its 95% interval is the one below (Meeker and Escobar 1998, section 8.3). Given the fleet's $G$
+# GPUs, the rate per GPU $\lambda$ follows from the cluster's MTBF.
+
+# %%
+formulas(reliability.mtbf_from_count, calibrate.exponential_fit, reliability.cluster_mtbf)
+
+# %% [markdown]
+# **Weibull** gaps, of shape $k$ and scale $\lambda$. A shape below 1 means that the hazard falls after each
+# failure; studies of HPC systems find shapes of 0.7 to 0.8 (Schroeder and Gibson 2010). The scale has a closed
+# form for each shape, so the likelihood is maximised over the shape alone, and the interval of the shape is the
+# set where this profile likelihood stays within the 95% chi-square bound of its peak. The time from the last
+# failure to the end of the window is a gap still running: it is censored, not dropped.
+
+# %%
+formulas(calibrate.weibull_fit)
+
+# %% [markdown]
+# **A trend**: the Laplace test. Under a constant rate the failure times $t_i$ are uniform on the window, so the
+# statistic $U$ is standard normal. A negative $U$ puts the failures early (a falling rate, as in burn-in), and a
+# positive one late (wear-out).
+
+# %%
+formulas(calibrate.laplace_trend)
+
+# %% [markdown]
+# **Repairs**: a lognormal fit to the repair durations $d_i$, so the median repair is the exponential of
+# $\hat\mu$.
+
+# %%
+formulas(calibrate.lognormal_fit)
 
 # %% [markdown]
 # ## The log: generated, from stated parameters

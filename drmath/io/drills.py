@@ -276,9 +276,9 @@ def example_log():
     path : pathlib.Path
         ``drills_example.csv`` in drmath's data files: 177 records of 85 drills of the four
         kinds of :data:`drmath.drills.DRILLS`, March to June 2025. Read it with :func:`read_drill_records`;
-        they are not measurements of any cluster, so replace it with your own log. It runs a month past
-        the seed scenario's date (2025-05-26), so the promise the worked answer makes on that date stays
-        valid for a month.
+        they are not measurements of any cluster, so replace it with your own log. It runs a month into
+        the seed scenario's run (which starts 2025-05-26); the worked answer makes its promise on the day
+        of the newest record (:func:`drmath.answer.promise_day`).
 
     Examples
     --------

@@ -38,7 +38,7 @@ META = "scenario"
 META_TYPES = {"name": (str, "text"), "description": (str, "text"), "sources": (list, "a list of text"),
               "date": (datetime.date, "a TOML date (date = 2025-05-26)")}
 """The documented keys of the ``[scenario]`` table and their types; other keys are kept as they are. ``date`` is
-the day the scenario describes (what its drill promises are judged against), read as a :class:`datetime.date`."""
+the day the scenario's run starts (where its drill schedule starts), read as a :class:`datetime.date`."""
 
 BOM = "\ufeff"
 """A UTF-8 byte-order mark, as some editors write it at the start of a file; it is skipped."""
