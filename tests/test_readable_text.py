@@ -1,0 +1,149 @@
+"""Text a reader can read, swept over every shipped scenario and every quantity (issue 34, item 3).
+
+Each test reads what a person gets (``drmath plan``'s table, ``explain()`` of every quantity, the report, the
+dashboard's cards, the figures' hover and axis labels) and asserts that none of it holds one class of defect:
+
+- a TeX command turned into a word in plain text ("min_i m_i ≥ 0 wedge neg collapsed");
+- scientific notation (``9.77e+12``, ``2e-11``), and for a count any exponent at all;
+- a division by a bare 1 (``5.67 TB / 1``) or a symbol the derivation never defines (``c`` in ``S/c``);
+- an amount of money multiplied without its unit (``$85.00 × 90.0 days``, an hourly price times days);
+- a 90% range for a quantity that does not vary over the draws ("90.0 days – 90.0 days", "0 s – 0 s");
+- a hover or axis label that reuses a word the page uses for something else ("target" for the replication
+  interval, on a page whose targets are the requirements).
+"""
+
+import contextlib
+import functools
+import html
+import io
+import re
+
+import pytest
+
+import drmath
+from drmath import formatting, quantities
+from drmath.io import scenarios
+
+SCENARIOS = {path.stem: path for path in scenarios.shipped_scenarios().values()}
+
+# TeX commands a reader reads as words of mathematics (a function's name), allowed to stand as a word in plain text
+_MATH_WORDS = {"max", "min", "ln", "log", "exp", "sup", "inf", "argmax", "argmin", "lim"}
+
+_E_NOTATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]?\d+(?!\w)")
+_DIVIDED_BY_ONE = re.compile(r"/\s*\\text\{1\}(?![\w.,{])|\{\\text\{1\}\}|/ ?1(?![\w.,])")
+# an amount in a product: \text{\$4.92} × … or … × \text{\$4.92}; it must carry its unit (\$4.92/GPU·h)
+_BARE_PRICE = re.compile(r"\\text\{\\\$[\d.,]+[kMB]?\}\s*\\times|\\times\s*\\text\{\\\$[\d.,]+[kMB]?\}")
+
+
+@functools.cache
+def _plan(name):
+    return drmath.plan(scenarios.load(SCENARIOS[name]))
+
+
+@functools.cache
+def _cli_text(name):
+    from drmath import cli
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["plan", str(SCENARIOS[name])]) == 0
+    return out.getvalue()
+
+
+def _explanations(name):
+    p = _plan(name)
+    return {q: str(p.explain(q)) for q in list(quantities.QUANTITIES) + ["rto_local_phases", "rto_site_phases"]}
+
+
+@functools.cache
+def _report_text(name):
+    from drmath import report
+
+    page = report.build_report(scenarios.load(SCENARIOS[name]), include_plotlyjs=False)
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r"<annotation\b.*?</annotation>", " ", page, flags=re.S)  # the TeX MathML keeps beside itself
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def _tex_commands(tex):
+    return set(re.findall(r"\\([A-Za-z]+)", tex))
+
+
+# --------------------------------------------------------------------------- TeX words
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_no_tex_command_is_left_as_a_word_in_plain_text(name):
+    # fails on "min_i m_i ≥ 0 wedge neg collapsed": \wedge and \neg were turned into their names
+    p = _plan(name)
+    for q in quantities.QUANTITIES:
+        tex = quantities.QUANTITIES[q].tex(p)
+        text = formatting.tex_text(tex)
+        words = set(re.findall(r"[A-Za-z]+", text))
+        leaked = {c for c in _tex_commands(tex) if c in words and c not in _MATH_WORDS
+                  and c not in re.findall(r"\\(?:text|mathrm|operatorname)\{(\w+)\}", tex)}
+        assert not leaked, (q, tex, text)
+    cli = _cli_text(name)
+    assert not re.search(r"\b(wedge|neg|vee|lnot|land|lor|cdot|times|frac|mathrm|text|left|right)\b", cli), cli
+
+
+def test_logic_reads_as_words():
+    assert formatting.tex_text(r"\min_i m_i \ge 0 \;\wedge\; \neg\,\text{collapsed}") == \
+        "min_i m_i ≥ 0 and not collapsed"
+    assert formatting.tex_text(r"a \vee b") == "a or b"
+
+
+# --------------------------------------------------------------------------- scientific notation
+
+
+@pytest.mark.parametrize("value, text", [
+    (9.77e12, "9.77T"), (1.68e7, "16.8M"), (2.15e10, "21.5B"), (341.0, "341"), (8000.0, "8,000"),
+    (1_500_000.0, "1,500,000"), (2.5, "2.50"),
+])
+def test_counts_read_without_an_exponent(value, text):
+    assert formatting.format_quantity(value, "count") == text
+
+
+def test_compute_reads_as_a_power_of_ten():
+    assert formatting.format_quantity(2.37e25, "flop") == "2.37 × 10²⁵ FLOP"
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_a_change_against_the_baseline_reads_in_its_unit(name):
+    # fails on the dashboard's "tokens +2.15e+10"
+    p = _plan(name)
+    for q, quantity in quantities.QUANTITIES.items():
+        if quantity.table or quantity.kind in ("flag", "hop"):
+            continue
+        value = float(getattr(p, q))
+        text = formatting.change(value * 1.002 + 1.0, value, quantity.kind)
+        assert not _E_NOTATION.search(text), (q, text)
+    assert formatting.change(9.792e12, 9.77e12, "count") == "+22.0B"
+
+
+# --------------------------------------------------------------------------- the dashboard's cards
+
+
+def _page_text(value):
+    return html.unescape(re.sub(r"<[^>]+>", " ", value))
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize("change", ["small", "large"])
+def test_cards_and_their_change_against_the_baseline_read_plainly(name, change):
+    # fails on the cards' change line "unchanged; tokens +2.15e+10 vs baseline" (a move under 0.5% is written
+    # in the quantity's unit, and a count's unit was an exponent)
+    from drmath import dashboard
+
+    s = scenarios.load(SCENARIOS[name])
+    app = dashboard.Dashboard(s)
+    app.pin_baseline()
+    changes = ({"failures.gpu_failure_rate": s.failures.gpu_failure_rate * 1.05} if change == "small" else
+               {"training.gpus": int(s.training.gpus * 1.1), "failover.tier": "hot"})
+    assert app.apply(changes)
+    app.compare_view.toggle.value = True
+    texts = {card: _page_text(w.value) for card, w in app.cards.items()}
+    assert any("vs baseline" in t for t in texts.values())
+    texts["compare with baseline"] = _page_text(app.compare_view.table.value)
+    for where, text in texts.items():
+        assert not _E_NOTATION.search(text), (where, text)
