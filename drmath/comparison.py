@@ -107,7 +107,8 @@ def _input_text(path, value):
     return f"{name} · {text}" if name else text
 
 
-_UNIT_KINDS = ("bandwidth", "line_rate", "bytes", "count", "params", "duration", "flop_rate", "rate", "usd", "usd_rate")
+_UNIT_KINDS = ("bandwidth", "line_rate", "bytes", "count", "params", "duration", "flop_rate", "rate", "usd", "usd_rate",
+               "usd_per_byte", "usd_per_byte_month", "usd_per_bandwidth_hour")
 
 
 def compare_inputs(plans):

@@ -252,6 +252,20 @@ _SYMBOLS_COST = {
     "C_{rep}": "replication: egress, off-site storage and the link", "C_x": "the cross-site circuit for gradients "
     "(zero unless both sites train)", "E": "the expected value", "C_{loss}": "the cost of a site loss (fleet time "
     "and the cost of delay)"}
+_SYMBOLS_SHIPPED = {
+    "t_{os}": "the upload to the object store", "t_{link}": "the transfer over the link",
+    r"B_{os}^{min}": "the upload rate that just keeps up", "B_{min}": "the link line rate that just keeps up",
+    "V": "the bytes shipped over the run", "T_{run}": "the time to train", r"\ell": "the link's latency per copy",
+    "S": "the checkpoint size", "c": "the compression ratio of the shipped copy (replication.compression; 1 is none, "
+    "and S/c = S)", "B": "the link's line rate",
+    r"\eta": "the share of the line rate achieved", "P": "the time between copies entering the pipeline",
+    "T": "the time between copies the slowest hop can take"}
+
+
+def _shipped(p):
+    """The bytes of one shipped copy in a substitution: the checkpoint over its compression ratio, never over 1."""
+    return "<checkpoint_size>" if p.scenario.replication.compression == 1 else \
+        r"<checkpoint_size> / <replication.compression|g>"
 
 
 def _symbol_at(tex, symbol):
@@ -334,8 +348,9 @@ _ALL = (
              r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu>}",
              "One global batch (training.batch_tokens) per step, at the cluster's sustained rate."),
     Quantity("gpu_hours", "gpu_hours", "GPU-hours", "run", cost.gpu_hours,
-             r"<training.gpus> \times <time_to_train>"),
-    Quantity("run_cost", "usd", "Run cost", "run", cost.run_cost, r"<cost.gpu_hour_price> \times <gpu_hours>",
+             r"<training.gpus> \times <time_to_train|hours>"),
+    Quantity("run_cost", "usd", "Run cost", "run", cost.run_cost,
+             r"<cost.gpu_hour_price|usd_per_gpu_hour> \times <gpu_hours>",
              "Price: cost.gpu_hour_price."),
     # 2. checkpoints
     Quantity("checkpoint_size", "bytes", "Checkpoint size", "checkpoints", checkpoint.checkpoint_bytes,
@@ -457,12 +472,14 @@ _ALL = (
              "the stall δ (the whole persist when synchronous)."),
     Quantity("object_store_time", "duration", "Upload to object store", "replication",
              replication.transfer_time.tex_variants["object_store"],
-             r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.object_store_bandwidth>}",
-             "Parallel filesystem → the site's object store."),
+             lambda p: rf"\frac{{{_shipped(p)}}}{{<replication.object_store_bandwidth>}}",
+             "Parallel filesystem → the site's object store.",
+             symbols={**_SYMBOLS_SHIPPED, "B_{os}": "the object store's upload rate"}),
     Quantity("link_time", "duration", "Transfer over the link", "replication",
              replication.transfer_time.tex_variants["link"],
-             r"<replication.latency> + \frac{<checkpoint_size> / <replication.compression|g>}"
-             r"{<replication.link_bandwidth> \times <replication.efficiency>}", "Site object store → remote site."),
+             lambda p: rf"<replication.latency> + \frac{{{_shipped(p)}}}"
+             r"{<replication.link_bandwidth> \times <replication.efficiency>}", "Site object store → remote site.",
+             symbols=_SYMBOLS_SHIPPED),
     Quantity("replication_time", "duration", "Replication time", "replication",
              variant(replication.chain_time, lambda p: "streamed" if streamed(p) else "store_and_forward"),
              lambda p: r"\max(<object_store_time>, <link_time>)" if streamed(p)
@@ -495,20 +512,20 @@ _ALL = (
              symbols=_SYMBOLS_KEEPS_UP),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
              replication.bytes_shipped,
-             r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
-             r"\frac{<checkpoint_size>}{<replication.compression|g>}",
+             lambda p: r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
+             + _shipped(p),
              "What egress is charged for: one checkpoint every P, for the whole run, and never more than the "
-             "slowest hop can carry."),
+             "slowest hop can carry.", symbols=_SYMBOLS_SHIPPED),
     Quantity("object_store_bandwidth_needed", "bandwidth", "Upload rate needed to keep up", "replication",
              replication.hop_bandwidth_needed.tex_variants["object_store"],
-             r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication_interval>}",
-             "The object store's upload rate at which that hop just keeps up."),
+             lambda p: rf"\frac{{{_shipped(p)}}}{{<replication_interval>}}",
+             "The object store's upload rate at which that hop just keeps up.", symbols=_SYMBOLS_SHIPPED),
     Quantity("replication_bandwidth_needed", "line_rate", "Link bandwidth needed to keep up", "replication",
              replication.hop_bandwidth_needed.tex_variants["link"],
-             r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.efficiency> \times "
+             lambda p: rf"\frac{{{_shipped(p)}}}{{<replication.efficiency> \times "
              r"(<replication_interval> - <replication.latency>)}",
              lambda p: "The link line rate at which that hop just keeps up; no link helps while the upload itself "
-             "does not keep up (no bound)."),
+             "does not keep up (no bound).", symbols=_SYMBOLS_SHIPPED),
     # 5. RPO
     Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo",
              lambda p: rpo_local_formula(p, False),
@@ -581,20 +598,20 @@ _ALL = (
              else "Every tier at the standby size set in the scenario (failover.standby_fraction)."),
     # 7. cost
     Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", cost.fleet_cost_rate,
-             r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
+             r"<training.gpus> \times <cost.gpu_hour_price|usd_per_gpu_hour>"),
     Quantity("standby_cost", "usd", "Standby cost", "cost",
              lambda p: cost.standby_cost.tex if not p.excess_site_gpus else cost.standby_cost.tex_variants["split"],
-             lambda p: r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
-             r"\times <time_to_train>" if not p.excess_site_gpus else
-             r"\left(<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times \min\left(<standby_gpus>, "
-             r"\tfrac{<tier.sites|g> - 1}{<tier.sites|g>} \times <training.gpus>\right) + <cost.gpu_hour_price> "
-             r"\times <excess_site_gpus>\right) \times <time_to_train>",
+             lambda p: r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price|usd_per_gpu_hour> \times "
+             r"<standby_gpus> \times <time_to_train|hours>" if not p.excess_site_gpus else
+             r"\left(<tier.reserved_share|fraction> \times <cost.gpu_hour_price|usd_per_gpu_hour> \times "
+             r"\min\left(<standby_gpus>, \tfrac{<tier.sites|g> - 1}{<tier.sites|g>} \times <training.gpus>\right) + "
+             r"<cost.gpu_hour_price|usd_per_gpu_hour> \times <excess_site_gpus>\right) \times <time_to_train|hours>",
              lambda p: f"Reserved share r of the {tier(p).label} tier: {tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
              cost.replication_cost,
-             r"<cost.egress_price|g> \times <bytes_shipped> + <cost.storage_month_price|g> \times "
-             r"<replication.retained|g> \times <checkpoint_size> / <replication.compression|g> \times "
-             r"\frac{<time_to_train>}{\text{month}} + <link_hour_price> \times <time_to_train>",
+             lambda p: r"<cost.egress_price> \times <bytes_shipped> + <cost.storage_month_price> \times "
+             r"<replication.retained|g> \times " + _shipped(p) + r" \times \frac{<time_to_train>}{\text{month}} + "
+             r"<link_hour_price|usd_per_hour> \times <time_to_train|hours>",
              "Egress and storage prices per byte (cost.egress_price, cost.storage_month_price); S_r is "
              "<replication.retained|g> retained copies; the link is priced per hour by its bandwidth "
              "(link_hour_price)."),
@@ -614,6 +631,7 @@ _ALL = (
              "and losing any one interrupts the run."),
     Quantity("cross_site_bandwidth", "line_rate", "Cross-site bandwidth for gradients", "cost",
              cost.cross_site_bandwidth,
+             lambda p: None if tier(p).sites == 1 else  # one site: zero, and no division by n_s = 1
              r"\frac{2(<tier.sites|g> - 1)}{<tier.sites|g>} \times \frac{<training.params> \times "
              r"<failover.gradient_bytes|bytes>}{<step_time>}",
              "Zero unless sites train together. Each site reduces within itself, then the sites exchange the "
@@ -621,7 +639,7 @@ _ALL = (
              "the exchange must also fit in the step."),
     Quantity("cross_site_cost", "usd", "Cross-site bandwidth cost", "cost",
              cost.link_cost.tex_variants["cross_site"],
-             r"<cost.link_bandwidth_hour_price|g> \times <cross_site_bandwidth> \times <time_to_train>",
+             r"<cost.link_bandwidth_hour_price> \times <cross_site_bandwidth> \times <time_to_train|hours>",
              "p_b: price of one B/s of circuit for an hour (cost.link_bandwidth_hour_price)."),
     Quantity("expected_disaster_loss", "usd", "Expected disaster loss", "cost",
              cost.expected_disaster_loss.tex_variants["expanded"],

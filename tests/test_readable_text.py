@@ -147,3 +147,58 @@ def test_cards_and_their_change_against_the_baseline_read_plainly(name, change):
     texts["compare with baseline"] = _page_text(app.compare_view.table.value)
     for where, text in texts.items():
         assert not _E_NOTATION.search(text), (where, text)
+
+
+# --------------------------------------------------------------------------- division by 1, prices and units
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_no_division_by_a_bare_one(name):
+    # fails on "5.67 TB / 1": the compression ratio c = 1 substituted
+    for q, text in _explanations(name).items():
+        assert not _DIVIDED_BY_ONE.search(text), (q, text)
+    assert not re.search(r"/1\b", _cli_text(name))
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_every_price_carries_its_unit_and_is_multiplied_by_its_unit(name):
+    # fails on "$22.50 × 90.0 days" (an hourly price times days) and "25.0% × $4.92 × 8,000 × 90.0 days"
+    for q, text in _explanations(name).items():
+        assert not _BARE_PRICE.search(text), (q, text)
+        for term in re.split(r"\s(?:\+|=)\s", text):  # each product of a sum
+            if re.search(r"\\text\{\\\$[\d.,]+[kMB]?/(?:GPU·)?h\}", term):
+                assert "days" not in term and "min}" not in term, (q, term)
+
+
+def test_prices_read_in_the_units_they_are_sold_in():
+    from drmath.units import GB, Gbit_per_s
+
+    assert formatting.format_quantity(0.02 / GB, "usd_per_byte") == "$0.02/GB"
+    assert formatting.format_quantity(0.023 / GB, "usd_per_byte_month") == "$0.023/GB·month"
+    assert formatting.format_quantity(0.2125 / Gbit_per_s, "usd_per_bandwidth_hour") == "$0.212/(Gbit/s·h)"
+    assert formatting.format_quantity(4.92, "usd_per_gpu_hour") == "$4.92/GPU·h"
+    assert formatting.format_quantity(22.5, "usd_per_hour") == "$22.50/h"
+    assert formatting.format_quantity(90 * 86400.0, "hours") == "2,160 h"
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_no_scientific_notation_anywhere_a_reader_reads(name):
+    # fails on "9.77e+12" tokens, "2.37e+25 FLOP", "1.68e+07" batch tokens, "2e-11 × 11.8 PB" egress prices
+    texts = {"drmath plan": _cli_text(name), **_explanations(name), "report": _report_text(name)}
+    for where, text in texts.items():
+        found = _E_NOTATION.findall(text)
+        assert not found, (where, found)
+
+
+# --------------------------------------------------------------------------- symbols defined
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_the_compression_ratio_is_defined_wherever_it_stands(name):
+    # fails on "S/c" with c never said: every derivation whose formula divides by c says what c is
+    p = _plan(name)
+    for q, quantity in quantities.QUANTITIES.items():
+        tex = quantity.tex(p)
+        if re.search(r"/\s*c\b|\{c\}", tex):
+            text = str(p.explain(q))
+            assert re.search(r"\$c\$ is|\bc\b is|c, the compression", text), (q, text)
