@@ -202,3 +202,47 @@ def test_the_compression_ratio_is_defined_wherever_it_stands(name):
         if re.search(r"/\s*c\b|\{c\}", tex):
             text = str(p.explain(q))
             assert re.search(r"\$c\$ is|\bc\b is|c, the compression", text), (q, text)
+
+
+# --------------------------------------------------------------------------- bands only where the quantity varies
+
+
+def _fleet_fit_scenario():
+    """A scenario after a fleet fit: a spread on the failure rate only (the window fixes the run's length)."""
+    s = drmath.Scenario()
+    rate = s.failures.gpu_failure_rate
+    return s.replace(**{"uncertainty.failures.gpu_failure_rate": (0.7 * rate, 1.4 * rate)})
+
+
+def test_a_band_is_shown_only_where_the_quantity_varies():
+    # fails on "90.0 days – 90.0 days" and "0 s – 0 s": every card showed a 90% range after a fleet fit
+    s = _fleet_fit_scenario()
+    b = drmath.bands(s, draws=200)
+    assert not b.varies("time_to_train") and not b.varies("reduced_capacity_time")
+    assert b.varies("ettr") and b.varies("rpo_local")
+    from drmath.cli import render_table
+
+    table = render_table(b.plan, b)
+    assert not re.search(r"90% range (\S+ \S+) – \1(?!\S)", table), table
+    assert "90% range" in table  # where the quantity varies, its band is still there
+    from drmath.dashboard.bands import band_html
+
+    for name in quantities.BANDED:
+        assert bool(band_html(b, name)) == b.varies(name), name
+    from drmath import report
+
+    rows = report._bands(s, draws=200)["rows"]
+    assert {r["field"] for r in rows} == {n for n in quantities.BANDED if b.varies(n)}
+    for r in rows:
+        assert not re.search(r"90% range (\S+ \S+) – \1$", r["range"]), r
+
+
+def test_cards_after_a_fleet_fit_show_a_band_only_where_the_quantity_varies():
+    from drmath import dashboard
+
+    s = _fleet_fit_scenario()
+    app = dashboard.Dashboard(s)
+    texts = {card: _page_text(w.value) for card, w in app.cards.items()}
+    assert any("90% range" in t for t in texts.values())
+    for card, text in texts.items():
+        assert not re.search(r"90% range (\S+ \S+) – \1(?!\S)", text), (card, text)
