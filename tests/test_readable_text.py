@@ -246,3 +246,35 @@ def test_cards_after_a_fleet_fit_show_a_band_only_where_the_quantity_varies():
     assert any("90% range" in t for t in texts.values())
     for card, text in texts.items():
         assert not re.search(r"90% range (\S+ \S+) – \1(?!\S)", text), (card, text)
+
+
+# --------------------------------------------------------------------------- figures' words
+
+
+def _labels(spec):
+    layout = spec["layout"]
+    texts = [t.get("hovertemplate", "") for t in spec["data"]]
+    texts += [v["title"]["text"] for k, v in layout.items() if k.startswith(("xaxis", "yaxis")) and "title" in v]
+    return texts
+
+
+@pytest.mark.parametrize("figure", ["rpo", "rpo_link"])
+def test_figure_labels_never_call_the_replication_interval_a_target(figure):
+    # fails on the RPO chart's hover "target 232 min / worst 242 min": "target" on this page is a requirement
+    from drmath import viz
+
+    for text in _labels(viz.figure_spec(figure, drmath.plan())):
+        assert "target" not in text.lower(), text
+
+
+def test_the_comparison_never_calls_the_replication_interval_a_target():
+    from drmath import viz
+    from drmath.viz.comparison import compare_spec
+
+    plans = [drmath.plan(drmath.Scenario().with_changes({"failover.tier": t})) for t in ("cold", "hot")]
+    spec = compare_spec(plans, ["cold", "hot"])
+    layout = spec["layout"]
+    titles = [v["title"]["text"] for k, v in layout.items() if k.startswith(("xaxis", "yaxis")) and "title" in v]
+    titles += [a.get("text", "") for a in layout.get("annotations", [])]
+    assert not [t for t in titles if "target" in t.lower()], titles
+    assert not [c for c in (f.caption for f in viz.registry.FIGURES.values()) if "replication target" in c]
