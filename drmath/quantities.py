@@ -25,7 +25,6 @@ a window- or token-driven run, replication keeping up or not).
     ['rpo_local', 'rpo_local_expected', 'rpo_site', 'rpo_site_expected']
 """
 
-import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -91,7 +90,7 @@ class Quantity:
     compare: bool = False  # shown when plans are compared side by side
     table: bool = False  # a value per DR tier rather than one number
     warn: Callable | None = None  # when it returns True for a plan, the note is a warning every view shows
-    symbols: dict | None = None  # a card's formula symbols in words ({TeX symbol: meaning}): its "where" line
+    symbols: dict | None = None  # its own formula symbols in words ({TeX symbol: meaning}), before its group's
     banded: bool = False  # bands() gives it a 90% range over the draws of the uncertain inputs
 
     def tex(self, plan):
@@ -105,6 +104,16 @@ class Quantity:
         if callable(formula) and not hasattr(formula, "tex"):
             formula = formula(plan)
         return formula.tex if hasattr(formula, "tex") else formula
+
+    def where(self, plan):
+        """The "where" line of the formula's symbols for one plan: each symbol of :meth:`tex` in words, its own
+        meaning (``symbols``) first, then its group's (:data:`_BY_GROUP`), then the glossary's (:data:`_GLOSSARY`).
+
+        >>> from drmath import plan
+        >>> QUANTITIES["checkpoint_size"].where(plan())
+        'Where $S$ is the checkpoint size; $N$ is the parameters; $b$ is the bytes saved per parameter.'
+        """
+        return where_line(self.tex(plan), {**_GLOSSARY, **_BY_GROUP.get(self.group, {}), **(self.symbols or {})})
 
     @property
     def unit(self):
@@ -230,7 +239,10 @@ _SYMBOLS_RTO = {
 _SYMBOLS_ETTR = {
     r"\mathrm{ETTR}": "the share of wall-clock time that makes progress", r"\tau": "the checkpoint interval",
     "u_0": "the restart overhead (the local RTO)", "W": "the checkpoint's write (persist) time",
-    r"\delta": "the checkpoint stall", "M": "the cluster MTBF"}
+    r"\delta": "the checkpoint stall", "M": "the cluster MTBF",
+    "S": "the chance that a gap between interruptions lasts longer than t", "t": "a time into the gap",
+    "c": "one checkpoint period (τ + δ)", "k": "the Weibull shape of the gaps (failures.weibull_shape)",
+    r"\lambda": "the Weibull scale, set so that the mean gap is M", r"\Gamma": "the gamma function"}
 _SYMBOLS_RUN = {
     "T": "the time to train (wall-clock)", "T_{window}": "the run's window (training.window)",
     "k": "FLOPs per parameter per token (6; 8 with full recomputation)", "N": "the parameters",
@@ -252,6 +264,20 @@ _SYMBOLS_COST = {
     "C_{rep}": "replication: egress, off-site storage and the link", "C_x": "the cross-site circuit for gradients "
     "(zero unless both sites train)", "E": "the expected value", "C_{loss}": "the cost of a site loss (fleet time "
     "and the cost of delay)"}
+_GLOSSARY = {
+    r"\mathrm{RPO}_{local}": "the local RPO", r"\mathrm{RPO}_{site}": "the site RPO", r"\mathrm{RTO}_{local}":
+    "the local RTO", r"\mathrm{RTO}_{site}": "the site RTO", "G": "the GPUs", "N": "the parameters",
+    r"\tau": "the checkpoint interval", r"\delta": "the checkpoint stall", "W": "the checkpoint's write (persist) time",
+    "L": "the checkpoint's load time", "M": "the cluster MTBF", "u_0": "the restart overhead (the local RTO)",
+    r"\mathrm{ETTR}": "the share of wall-clock time that makes progress",
+    r"\mathrm{MFU}": "the model FLOP utilization", "E": "the expected value", "G_s": "the standby's GPUs",
+    "t_{rep}": "the replication time (a copy's trip off-site)", "t_{os}": "the upload to the object store",
+    "t_{link}": "the transfer over the link", r"\Delta T": "the expected schedule slip after a site loss",
+    r"\Delta T_{reduced}": "the extra time at reduced capacity", "t_{step}": "the time of one optimizer step",
+    "n_s": "the sites that train at once (two for multi-site)"}
+"""What each symbol of a formula means, for the "where" line of every derivation; :data:`_BY_GROUP` says what the
+symbols that mean one thing in one group and another in the next (T, P, k, C, S, H) mean in each."""
+
 _SYMBOLS_SHIPPED = {
     "t_{os}": "the upload to the object store", "t_{link}": "the transfer over the link",
     r"B_{os}^{min}": "the upload rate that just keeps up", "B_{min}": "the link line rate that just keeps up",
@@ -262,6 +288,71 @@ _SYMBOLS_SHIPPED = {
     "T": "the time between copies the slowest hop can take"}
 
 
+_BY_GROUP = {
+    "run": {
+        "C": "the training compute", "D": "the tokens", "T": "the time to train (wall-clock)",
+        "k": "the FLOPs per parameter per token (6; 8 with full recomputation)", "P": "each GPU's peak FLOP rate",
+        "T_c": "the compute time (ETTR = 1)", "B_{tok}": "the tokens of one global batch (training.batch_tokens)",
+        "H": "the GPU-hours", "C_{run}": "the run's cost",
+        "p": "the price of one GPU for one hour (cost.gpu_hour_price)"},
+    "checkpoints": {
+        "S": "the checkpoint size", "b": "the bytes saved per parameter", "s": "one GPU's shard",
+        "B_w": "the filesystem's write bandwidth", "B_r": "the filesystem's read bandwidth",
+        "b_w": "one GPU's write bandwidth (checkpoint.per_writer_bandwidth)",
+        "b_r": "one GPU's read bandwidth (checkpoint.per_writer_bandwidth)",
+        "b_h": "the rate one GPU copies its shard to host memory", r"\tau_{min}": "the interval floor",
+        "u_{fs}": "the share of the filesystem's write bandwidth checkpoints take",
+        "s_{st}": "the training state per GPU", "b_{st}": "the training state's bytes per parameter",
+        "S_{st}": "the whole training state", "H": "each GPU's memory (HBM)",
+        "G_{min}": "the fewest GPUs that hold the training state"},
+    "cadence": {
+        r"\lambda": "each GPU's failure rate", "n": "the number of interruptions", "T": "the time to train",
+        r"\tau_Y": "Young's interval", r"\tau_D": "Daly's interval", r"\tau^*": "the optimal interval",
+        r"\tau_{min}": "the interval floor", r"\tau_{set}": "the interval set in the scenario (checkpoint.interval)",
+        r"\tau_A": "the availability-optimal interval", r"\mathrm{ETTR}_1": "the first-order ETTR"},
+    "replication": {
+        "k": "the number of checkpoints per off-site copy (every k-th is shipped)",
+        "T_{rep}": "the off-site copy interval set (replication.interval)",
+        r"\rho_{os}": "the share of the time the upload is busy", r"\rho_{link}": "the share of the time the link "
+        "is busy", r"\rho": "the share of the time the slowest hop is busy", "B_{os}": "the object store's upload rate",
+        **_SYMBOLS_SHIPPED},
+    "rpo": {
+        **_SYMBOLS_RPO, r"\mathrm{loss}_{local}": "the work lost to a GPU or node failure",
+        r"\mathrm{loss}_{site}": "the work lost with the whole site",
+        "g_i": "the least time between copies reaching hop i", "g_{n+1}": "the least time between copies leaving "
+        "the last hop"},
+    "rto": {
+        **_SYMBOLS_RPO, **_SYMBOLS_RTO, **_SYMBOLS_REDUCED, "T": "the time between copies the slowest hop can take",
+        r"\mathrm{RPO}_{site}": "the site RPO (the work lost with the whole site)",
+        r"\mathrm{loss}_{site}": "the work lost with the whole site",
+        "f": "the standby's size over the primary's", "f_{tier}": "the DR tier's own standby size",
+        "f_{set}": "the standby size set in the scenario (failover.standby_fraction)",
+        "G_x": "the GPUs held beyond the multi-site split"},
+    "cost": {
+        "T": "the time to train", "F": "the fleet's cost per unit time", "p": "the price of one GPU for one hour",
+        "C_{standby}": "the standby's cost over the run", "r": "the tier's reserved share (a standby GPU's price "
+        "over a training GPU's)", "G_x": "the GPUs held beyond the multi-site split",
+        "C_{rep}": "the replication cost", "p_e": "the egress price per byte", "V": "the bytes shipped over the run",
+        "p_s": "the storage price per byte-month", "S_r": "the bytes kept off-site (the retained copies)",
+        "p_l": "the link's price per hour", "B": "the link's line rate",
+        "b_i": "the line rate of one port of kind i (10, 100 or 400 Gbit/s)", "p_i": "that port's price per hour",
+        "P": "the chance of a site event during the run", r"\lambda_s": "each site's rate of site events",
+        "B_x": "the cross-site bandwidth for gradients", "b_g": "the gradient's bytes per parameter",
+        "C_x": "the cross-site circuit's cost", "p_b": "the price of one B/s of circuit for an hour",
+        "C_{loss}": "the cost of a site loss (fleet time and the cost of delay)",
+        "D": "the cost of delay (cost.delay_cost)", "C_{site}": "the cost of a site loss",
+        "t_{loss}": "the time lost to a site loss", "C_{goodput}": "the goodput lost, priced at the fleet's cost",
+        "C_{DR}": "the total DR cost", "C_{res}": "the total cost of resilience",
+        "D^*": "the cost of delay above which the tier pays for itself against cold",
+        r"\Delta C": "the tier's extra DR cost over cold's (before the expected loss)",
+        r"\Delta L": "the time the tier saves per site loss against cold"},
+    "requirements": {
+        "m": "the margin (the target minus the value)", "m_i": "each requirement's margin",
+        **{t.symbol + "^{target}": f"the {t.label[0].lower() + t.label[1:]} target ({t.input})" for t in TARGETS}},
+}
+"""The meaning of a symbol within one group of quantities, where it differs from :data:`_GLOSSARY`'s."""
+
+
 def _shipped(p):
     """The bytes of one shipped copy in a substitution: the checkpoint over its compression ratio, never over 1."""
     return "<checkpoint_size>" if p.scenario.replication.compression == 1 else \
@@ -269,11 +360,15 @@ def _shipped(p):
 
 
 def _symbol_at(tex, symbol):
-    """Where the TeX ``symbol`` first stands in ``tex`` as a symbol of its own (not part of a longer one), or None."""
+    """Where the TeX ``symbol`` first stands in ``tex`` as a symbol of its own (not part of a longer one), or None.
+
+    Not part of a longer one: ``T`` is not found in ``\\Delta T``, ``\\tau`` not in ``\\tau^*`` nor ``\\tau_D``,
+    but ``\\delta`` is in ``\\delta^2`` (a power).
+    """
     import re
 
-    before = "" if symbol.startswith("\\") else r"(?<![A-Za-z\\_])(?<!_\{)(?<!\\mathrm\{)(?<!\\text\{)"
-    found = re.search(before + re.escape(symbol) + r"(?![A-Za-z0-9_{])", tex)
+    before = "" if symbol.startswith("\\") else r"(?<![A-Za-z\\_])(?<!_\{)(?<!\\mathrm\{)(?<!\\text\{)(?<!\\Delta )"
+    found = re.search(before + re.escape(symbol) + r"(?![A-Za-z0-9_{])(?!\^(?:\*|\{?[A-Za-z]))", tex)
     return None if found is None else found.start()
 
 
@@ -300,19 +395,6 @@ def where_line(tex, symbols):
     at = {symbol: _symbol_at(tex, symbol) for symbol in symbols}
     used = [f"${symbol}$ is {symbols[symbol]}" for symbol in sorted((s for s in at if at[s] is not None), key=at.get)]
     return f"Where {'; '.join(used)}." if used else ""
-
-
-def _with_where(q):
-    """A card's quantity whose note opens with the "where" line of its formula's symbols."""
-    if not q.symbols:
-        return q
-    note = q.note
-
-    def with_where(p):
-        text = note(p) if callable(note) else note
-        return "\n\n".join(t for t in (where_line(q.tex(p), q.symbols), text) if t)
-
-    return dataclasses.replace(q, note=with_where)
 
 
 # --------------------------------------------------------------------------- the quantities
@@ -473,13 +555,11 @@ _ALL = (
     Quantity("object_store_time", "duration", "Upload to object store", "replication",
              replication.transfer_time.tex_variants["object_store"],
              lambda p: rf"\frac{{{_shipped(p)}}}{{<replication.object_store_bandwidth>}}",
-             "Parallel filesystem → the site's object store.",
-             symbols={**_SYMBOLS_SHIPPED, "B_{os}": "the object store's upload rate"}),
+             "Parallel filesystem → the site's object store."),
     Quantity("link_time", "duration", "Transfer over the link", "replication",
              replication.transfer_time.tex_variants["link"],
              lambda p: rf"<replication.latency> + \frac{{{_shipped(p)}}}"
-             r"{<replication.link_bandwidth> \times <replication.efficiency>}", "Site object store → remote site.",
-             symbols=_SYMBOLS_SHIPPED),
+             r"{<replication.link_bandwidth> \times <replication.efficiency>}", "Site object store → remote site."),
     Quantity("replication_time", "duration", "Replication time", "replication",
              variant(replication.chain_time, lambda p: "streamed" if streamed(p) else "store_and_forward"),
              lambda p: r"\max(<object_store_time>, <link_time>)" if streamed(p)
@@ -515,17 +595,17 @@ _ALL = (
              lambda p: r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
              + _shipped(p),
              "What egress is charged for: one checkpoint every P, for the whole run, and never more than the "
-             "slowest hop can carry.", symbols=_SYMBOLS_SHIPPED),
+             "slowest hop can carry."),
     Quantity("object_store_bandwidth_needed", "bandwidth", "Upload rate needed to keep up", "replication",
              replication.hop_bandwidth_needed.tex_variants["object_store"],
              lambda p: rf"\frac{{{_shipped(p)}}}{{<replication_interval>}}",
-             "The object store's upload rate at which that hop just keeps up.", symbols=_SYMBOLS_SHIPPED),
+             "The object store's upload rate at which that hop just keeps up."),
     Quantity("replication_bandwidth_needed", "line_rate", "Link bandwidth needed to keep up", "replication",
              replication.hop_bandwidth_needed.tex_variants["link"],
              lambda p: rf"\frac{{{_shipped(p)}}}{{<replication.efficiency> \times "
              r"(<replication_interval> - <replication.latency>)}",
              lambda p: "The link line rate at which that hop just keeps up; no link helps while the upload itself "
-             "does not keep up (no bound).", symbols=_SYMBOLS_SHIPPED),
+             "does not keep up (no bound)."),
     # 5. RPO
     Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo",
              lambda p: rpo_local_formula(p, False),
@@ -691,8 +771,6 @@ _ALL = (
              lambda p: r"\min(" + ", ".join(f"<{t.margin}>" for t in TARGETS) + r") \ge 0", _meets_note,
              compare=True),
 )
-
-_ALL = tuple(_with_where(q) for q in _ALL)
 
 QUANTITIES = {q.name: q for q in _ALL}
 """Every output of :func:`drmath.plan`, by name, in reading order."""

@@ -26,6 +26,16 @@ from drmath.io import scenarios
 
 SCENARIOS = {path.stem: path for path in scenarios.shipped_scenarios().values()}
 
+_VARIANTS = {  # designs whose formulas take another form: each must define its own symbols too
+    "multi-site": {"failover.tier": "multi-site"},
+    "compressed, behind": {"replication.compression": 2.0, "replication.interval": 60.0, "checkpoint.interval": 30.0},
+    "newest only": {"replication.policy": "newest", "replication.interval": 60.0, "checkpoint.interval": 30.0},
+    "weibull": {"failures.weibull_shape": 0.7},
+    "interval set": {"checkpoint.interval": 600.0, "failover.standby_fraction": 0.5},
+}
+_CASES = [(n, None) for n in SCENARIOS] + [("seed", v) for v in _VARIANTS]
+
+
 # TeX commands a reader reads as words of mathematics (a function's name), allowed to stand as a word in plain text
 _MATH_WORDS = {"max", "min", "ln", "log", "exp", "sup", "inf", "argmax", "argmin", "lim"}
 
@@ -50,8 +60,8 @@ def _cli_text(name):
     return out.getvalue()
 
 
-def _explanations(name):
-    p = _plan(name)
+def _explanations(name, variant=None):
+    p = _plan(name) if variant is None else drmath.plan(_plan(name).scenario.with_changes(_VARIANTS[variant]))
     return {q: str(p.explain(q)) for q in list(quantities.QUANTITIES) + ["rto_local_phases", "rto_site_phases"]}
 
 
@@ -152,18 +162,18 @@ def test_cards_and_their_change_against_the_baseline_read_plainly(name, change):
 # --------------------------------------------------------------------------- division by 1, prices and units
 
 
-@pytest.mark.parametrize("name", SCENARIOS)
-def test_no_division_by_a_bare_one(name):
+@pytest.mark.parametrize("name, variant", _CASES)
+def test_no_division_by_a_bare_one(name, variant):
     # fails on "5.67 TB / 1": the compression ratio c = 1 substituted
-    for q, text in _explanations(name).items():
+    for q, text in _explanations(name, variant).items():
         assert not _DIVIDED_BY_ONE.search(text), (q, text)
     assert not re.search(r"/1\b", _cli_text(name))
 
 
-@pytest.mark.parametrize("name", SCENARIOS)
-def test_every_price_carries_its_unit_and_is_multiplied_by_its_unit(name):
+@pytest.mark.parametrize("name, variant", _CASES)
+def test_every_price_carries_its_unit_and_is_multiplied_by_its_unit(name, variant):
     # fails on "$22.50 × 90.0 days" (an hourly price times days) and "25.0% × $4.92 × 8,000 × 90.0 days"
-    for q, text in _explanations(name).items():
+    for q, text in _explanations(name, variant).items():
         assert not _BARE_PRICE.search(text), (q, text)
         for term in re.split(r"\s(?:\+|=)\s", text):  # each product of a sum
             if re.search(r"\\text\{\\\$[\d.,]+[kMB]?/(?:GPU·)?h\}", term):
@@ -278,3 +288,52 @@ def test_the_comparison_never_calls_the_replication_interval_a_target():
     titles += [a.get("text", "") for a in layout.get("annotations", [])]
     assert not [t for t in titles if "target" in t.lower()], titles
     assert not [c for c in (f.caption for f in viz.registry.FIGURES.values()) if "replication target" in c]
+
+
+# --------------------------------------------------------------------------- every symbol defined
+
+_NOT_SYMBOLS = {  # TeX commands that are operators, functions, spacing or layout, not quantities
+    "frac", "tfrac", "dfrac", "sqrt", "max", "min", "exp", "ln", "log", "sup", "inf", "sum", "left", "right", "big",
+    "bigl", "bigr", "Big", "cdot", "times", "le", "leq", "ge", "geq", "lceil", "rceil", "lfloor", "rfloor", "infty",
+    "quad", "qquad", "text", "operatorname", "wedge", "neg", "vee", "to", "approx", "ne", "pm", "mathrm"}
+_TOKEN = re.compile(r"(\\mathrm\{[A-Za-z]+\}|\\[A-Za-z]+|[A-Za-z])((?:_\{[^{}]*\}|_[A-Za-z0-9])?)"
+                    r"((?:\^\{[A-Za-z*]+\}|\^[A-Za-z0-9*])?)")
+
+
+def _symbols(tex):
+    """The symbols of a formula, as TeX: ``t_{rep}``, ``\\mathrm{RPO}_{site}``, ``\\tau^*``; numbers, operators,
+    words in ``\\text{}``, Euler's e and the indices i and j left out, a power (``\\delta^2``) read as its base."""
+    tex = re.sub(r"\\(?:text|operatorname)\s*\{[^{}]*\}", " ", tex)
+    found = set()
+    for m in _TOKEN.finditer(tex):
+        base, sub, sup = m.groups()
+        if base.startswith("\\") and not base.startswith("\\mathrm") and base[1:] in _NOT_SYMBOLS:
+            continue
+        if base in ("i", "j", "e"):  # indices, and Euler's number
+            continue
+        if re.fullmatch(r"\^\{?\d+\}?", sup):
+            sup = ""  # a power, not another symbol
+        found.add(base + sub + sup)
+    return found
+
+
+def test_the_symbol_reader_reads_symbols():
+    assert _symbols(r"\mathrm{RPO}_{site} = k\tau + W + t_{rep}") == {r"\mathrm{RPO}_{site}", "k", r"\tau", "W",
+                                                                     "t_{rep}"}
+    assert _symbols(r"\tau_A = \delta + \sqrt{2\,(M + u_0)\,\delta + \delta^2}") == {r"\tau_A", r"\delta", "M", "u_0"}
+    assert _symbols(r"P = 1 - e^{-n_s\,\lambda_s T} \quad \text{month}") == {"P", "n_s", r"\lambda_s", "T"}
+
+
+@pytest.mark.parametrize("name, variant", _CASES)
+def test_every_symbol_of_every_formula_is_defined_in_its_derivation(name, variant):
+    # fails on "c in S/c never defined": each derivation's where line says what each of its formula's symbols is
+    p = _plan(name) if variant is None else drmath.plan(_plan(name).scenario.with_changes(_VARIANTS[variant]))
+    missing = {}
+    for q, quantity in quantities.QUANTITIES.items():
+        text = str(p.explain(q))
+        where = next((line for line in text.split("\n\n") if line.startswith("Where ")), "")
+        defined = set().union(*(_symbols(s) for s in re.findall(r"\$([^$]+)\$ is", where))) if where else set()
+        undefined = _symbols(quantity.tex(p)) - defined
+        if undefined:
+            missing[q] = sorted(undefined)
+    assert not missing, missing
