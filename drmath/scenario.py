@@ -230,7 +230,7 @@ class Replication(_Section):
                                 high=20.0)
     interval: float = _field(
         "replication.interval", hour, "[s]", "duration",
-        "Target time between off-site copies; every k-th checkpoint is shipped, k = ceil(target / tau).",
+        "Time asked for between off-site copies; every k-th checkpoint is shipped, k = ceil(interval / tau).",
         "assumption: hourly off-site copies", low=minute, high=30 * day)
     object_store_bandwidth: float = _field(
         "replication.object_store_bandwidth", 1000 * 87.5 * MB_per_s, "[B/s]", "bandwidth",

@@ -288,6 +288,9 @@ def test_the_comparison_never_calls_the_replication_interval_a_target():
     titles += [a.get("text", "") for a in layout.get("annotations", [])]
     assert not [t for t in titles if "target" in t.lower()], titles
     assert not [c for c in (f.caption for f in viz.registry.FIGURES.values()) if "replication target" in c]
+    from drmath.scenario import FIELDS
+
+    assert "target" not in FIELDS["replication.interval"].doc.lower()  # its slider's tooltip and the report's row
 
 
 # --------------------------------------------------------------------------- every symbol defined
