@@ -561,8 +561,9 @@ def tex_text(tex):
     -------
     text : str
         The same formula on one line: ``\frac{a}{b}`` becomes ``a/b`` (arguments of more than
-        one symbol bracketed), ``\sqrt{x}`` ``√(x)``, ``T_{rep}`` ``T_rep``. An unknown command
-        keeps its name, so nothing is dropped silently.
+        one symbol bracketed), ``\sqrt{x}`` ``√(x)``, ``T_{rep}`` ``T_rep``, ``\wedge``, ``\vee`` and
+        ``\neg`` the words "and", "or" and "not". An unknown command keeps its name, so nothing is
+        dropped silently.
 
     Examples
     --------
@@ -572,6 +573,8 @@ def tex_text(tex):
     'RPO_site = kτ + W + t_rep ≤ ∞'
     >>> tex_text(r"P = 1 - e^{-\lambda_s T}")
     'P = 1 - e^(-λ_s T)'
+    >>> tex_text(r"\min_i m_i \ge 0 \;\wedge\; \neg\,\text{collapsed}")  # logic in words, never "wedge neg"
+    'min_i m_i ≥ 0 and not collapsed'
     """
     text = str(tex)
     text = re.sub(r"\\(?:text|textrm|textit|textbf|mathrm|mathit|mathbf|operatorname)\s*" + _ARG, r"\1", text)
