@@ -85,7 +85,8 @@ def _explain(p, name):
         known = ", ".join(sorted(set(QUANTITIES) | {"rto_local_phases", "rto_site_phases"}))
         raise ValueError(f"unknown plan field {short_repr(name)}: choose from {known}")
     q = QUANTITIES[name]
-    formula, note = _fill(p, q.tex(p), True), _fill(p, q.note, False)
+    formula = _fill(p, q.tex(p), True)
+    note = "\n\n".join(t for t in (q.where(p), _fill(p, q.note, False)) if t)  # the symbols in words, then the note
     if q.table:
         values = getattr(p, name)
         baseline = presets.BASELINE_TIER if name == "break_even_delay_costs" else None  # weighed against it

@@ -172,6 +172,29 @@ class Bands:
         p05, _, p95 = self.percentiles[name]
         return p05, p95
 
+    def varies(self, name):
+        """Whether a quantity with bands varies over the draws, as a reader reads it: its 90% range's two ends
+        differ once written (a flag: it holds in some draws and not in others).
+
+        A quantity no drawn input moves (the window's 90 days, a full standby's zero time at reduced capacity)
+        has a range from a value to itself; the views show a band only where this is True.
+
+        >>> import drmath
+        >>> s = drmath.Scenario().replace(**{"uncertainty.failures.gpu_failure_rate": (1e-6, 2e-6)})
+        >>> b = drmath.bands(s, draws=50)
+        >>> b.varies("ettr"), b.varies("time_to_train")
+        (True, False)
+        """
+        _check(name)
+        if not self.has_uncertainty:
+            return False
+        kind = QUANTITIES[name].kind
+        if kind == "flag":
+            share = float(np.mean(self.samples(name)))
+            return 0.0 < share < 1.0
+        low, high = self.range(name)
+        return format_quantity(low, kind) != format_quantity(high, kind)
+
     def to_json_dict(self):
         """``{"<name>_p05": …, "<name>_p50": …, "<name>_p95": …}`` for every quantity with bands, in SI; an
         unbounded value (inf) is None."""

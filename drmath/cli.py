@@ -85,8 +85,8 @@ def render_table(p, bands=None):
     for group, names in _GROUPS.items():
         lines.append(f"\n{group}")
         for name in names:
-            lines.append(f"  {QUANTITIES[name].title:<42} {p.format(name):>14}   {_plain_formula(p, name)}")
-            if ranged and name in bands.percentiles:
+            lines.append(f"  {QUANTITIES[name].title:<42} {p.format(name):>16}   {_plain_formula(p, name)}")
+            if ranged and name in bands.percentiles and bands.varies(name):  # a band only where it varies
                 lines.append(f"  {'':<42} {bands.format_range(name)}")
     for text in p.warnings().values():  # what is wrong with the design, and the input that fixes it
         lines.append("\n! " + text.replace("**", "").replace("&#36;", "$").replace("\n", " "))

@@ -107,7 +107,8 @@ def _input_text(path, value):
     return f"{name} · {text}" if name else text
 
 
-_UNIT_KINDS = ("bandwidth", "line_rate", "bytes", "count", "params", "duration", "flop_rate", "rate", "usd", "usd_rate")
+_UNIT_KINDS = ("bandwidth", "line_rate", "bytes", "count", "params", "duration", "flop_rate", "rate", "usd", "usd_rate",
+               "usd_per_byte", "usd_per_byte_month", "usd_per_bandwidth_hour")
 
 
 def compare_inputs(plans):
@@ -154,6 +155,8 @@ def _change(value, base):
     if isinstance(value, bool) or not all(map(math.isfinite, (value, base))) or base == 0:
         return ""
     change = 100 * (value / base - 1)
+    if 0 < abs(change) < 0.01:  # a trace: "(-<0.01%)", never "(-3e-05%)"
+        return f" ({'+' if change > 0 else '-'}<0.01%)"
     return f" ({change:+.0f}%)" if abs(change) >= 1 else f" ({change:+.1g}%)"
 
 

@@ -215,6 +215,8 @@ def line_rate(bytes_per_s, digits=3):
     if not math.isfinite(value):
         return format_quantity(value, "bandwidth")
     rounded = float(f"{value / Gbit_per_s:.{digits}g}")
+    if 0 < abs(rounded) < 1e-3:  # a trickle (a change of a few B/s): a power of ten, never "8e-09"
+        return f"{_power(rounded, digits)} Gbit/s"
     return f"{rounded:,.0f} Gbit/s" if abs(rounded) >= 1e4 else f"{rounded:,g} Gbit/s"
 
 
@@ -347,7 +349,7 @@ def change(new, old, kind):
     delta = new - old
     sign = "+" if delta > 0 else "−"
     if kind == "fraction":
-        return f"{sign}{abs(delta) * 100:.2g} pp"
+        return f"{sign}{float(f'{abs(delta) * 100:.2g}'):,g} pp"
     return sign + format_quantity(abs(delta), kind)
 
 
@@ -356,15 +358,46 @@ def change(new, old, kind):
 # --------------------------------------------------------------------------- plan values, by kind
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power(value, digits=3):
+    """``2.37 × 10²⁵``: a number too large or small for its digits, as a person writes it (never ``2.37e+25``)."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    mantissa = float(f"{value / 10 ** magnitude:.{digits - 1}f}")
+    if abs(mantissa) >= 10:  # 9.995 rounds up a decade
+        mantissa, magnitude = mantissa / 10, magnitude + 1
+    return f"{mantissa:.{digits - 1}f} × 10{str(magnitude).translate(_SUPERSCRIPT)}"
+
+
 def _fmt(value, digits=3):
-    """Format with `digits` significant figures, no exponent for everyday sizes."""
+    """Format with `digits` significant figures, no exponent for everyday sizes, a power of ten beyond them."""
     if value == 0:
         return "0"
     magnitude = math.floor(math.log10(abs(value)))
     decimals = max(0, digits - 1 - magnitude)
     if magnitude >= 6 or magnitude < -3:
-        return f"{value:.{digits - 1}e}"
+        return _power(value, digits)
     return f"{value:,.{decimals}f}"
+
+
+def _count(value, digits):
+    """A count as people write one: whole below ten million (``8,000``), then ``16.8M``, ``21.5B``, ``9.77T``."""
+    if abs(value) >= 1e7:
+        scale, suffix = _pick(value, PARAM_UNITS[:-2], (1e6, "M"))
+        return f"{_fmt(value / scale, digits)}{suffix}"
+    if abs(value) < 100 and not float(value).is_integer():
+        return _fmt(value, digits)
+    return f"{value:,.0f}"
+
+
+def _price(value, digits):
+    """A price: to the cent as money is (``$4.92``), or to ``digits`` figures below a dollar (``$0.023``)."""
+    if 0 < abs(value) < 1:
+        return f"${float(f'{value:.{digits}g}'):,g}"
+    return money(value, digits)
 
 
 def _scaled(value, steps, digits):
@@ -404,24 +437,38 @@ KINDS = {
     "bandwidth": lambda v, d: _scaled(
         v, [(TB_per_s, "TB/s"), (GB_per_s, "GB/s"), (MB_per_s, "MB/s"), (1, "B/s")], d),
     "line_rate": _line_rate,
-    "flop": lambda v, d: f"{v:.{d - 1}e} FLOP",
+    "flop": lambda v, d: f"{_power(v, d)} FLOP",
     "flop_rate": lambda v, d: _scaled(v, [(PFLOP_per_s, "PFLOP/s"), (TFLOP_per_s, "TFLOP/s"), (1, "FLOP/s")], d),
     "usd": _usd,
     "usd_rate": lambda v, d: KINDS["usd"](v * day, d) + "/day",
     "fraction": lambda v, d: f"{100 * v:.{max(d - 2, 0)}f}%",
     "params": _params,
-    "count": lambda v, d: (_fmt(v, d) if abs(v) >= 1e7 or (abs(v) < 100 and not float(v).is_integer())
-                           else f"{v:,.0f}"),
+    "count": _count,
     "rate": lambda v, d: f"{_fmt(v * year, d)} /year",
     "gpu_hours": lambda v, d: f"{_fmt(v / 1e6, d)}M GPU·h" if v >= 1e6 else f"{_fmt(v, d)} GPU·h",
     "flag": lambda v, d: "yes" if v else "no",
     "hop": lambda v, d: _hop(v),
     "plain": lambda v, d: _fmt(v, d),
+    "hours": lambda v, d: f"{_fmt(v / hour, d)} h",
+    "usd_per_hour": lambda v, d: f"{_price(v, d)}/h",
+    "usd_per_gpu_hour": lambda v, d: f"{_price(v, d)}/GPU·h",
+    "usd_per_byte": lambda v, d: f"{_price(v * GB, d)}/GB",
+    "usd_per_byte_month": lambda v, d: f"{_price(v * GB, d)}/GB·month",
+    "usd_per_bandwidth_hour": lambda v, d: f"{_price(v * Gbit_per_s, d)}/(Gbit/s·h)",
 }
 """Formatters by kind of quantity, each ``f(si_value, digits) -> str``.
 
 ``"bandwidth"`` is for storage and memory paths (``"2.00 TB/s"``); ``"line_rate"`` for network links,
-in the Gbit/s they are sold in (``"100 Gbit/s"``); ``"params"`` for a model's size (``"405B"``).
+in the Gbit/s they are sold in (``"100 Gbit/s"``); ``"params"`` for a model's size (``"405B"``); ``"count"``
+whole up to ten million, then ``"9.77T"``; ``"flop"`` as a power of ten (``"2.37 × 10²⁵ FLOP"``): nothing a
+person reads is written ``9.77e+12``.
+
+Prices are written in the unit they are sold in, so a product of a price and an amount reads right:
+``"usd_per_gpu_hour"`` (``"$4.92/GPU·h"``) and ``"usd_per_hour"`` (``"$22.50/h"``) take values in dollars per
+hour, as the scenario holds them; ``"usd_per_byte"`` (``"$0.02/GB"``), ``"usd_per_byte_month"``
+(``"$0.023/GB·month"``) and ``"usd_per_bandwidth_hour"`` (``"$0.212/(Gbit/s·h)"``) in dollars per byte, per
+byte-month and per B/s-hour. ``"hours"`` writes a duration in hours (``"2,160 h"``), for the time an hourly
+price is multiplied by.
 """
 
 
@@ -475,7 +522,8 @@ _SYMBOLS = {
     "ell": "ℓ", "Delta": "Δ", "Sigma": "Σ", "Lambda": "Λ", "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥",
     "geq": "≥", "ne": "≠", "approx": "≈", "times": "×", "cdot": "·", "pm": "±", "to": "→", "rightarrow": "→",
     "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "sum": "Σ", "max": "max", "min": "min",
-    "ln": "ln", "log": "log", "exp": "exp",
+    "ln": "ln", "log": "log", "exp": "exp", "wedge": "and", "land": "and", "vee": "or", "lor": "or", "neg": "not",
+    "lnot": "not",
 }
 _ARG = r"\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}"  # a braced group, up to three levels deep
 _SIMPLE = re.compile(r"\d+(?:\.\d+)?|(?:[A-Za-z]|\\[A-Za-z]+)(?:_(?:\w|\{\w+\}))?")
@@ -513,8 +561,9 @@ def tex_text(tex):
     -------
     text : str
         The same formula on one line: ``\frac{a}{b}`` becomes ``a/b`` (arguments of more than
-        one symbol bracketed), ``\sqrt{x}`` ``√(x)``, ``T_{rep}`` ``T_rep``. An unknown command
-        keeps its name, so nothing is dropped silently.
+        one symbol bracketed), ``\sqrt{x}`` ``√(x)``, ``T_{rep}`` ``T_rep``, ``\wedge``, ``\vee`` and
+        ``\neg`` the words "and", "or" and "not". An unknown command keeps its name, so nothing is
+        dropped silently.
 
     Examples
     --------
@@ -524,6 +573,8 @@ def tex_text(tex):
     'RPO_site = kτ + W + t_rep ≤ ∞'
     >>> tex_text(r"P = 1 - e^{-\lambda_s T}")
     'P = 1 - e^(-λ_s T)'
+    >>> tex_text(r"\min_i m_i \ge 0 \;\wedge\; \neg\,\text{collapsed}")  # logic in words, never "wedge neg"
+    'min_i m_i ≥ 0 and not collapsed'
     """
     text = str(tex)
     text = re.sub(r"\\(?:text|textrm|textit|textbf|mathrm|mathit|mathbf|operatorname)\s*" + _ARG, r"\1", text)

@@ -272,7 +272,7 @@ BYTES_PER_PARAM = _registry(
 FAILURE_RATES = _registry(
     FailureRate(name="llama3", per_node_day=419 / (2048 * 54), gpus_per_node=_HGX.gpus,
                 source="Llama 3 §3.3.4: 419 unexpected interruptions in a 54-day snapshot on 16,384 "
-                       "H100 (2,048 nodes) -> 3.79e-3 per node-day [V1 inputs, D]"),
+                       "H100 (2,048 nodes) -> 3.79 per 1,000 node-days [V1 inputs, D]"),
     FailureRate(name="rsc-1", per_node_day=6.50e-3, gpus_per_node=_HGX.gpus,
                 source="Kokolis et al. 2024 (arXiv:2410.21680), RSC-1 (16k A100, multi-tenant): "
                        "r_f = 6.50 per 1,000 node-days, 8 GPUs per node as on an HGX node [V2]"),

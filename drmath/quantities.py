@@ -25,7 +25,6 @@ a window- or token-driven run, replication keeping up or not).
     ['rpo_local', 'rpo_local_expected', 'rpo_site', 'rpo_site_expected']
 """
 
-import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -91,7 +90,7 @@ class Quantity:
     compare: bool = False  # shown when plans are compared side by side
     table: bool = False  # a value per DR tier rather than one number
     warn: Callable | None = None  # when it returns True for a plan, the note is a warning every view shows
-    symbols: dict | None = None  # a card's formula symbols in words ({TeX symbol: meaning}): its "where" line
+    symbols: dict | None = None  # its own formula symbols in words ({TeX symbol: meaning}), before its group's
     banded: bool = False  # bands() gives it a 90% range over the draws of the uncertain inputs
 
     def tex(self, plan):
@@ -105,6 +104,16 @@ class Quantity:
         if callable(formula) and not hasattr(formula, "tex"):
             formula = formula(plan)
         return formula.tex if hasattr(formula, "tex") else formula
+
+    def where(self, plan):
+        """The "where" line of the formula's symbols for one plan: each symbol of :meth:`tex` in words, its own
+        meaning (``symbols``) first, then its group's (:data:`_BY_GROUP`), then the glossary's (:data:`_GLOSSARY`).
+
+        >>> from drmath import plan
+        >>> QUANTITIES["checkpoint_size"].where(plan())
+        'Where $S$ is the checkpoint size; $N$ is the parameters; $b$ is the bytes saved per parameter.'
+        """
+        return where_line(self.tex(plan), {**_GLOSSARY, **_BY_GROUP.get(self.group, {}), **(self.symbols or {})})
 
     @property
     def unit(self):
@@ -230,7 +239,10 @@ _SYMBOLS_RTO = {
 _SYMBOLS_ETTR = {
     r"\mathrm{ETTR}": "the share of wall-clock time that makes progress", r"\tau": "the checkpoint interval",
     "u_0": "the restart overhead (the local RTO)", "W": "the checkpoint's write (persist) time",
-    r"\delta": "the checkpoint stall", "M": "the cluster MTBF"}
+    r"\delta": "the checkpoint stall", "M": "the cluster MTBF",
+    "S": "the chance that a gap between interruptions lasts longer than t", "t": "a time into the gap",
+    "c": "one checkpoint period (τ + δ)", "k": "the Weibull shape of the gaps (failures.weibull_shape)",
+    r"\lambda": "the Weibull scale, set so that the mean gap is M", r"\Gamma": "the gamma function"}
 _SYMBOLS_RUN = {
     "T": "the time to train (wall-clock)", "T_{window}": "the run's window (training.window)",
     "k": "FLOPs per parameter per token (6; 8 with full recomputation)", "N": "the parameters",
@@ -252,14 +264,111 @@ _SYMBOLS_COST = {
     "C_{rep}": "replication: egress, off-site storage and the link", "C_x": "the cross-site circuit for gradients "
     "(zero unless both sites train)", "E": "the expected value", "C_{loss}": "the cost of a site loss (fleet time "
     "and the cost of delay)"}
+_GLOSSARY = {
+    r"\mathrm{RPO}_{local}": "the local RPO", r"\mathrm{RPO}_{site}": "the site RPO", r"\mathrm{RTO}_{local}":
+    "the local RTO", r"\mathrm{RTO}_{site}": "the site RTO", "G": "the GPUs", "N": "the parameters",
+    r"\tau": "the checkpoint interval", r"\delta": "the checkpoint stall", "W": "the checkpoint's write (persist) time",
+    "L": "the checkpoint's load time", "M": "the cluster MTBF", "u_0": "the restart overhead (the local RTO)",
+    r"\mathrm{ETTR}": "the share of wall-clock time that makes progress",
+    r"\mathrm{MFU}": "the model FLOP utilization", "E": "the expected value", "G_s": "the standby's GPUs",
+    "t_{rep}": "the replication time (a copy's trip off-site)", "t_{os}": "the upload to the object store",
+    "t_{link}": "the transfer over the link", r"\Delta T": "the expected schedule slip after a site loss",
+    r"\Delta T_{reduced}": "the extra time at reduced capacity", "t_{step}": "the time of one optimizer step",
+    "n_s": "the sites that train at once (two for multi-site)"}
+"""What each symbol of a formula means, for the "where" line of every derivation; :data:`_BY_GROUP` says what the
+symbols that mean one thing in one group and another in the next (T, P, k, C, S, H) mean in each."""
+
+_SYMBOLS_SHIPPED = {
+    "t_{os}": "the upload to the object store", "t_{link}": "the transfer over the link",
+    r"B_{os}^{min}": "the upload rate that just keeps up", "B_{min}": "the link line rate that just keeps up",
+    "V": "the bytes shipped over the run", "T_{run}": "the time to train", r"\ell": "the link's latency per copy",
+    "S": "the checkpoint size", "c": "the compression ratio of the shipped copy (replication.compression; 1 is none, "
+    "and S/c = S)", "B": "the link's line rate",
+    r"\eta": "the share of the line rate achieved", "P": "the time between copies entering the pipeline",
+    "T": "the time between copies the slowest hop can take"}
+
+
+_BY_GROUP = {
+    "run": {
+        "C": "the training compute", "D": "the tokens", "T": "the time to train (wall-clock)",
+        "k": "the FLOPs per parameter per token (6; 8 with full recomputation)", "P": "each GPU's peak FLOP rate",
+        "T_c": "the compute time (ETTR = 1)", "B_{tok}": "the tokens of one global batch (training.batch_tokens)",
+        "H": "the GPU-hours", "C_{run}": "the run's cost",
+        "p": "the price of one GPU for one hour (cost.gpu_hour_price)"},
+    "checkpoints": {
+        "S": "the checkpoint size", "b": "the bytes saved per parameter", "s": "one GPU's shard",
+        "B_w": "the filesystem's write bandwidth", "B_r": "the filesystem's read bandwidth",
+        "b_w": "one GPU's write bandwidth (checkpoint.per_writer_bandwidth)",
+        "b_r": "one GPU's read bandwidth (checkpoint.per_writer_bandwidth)",
+        "b_h": "the rate one GPU copies its shard to host memory", r"\tau_{min}": "the interval floor",
+        "u_{fs}": "the share of the filesystem's write bandwidth checkpoints take",
+        "s_{st}": "the training state per GPU", "b_{st}": "the training state's bytes per parameter",
+        "S_{st}": "the whole training state", "H": "each GPU's memory (HBM)",
+        "G_{min}": "the fewest GPUs that hold the training state"},
+    "cadence": {
+        r"\lambda": "each GPU's failure rate", "n": "the number of interruptions", "T": "the time to train",
+        r"\tau_Y": "Young's interval", r"\tau_D": "Daly's interval", r"\tau^*": "the optimal interval",
+        r"\tau_{min}": "the interval floor", r"\tau_{set}": "the interval set in the scenario (checkpoint.interval)",
+        r"\tau_A": "the availability-optimal interval", r"\mathrm{ETTR}_1": "the first-order ETTR"},
+    "replication": {
+        "k": "the number of checkpoints per off-site copy (every k-th is shipped)",
+        "T_{rep}": "the off-site copy interval set (replication.interval)",
+        r"\rho_{os}": "the share of the time the upload is busy", r"\rho_{link}": "the share of the time the link "
+        "is busy", r"\rho": "the share of the time the slowest hop is busy", "B_{os}": "the object store's upload rate",
+        **_SYMBOLS_SHIPPED},
+    "rpo": {
+        **_SYMBOLS_RPO, r"\mathrm{loss}_{local}": "the work lost to a GPU or node failure",
+        r"\mathrm{loss}_{site}": "the work lost with the whole site",
+        "g_i": "the least time between copies reaching hop i", "g_{n+1}": "the least time between copies leaving "
+        "the last hop"},
+    "rto": {
+        **_SYMBOLS_RPO, **_SYMBOLS_RTO, **_SYMBOLS_REDUCED, "T": "the time between copies the slowest hop can take",
+        r"\mathrm{RPO}_{site}": "the site RPO (the work lost with the whole site)",
+        r"\mathrm{loss}_{site}": "the work lost with the whole site",
+        "f": "the standby's size over the primary's", "f_{tier}": "the DR tier's own standby size",
+        "f_{set}": "the standby size set in the scenario (failover.standby_fraction)",
+        "G_x": "the GPUs held beyond the multi-site split"},
+    "cost": {
+        "T": "the time to train", "F": "the fleet's cost per unit time", "p": "the price of one GPU for one hour",
+        "C_{standby}": "the standby's cost over the run", "r": "the tier's reserved share (a standby GPU's price "
+        "over a training GPU's)", "G_x": "the GPUs held beyond the multi-site split",
+        "C_{rep}": "the replication cost", "p_e": "the egress price per byte", "V": "the bytes shipped over the run",
+        "p_s": "the storage price per byte-month", "S_r": "the bytes kept off-site (the retained copies)",
+        "p_l": "the link's price per hour", "B": "the link's line rate",
+        "b_i": "the line rate of one port of kind i (10, 100 or 400 Gbit/s)", "p_i": "that port's price per hour",
+        "P": "the chance of a site event during the run", r"\lambda_s": "each site's rate of site events",
+        "B_x": "the cross-site bandwidth for gradients", "b_g": "the gradient's bytes per parameter",
+        "C_x": "the cross-site circuit's cost", "p_b": "the price of one B/s of circuit for an hour",
+        "C_{loss}": "the cost of a site loss (fleet time and the cost of delay)",
+        "D": "the cost of delay (cost.delay_cost)", "C_{site}": "the cost of a site loss",
+        "t_{loss}": "the time lost to a site loss", "C_{goodput}": "the goodput lost, priced at the fleet's cost",
+        "C_{DR}": "the total DR cost", "C_{res}": "the total cost of resilience",
+        "D^*": "the cost of delay above which the tier pays for itself against cold",
+        r"\Delta C": "the tier's extra DR cost over cold's (before the expected loss)",
+        r"\Delta L": "the time the tier saves per site loss against cold"},
+    "requirements": {
+        "m": "the margin (the target minus the value)", "m_i": "each requirement's margin",
+        **{t.symbol + "^{target}": f"the {t.label[0].lower() + t.label[1:]} target ({t.input})" for t in TARGETS}},
+}
+"""The meaning of a symbol within one group of quantities, where it differs from :data:`_GLOSSARY`'s."""
+
+
+def _shipped(p):
+    """The bytes of one shipped copy in a substitution: the checkpoint over its compression ratio, never over 1."""
+    return "<checkpoint_size>" if p.scenario.replication.compression == 1 else \
+        r"<checkpoint_size> / <replication.compression|g>"
 
 
 def _symbol_at(tex, symbol):
-    """Where the TeX ``symbol`` first stands in ``tex`` as a symbol of its own (not part of a longer one), or None."""
+    """Where the TeX ``symbol`` first stands in ``tex`` as a symbol of its own (not part of a longer one), or None.
+
+    Not part of a longer one: ``T`` is not found in ``\\Delta T``, ``\\tau`` not in ``\\tau^*`` nor ``\\tau_D``,
+    but ``\\delta`` is in ``\\delta^2`` (a power).
+    """
     import re
 
-    before = "" if symbol.startswith("\\") else r"(?<![A-Za-z\\_])(?<!_\{)(?<!\\mathrm\{)(?<!\\text\{)"
-    found = re.search(before + re.escape(symbol) + r"(?![A-Za-z0-9_{])", tex)
+    before = "" if symbol.startswith("\\") else r"(?<![A-Za-z\\_])(?<!_\{)(?<!\\mathrm\{)(?<!\\text\{)(?<!\\Delta )"
+    found = re.search(before + re.escape(symbol) + r"(?![A-Za-z0-9_{])(?!\^(?:\*|\{?[A-Za-z]))", tex)
     return None if found is None else found.start()
 
 
@@ -286,19 +395,6 @@ def where_line(tex, symbols):
     at = {symbol: _symbol_at(tex, symbol) for symbol in symbols}
     used = [f"${symbol}$ is {symbols[symbol]}" for symbol in sorted((s for s in at if at[s] is not None), key=at.get)]
     return f"Where {'; '.join(used)}." if used else ""
-
-
-def _with_where(q):
-    """A card's quantity whose note opens with the "where" line of its formula's symbols."""
-    if not q.symbols:
-        return q
-    note = q.note
-
-    def with_where(p):
-        text = note(p) if callable(note) else note
-        return "\n\n".join(t for t in (where_line(q.tex(p), q.symbols), text) if t)
-
-    return dataclasses.replace(q, note=with_where)
 
 
 # --------------------------------------------------------------------------- the quantities
@@ -334,8 +430,9 @@ _ALL = (
              r"{<training.gpus> \times <training.peak_flop_rate> \times <training.mfu>}",
              "One global batch (training.batch_tokens) per step, at the cluster's sustained rate."),
     Quantity("gpu_hours", "gpu_hours", "GPU-hours", "run", cost.gpu_hours,
-             r"<training.gpus> \times <time_to_train>"),
-    Quantity("run_cost", "usd", "Run cost", "run", cost.run_cost, r"<cost.gpu_hour_price> \times <gpu_hours>",
+             r"<training.gpus> \times <time_to_train|hours>"),
+    Quantity("run_cost", "usd", "Run cost", "run", cost.run_cost,
+             r"<cost.gpu_hour_price|usd_per_gpu_hour> \times <gpu_hours>",
              "Price: cost.gpu_hour_price."),
     # 2. checkpoints
     Quantity("checkpoint_size", "bytes", "Checkpoint size", "checkpoints", checkpoint.checkpoint_bytes,
@@ -457,11 +554,11 @@ _ALL = (
              "the stall δ (the whole persist when synchronous)."),
     Quantity("object_store_time", "duration", "Upload to object store", "replication",
              replication.transfer_time.tex_variants["object_store"],
-             r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.object_store_bandwidth>}",
+             lambda p: rf"\frac{{{_shipped(p)}}}{{<replication.object_store_bandwidth>}}",
              "Parallel filesystem → the site's object store."),
     Quantity("link_time", "duration", "Transfer over the link", "replication",
              replication.transfer_time.tex_variants["link"],
-             r"<replication.latency> + \frac{<checkpoint_size> / <replication.compression|g>}"
+             lambda p: rf"<replication.latency> + \frac{{{_shipped(p)}}}"
              r"{<replication.link_bandwidth> \times <replication.efficiency>}", "Site object store → remote site."),
     Quantity("replication_time", "duration", "Replication time", "replication",
              variant(replication.chain_time, lambda p: "streamed" if streamed(p) else "store_and_forward"),
@@ -495,17 +592,17 @@ _ALL = (
              symbols=_SYMBOLS_KEEPS_UP),
     Quantity("bytes_shipped", "bytes", "Bytes shipped off-site over the run", "replication",
              replication.bytes_shipped,
-             r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
-             r"\frac{<checkpoint_size>}{<replication.compression|g>}",
+             lambda p: r"\frac{<time_to_train>}{\max(<replication_interval>,\; <replication_cycle>)} \times "
+             + _shipped(p),
              "What egress is charged for: one checkpoint every P, for the whole run, and never more than the "
              "slowest hop can carry."),
     Quantity("object_store_bandwidth_needed", "bandwidth", "Upload rate needed to keep up", "replication",
              replication.hop_bandwidth_needed.tex_variants["object_store"],
-             r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication_interval>}",
+             lambda p: rf"\frac{{{_shipped(p)}}}{{<replication_interval>}}",
              "The object store's upload rate at which that hop just keeps up."),
     Quantity("replication_bandwidth_needed", "line_rate", "Link bandwidth needed to keep up", "replication",
              replication.hop_bandwidth_needed.tex_variants["link"],
-             r"\frac{<checkpoint_size> / <replication.compression|g>}{<replication.efficiency> \times "
+             lambda p: rf"\frac{{{_shipped(p)}}}{{<replication.efficiency> \times "
              r"(<replication_interval> - <replication.latency>)}",
              lambda p: "The link line rate at which that hop just keeps up; no link helps while the upload itself "
              "does not keep up (no bound)."),
@@ -581,20 +678,20 @@ _ALL = (
              else "Every tier at the standby size set in the scenario (failover.standby_fraction)."),
     # 7. cost
     Quantity("fleet_cost_rate", "usd_rate", "Fleet cost", "cost", cost.fleet_cost_rate,
-             r"<training.gpus> \times <cost.gpu_hour_price>/\text{h}"),
+             r"<training.gpus> \times <cost.gpu_hour_price|usd_per_gpu_hour>"),
     Quantity("standby_cost", "usd", "Standby cost", "cost",
              lambda p: cost.standby_cost.tex if not p.excess_site_gpus else cost.standby_cost.tex_variants["split"],
-             lambda p: r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times <standby_gpus> "
-             r"\times <time_to_train>" if not p.excess_site_gpus else
-             r"\left(<tier.reserved_share|fraction> \times <cost.gpu_hour_price> \times \min\left(<standby_gpus>, "
-             r"\tfrac{<tier.sites|g> - 1}{<tier.sites|g>} \times <training.gpus>\right) + <cost.gpu_hour_price> "
-             r"\times <excess_site_gpus>\right) \times <time_to_train>",
+             lambda p: r"<tier.reserved_share|fraction> \times <cost.gpu_hour_price|usd_per_gpu_hour> \times "
+             r"<standby_gpus> \times <time_to_train|hours>" if not p.excess_site_gpus else
+             r"\left(<tier.reserved_share|fraction> \times <cost.gpu_hour_price|usd_per_gpu_hour> \times "
+             r"\min\left(<standby_gpus>, \tfrac{<tier.sites|g> - 1}{<tier.sites|g>} \times <training.gpus>\right) + "
+             r"<cost.gpu_hour_price|usd_per_gpu_hour> \times <excess_site_gpus>\right) \times <time_to_train|hours>",
              lambda p: f"Reserved share r of the {tier(p).label} tier: {tier(p).assumptions}", compare=True),
     Quantity("replication_cost", "usd", "Replication cost", "cost",
              cost.replication_cost,
-             r"<cost.egress_price|g> \times <bytes_shipped> + <cost.storage_month_price|g> \times "
-             r"<replication.retained|g> \times <checkpoint_size> / <replication.compression|g> \times "
-             r"\frac{<time_to_train>}{\text{month}} + <link_hour_price> \times <time_to_train>",
+             lambda p: r"<cost.egress_price> \times <bytes_shipped> + <cost.storage_month_price> \times "
+             r"<replication.retained|g> \times " + _shipped(p) + r" \times \frac{<time_to_train>}{\text{month}} + "
+             r"<link_hour_price|usd_per_hour> \times <time_to_train|hours>",
              "Egress and storage prices per byte (cost.egress_price, cost.storage_month_price); S_r is "
              "<replication.retained|g> retained copies; the link is priced per hour by its bandwidth "
              "(link_hour_price)."),
@@ -614,6 +711,7 @@ _ALL = (
              "and losing any one interrupts the run."),
     Quantity("cross_site_bandwidth", "line_rate", "Cross-site bandwidth for gradients", "cost",
              cost.cross_site_bandwidth,
+             lambda p: None if tier(p).sites == 1 else  # one site: zero, and no division by n_s = 1
              r"\frac{2(<tier.sites|g> - 1)}{<tier.sites|g>} \times \frac{<training.params> \times "
              r"<failover.gradient_bytes|bytes>}{<step_time>}",
              "Zero unless sites train together. Each site reduces within itself, then the sites exchange the "
@@ -621,7 +719,7 @@ _ALL = (
              "the exchange must also fit in the step."),
     Quantity("cross_site_cost", "usd", "Cross-site bandwidth cost", "cost",
              cost.link_cost.tex_variants["cross_site"],
-             r"<cost.link_bandwidth_hour_price|g> \times <cross_site_bandwidth> \times <time_to_train>",
+             r"<cost.link_bandwidth_hour_price> \times <cross_site_bandwidth> \times <time_to_train|hours>",
              "p_b: price of one B/s of circuit for an hour (cost.link_bandwidth_hour_price)."),
     Quantity("expected_disaster_loss", "usd", "Expected disaster loss", "cost",
              cost.expected_disaster_loss.tex_variants["expanded"],
@@ -673,8 +771,6 @@ _ALL = (
              lambda p: r"\min(" + ", ".join(f"<{t.margin}>" for t in TARGETS) + r") \ge 0", _meets_note,
              compare=True),
 )
-
-_ALL = tuple(_with_where(q) for q in _ALL)
 
 QUANTITIES = {q.name: q for q in _ALL}
 """Every output of :func:`drmath.plan`, by name, in reading order."""

@@ -390,10 +390,17 @@ def _bands(scenario, draws=2000, seed=0):
     from ._uncertainty import bands
 
     b = bands(scenario, draws=draws, seed=seed)
-    return {"draws": b.draws, "inputs": [f"{path} ({s.distribution}, {s.confidence:.0%} in [{s.low:.4g}, {s.high:.4g}])"
-                                         for path, s in scenario.uncertainty.items()],
+    shown = [n for n in HEADLINE if n in b.percentiles]
+
+    def spread(path, s):
+        kind = FIELDS[path].kind
+        return (f"{path} ({s.distribution}, {s.confidence:.0%} in "
+                f"[{format_quantity(s.low, kind, 4)}, {format_quantity(s.high, kind, 4)}])")
+
+    return {"draws": b.draws, "inputs": [spread(path, s) for path, s in scenario.uncertainty.items()],
             "rows": [{"field": n, "title": card_title(n), "point": b.plan.format(n), "range": b.format_range(n)}
-                     for n in HEADLINE if n in b.percentiles]}
+                     for n in shown if b.varies(n)],  # a band only where the quantity varies
+            "steady": [f"{card_title(n)} ({b.plan.format(n)})" for n in shown if not b.varies(n)]}
 
 
 def _json_script(obj):

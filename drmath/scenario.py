@@ -206,7 +206,7 @@ class Checkpoint(_Section):
         "checkpoint.host_copy_bandwidth", 677e6, "[B/s]", "bandwidth",
         "Effective rate at which one GPU stages its shard into host memory (async stall).",
         "PyTorch blog 2025-04-30 (Meta + Crusoe): 0.78 s GPU blocking for Llama3-70B on 1,856 "
-        "H200 -> 70e9 x 14 B / 1,856 / 0.78 s = 677 MB/s per GPU [V1 inputs, D]",
+        "H200 -> 70B params x 14 B / 1,856 / 0.78 s = 677 MB/s per GPU [V1 inputs, D]",
         low=1e6, high=1e12)
 
 
@@ -230,7 +230,7 @@ class Replication(_Section):
                                 high=20.0)
     interval: float = _field(
         "replication.interval", hour, "[s]", "duration",
-        "Target time between off-site copies; every k-th checkpoint is shipped, k = ceil(target / tau).",
+        "Time asked for between off-site copies; every k-th checkpoint is shipped, k = ceil(interval / tau).",
         "assumption: hourly off-site copies", low=minute, high=30 * day)
     object_store_bandwidth: float = _field(
         "replication.object_store_bandwidth", 1000 * 87.5 * MB_per_s, "[B/s]", "bandwidth",
@@ -340,17 +340,18 @@ class Cost(_Section):
         "unset: AWS Direct Connect dedicated ports, $2.25/22.50/85.00 per port-hour for 10/100/400 Gbps "
         "(pricing page, 2026-09-20) [V2]; a LAG bundles ports of one speed", low=0.0, high=1e5,
         optional=True, preset=(presets.LINKS, "hour_price"))
-    egress_price: float = _field("cost.egress_price", 0.02 / GB, "[USD/B]", "plain",
+    egress_price: float = _field("cost.egress_price", 0.02 / GB, "[USD/B]", "usd_per_byte",
                                  "Price of sending one byte off-site.",
                                  "AWS Direct Connect data transfer out $0.02-0.1923/GB [V2]; low end",
                                  low=0.0, high=1e-6)
     storage_month_price: float = _field(
-        "cost.storage_month_price", 0.023 / GB, "[USD/B]", "plain",
+        "cost.storage_month_price", 0.023 / GB, "[USD/B]", "usd_per_byte_month",
         "Price of storing one byte at the remote site for one month.",
         "[R] object-storage list price ~$0.023/GB-month; not verified in a stored source",
         low=0.0, high=1e-6)
     link_bandwidth_hour_price: float = _field(
-        "cost.link_bandwidth_hour_price", presets.LINKS["dx-400g"].bandwidth_hour_price, "[USD/(B/s·h)]", "plain",
+        "cost.link_bandwidth_hour_price", presets.LINKS["dx-400g"].bandwidth_hour_price, "[USD/(B/s·h)]",
+        "usd_per_bandwidth_hour",
         "Price of one B/s of cross-site bandwidth for one hour (multi-site's gradient traffic).",
         presets.LINKS["dx-400g"].source, low=0.0, high=1e-6, preset=(presets.LINKS, "bandwidth_hour_price"))
 

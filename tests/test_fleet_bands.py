@@ -53,8 +53,12 @@ def test_each_card_shows_its_90_percent_range_once_per_change(calls, fit):
     assert app.fleet.apply()
     want = drmath.bands(app.scenario, draws=DRAWS)
     assert len(calls) == 2 and calls[0] == app.scenario  # the dashboard's one call, then this test's
+    assert any(not want.varies(name) for name in CARDS)  # the window's 90 days, a full standby's 0 s
     for name in CARDS:
         card = app.cards[name].value
+        if not want.varies(name):  # no "90.0 days – 90.0 days": a band only where the quantity varies
+            assert "drmath-band-" not in card, name
+            continue
         assert card.count("drmath-band-") == 1, name
         inner = re.search(r'class="drmath-band drmath-band-\w+"[^>]*>(.*?)</div>', card).group(1)
         assert html.unescape(re.sub(r"<[^>]+>", "", inner)) == want.format_range(name), name
@@ -70,10 +74,10 @@ def test_each_card_shows_its_90_percent_range_once_per_change(calls, fit):
 
 def test_the_bands_module_draws_nothing_it_shows_what_it_is_handed(calls):
     # the controller draws the bands (issue 33): a band shown is the Bands handed in, and no call is made here
-    s = drmath.Scenario().replace(**{"uncertainty.training.mfu": (0.3, 0.5)})
+    s = drmath.Scenario().replace(**{"uncertainty.failover.detection_time": (60.0, 1800.0)})
     handed = drmath.bands(s, seed=7)
     p = handed.plan
-    assert f'data-p05="{handed.range("ettr")[0]!r}"' in band_html(handed, "ettr")
+    assert f'data-p05="{handed.range("rto_site")[0]!r}"' in band_html(handed, "rto_site")
     spec = drmath.viz.figure_spec("rto", p)
     shade("rto", spec, handed, p)
     assert len(calls) == 1  # this test's own

@@ -67,8 +67,8 @@ def band_html(bands, name):
     >>> band_html(None, "rpo_site")
     ''
     """
-    if bands is None or not bands.has_uncertainty or name not in bands.percentiles:
-        return ""
+    if bands is None or not bands.has_uncertainty or name not in bands.percentiles or not bands.varies(name):
+        return ""  # no band where the quantity does not vary ("90.0 days – 90.0 days" says nothing)
     low, high = bands.range(name)
     return (f'<div class="drmath-band drmath-band-{name}" data-p05="{_si(low)}" data-p95="{_si(high)}" '
             f'style="{_STYLE}">{html_text(bands.format_range(name))}</div>')  # money no MathJax takes for math
@@ -112,6 +112,8 @@ def shade(name, spec, bands, p):
     if bands is None or not bands.has_uncertainty or name not in SHADED:
         return spec
     quantity, mark, per_tier = SHADED[name]
+    if not bands.varies(quantity):
+        return spec
     trace = next((t for t in spec["data"] if t.get("name") == mark), None)
     value = float(getattr(p, quantity))
     low, high = bands.range(quantity)

@@ -25,7 +25,7 @@ def compare_spec(plans, names):
     -------
     spec : dict
         A JSON-ready plotly figure of three stacked panels: ETTR against the checkpoint
-        interval, site RPO (worst) against the replication target, total expected DR cost
+        interval, site RPO (worst) against the off-site copy interval, total expected DR cost
         against the link's line rate, on the grids of :data:`FIGURES`; each plan's current
         point is marked.
 
@@ -53,7 +53,7 @@ def compare_spec(plans, names):
     c_scale, c_unit = duration_unit(np.median(ettr.grid))
     r_scale, r_unit = duration_unit(np.median(rpo.grid))
     m_scale, m_suffix = money_unit([c[2] for c in curves])
-    layout = _panels(3, 1, ("ETTR vs checkpoint interval", "Site RPO (worst) vs replication target",
+    layout = _panels(3, 1, ("ETTR vs checkpoint interval", "Site RPO (worst) vs off-site copy interval",
                             f"{title_of('total_dr_cost')} vs link bandwidth"), height=900, gap=(0.1, 0))
     layout["legend"]["y"] = 1.04
     layout["margin"]["t"] = 80
@@ -76,7 +76,7 @@ def compare_spec(plans, names):
             data.append(dict(refs, type="scatter", mode="markers", name=f"{name} (current)", x=[jsonable(cx)],
                              y=[jsonable(cy)], showlegend=False,
                              marker={"color": SERIES[i], "size": 11, "line": {"color": "white", "width": 1.5}}))
-    titles = [(f"checkpoint interval [{c_unit}]", "ETTR [%]"), (f"replication target [{r_unit}]",
+    titles = [(f"checkpoint interval [{c_unit}]", "ETTR [%]"), (f"off-site copy interval [{r_unit}]",
                                                                   f"site RPO [{r_unit}]"),
               ("link line rate [Gbit/s]", f"{label_of('total_dr_cost')} [${m_suffix}]")]
     for n, (xtitle, ytitle) in zip(("", "2", "3"), titles):

@@ -62,7 +62,7 @@ LAYOUT = (
          ("checkpoint_load_time", "mtbf")),
     Card("rto_site", lambda p: DR_TIERS[p.scenario.failover.tier].label),
     Card("ettr", lambda p: f"checkpoint every {p.format('checkpoint_interval')}", ("checkpoint_interval",)),
-    Card("time_to_train", lambda p: f"{p.tokens / 1e12:.3g}T tokens, {p.format('run_cost')}", ("tokens", "run_cost")),
+    Card("time_to_train", lambda p: f"{p.format('tokens')} tokens, {p.format('run_cost')}", ("tokens", "run_cost")),
     Card("total_dr_cost", lambda p: _parts(p, _DR_COST_PARTS), tuple(name for _, name in _DR_COST_PARTS)),
     Card("replication_keeps_up", _keeps_up_detail, ("replication_utilization",)),
     Card("site_loss_time", lambda p: _parts(p, _SITE_LOSS_PARTS) + f"; costs {p.format('site_loss_cost')}",

@@ -69,9 +69,9 @@ _POINTS = 80  # per curve: smooth on a log axis, and a dashboard redraw stays ch
 FIGURES = {f.name: f for f in (
     FigureInfo("rpo", "rpo", rpo_spec, "replication.interval", np.geomspace(minute, 48 * hour, _POINTS),
                ("rpo_site", "rpo_site_expected", "replication_keeps_up"), "checkpoint.interval",
-               "Site RPO against the replication target. Left of the red line replication falls behind and the "
+               "Site RPO against the off-site copy interval. Left of the red line replication falls behind and the "
                "site RPO has no bound; the slider changes the checkpoint interval τ (every k-th checkpoint ships, "
-               "kτ ≥ target)."),
+               "kτ ≥ the copy interval)."),
     FigureInfo("ettr", "cadence", ettr_spec, "checkpoint.interval", np.geomspace(10.0, 12 * hour, _POINTS),
                ("ettr",), "training.gpus",
                "ETTR against the checkpoint interval. More GPUs mean a shorter MTBF, a shorter optimal interval "
@@ -90,8 +90,8 @@ FIGURES = {f.name: f for f in (
     FigureInfo("rpo_link", "rpo", rpo_link_spec, "replication.link_bandwidth",
                np.geomspace(1 * Gbit_per_s, 400 * Gbit_per_s, _POINTS), ("rpo_site",), "replication.interval",
                "Worst-case site RPO against the cross-site link. Left of the dashed line each copy takes longer "
-               "than the replication interval and the site RPO has no bound; the slider changes the replication "
-               "target."),
+               "than the replication interval and the site RPO has no bound; the slider changes the off-site copy "
+               "interval."),
     FigureInfo("time_mfu", "run", time_mfu_spec, "training.mfu", np.linspace(0.2, 0.6, 81), ("time_to_train",),
                None, "Time to train the scenario's tokens against MFU; the dot is the current MFU.", report=False),
     FigureInfo("standby", "rto", standby_spec, "failover.standby_fraction", np.linspace(0.25, 1.0, 61),
@@ -100,7 +100,7 @@ FIGURES = {f.name: f for f in (
                "the standby's size; the slider steps through the DR tiers, each with its own standby size."),
 )}
 """Every figure of the plan, by name: the dashboard's five first, in its order, then the
-notebooks'. The grids: replication target 1 min to 2 days (the dashboard's slider goes to
+notebooks'. The grids: off-site copy interval 1 min to 2 days (the dashboard's slider goes to
 1 day), checkpoint interval 10 s to 12 h (the slider's range; the optimum of 1k to 131k GPUs
 lies between 13 s and 30 min), link 1 to 3,200 Gbit/s (the slider's range), 80 points each,
 log-spaced; link 1 to 400 Gbit/s for the RPO (the ports sold, 1 to 400G), MFU 20% to 60% and
@@ -112,7 +112,7 @@ KNOBS = {
     "checkpoint.interval": ("checkpoint interval",
                             [m * minute for m in (1, 2, 5, 10, 20, 30)] + [h * hour for h in (1, 2, 4)]),
     "replication.link_bandwidth": ("link", [g * Gbit_per_s for g in (1, 5, 10, 25, 50, 100, 200, 400, 800, 1600)]),
-    "replication.interval": ("replication target",
+    "replication.interval": ("off-site copy interval",
                              [m * minute for m in (15, 30)] + [h * hour for h in (1, 2, 4, 8, 24)]),
     "failover.tier": ("DR tier", list(presets.DR_TIERS)),
 }

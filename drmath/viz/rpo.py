@@ -44,9 +44,9 @@ def rpo_spec(p, intervals, curves):
     Parameters
     ----------
     p : Plan
-        The current plan; its replication target and site RPO are marked.
+        The current plan; its off-site copy interval and site RPO are marked.
     intervals : array_like
-        Replication targets swept (``replication.interval``), ascending. [s]
+        Off-site copy intervals swept (``replication.interval``), ascending. [s]
     curves : dict of str to ndarray
         ``sweep(p.scenario, "replication.interval", intervals, ...)`` with
         ``rpo_site``, ``rpo_site_expected`` and ``replication_keeps_up``. [s]
@@ -76,10 +76,10 @@ def rpo_spec(p, intervals, curves):
     data = [
         {"type": "scatter", "mode": "lines", "name": "site RPO, worst", "x": xs,
          "y": jsonable(worst / scale), "line": {"color": BLUE, "width": 2.5},
-         "hovertemplate": f"target %{{x:.3g}} {unit}<br>worst %{{y:.3g}} {unit}<extra></extra>"},
+         "hovertemplate": f"copies every %{{x:.3g}} {unit}<br>worst %{{y:.3g}} {unit}<extra></extra>"},
         {"type": "scatter", "mode": "lines", "name": "site RPO, expected", "x": xs,
          "y": jsonable(expected / scale), "line": {"color": BLUE, "width": 1.5, "dash": "dot"},
-         "hovertemplate": f"target %{{x:.3g}} {unit}<br>expected %{{y:.3g}} {unit}<extra></extra>"},
+         "hovertemplate": f"copies every %{{x:.3g}} {unit}<br>expected %{{y:.3g}} {unit}<extra></extra>"},
         {"type": "scatter", "mode": "lines", "name": "local RPO", "x": [xs[0], xs[-1]],
          "y": [jsonable(p.rpo_local / scale)] * 2, "line": {"color": GREY, "width": 1.5, "dash": "dash"},
          "hoverinfo": "skip"},
@@ -87,7 +87,7 @@ def rpo_spec(p, intervals, curves):
     shapes, notes = _keeps_up_marks(_first_true(x, keeps), x, xs, scale, "site RPO", left=current)
     _mark_current(current, p.rpo_site, scale, "duration", data, shapes, notes)
     title = f"Site RPO vs replication interval: <b>{format_quantity(p.rpo_site, 'duration')}</b> now"
-    layout = _layout(title, f"replication target interval [{unit}]", f"RPO [{unit}]",
+    layout = _layout(title, f"off-site copy interval [{unit}]", f"RPO [{unit}]",
                      shapes=shapes, annotations=notes)
     y_range = _log_range(worst / scale, expected / scale, [p.rpo_local / scale])
     x_range = _room(_log_x(xs, current), current)
