@@ -53,11 +53,11 @@ _SCRIPT = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
 _DISPLAY = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)(?<!\\)\$(?!\$)")
 _BUILDS = re.compile(r"\\(?:frac|dfrac|tfrac|sqrt|sum|prod|int|begin|left|right|lceil|rceil|le|ge|cdot|times)\b")
-_SUB = r"(?:\{[^{}]*\}|\\?[A-Za-z0-9])"
+_SUB = r"(?:\{[^{}]*\}|\\?[A-Za-z0-9*])"
 SYMBOL = re.compile(rf"^(?:\\(?:hat|bar|tilde|Delta)\s*)?(?:\\mathrm\{{[A-Za-z]+\}}|\\[A-Za-z]+|[A-Za-z])"
                     rf"(?:_{_SUB})?(?:\^{_SUB})?$")
 r"""Inline math that names one symbol: ``\tau``, ``G_s``, ``t_{rep}``, ``\mathrm{RPO}_{site}``, ``\hat M``,
-``\Delta T``."""
+``\Delta T``, ``\tau^*`` (an optimum)."""
 
 
 def _normal(tex):
