@@ -188,6 +188,7 @@ class Calibration:
         lines = [head + (f" ({used})" if used else ""),
                  f"Events          {self.events:,} in a window of {d(self.window)}"
                  + (f" ({p['window_start']} to {p['window_end']})" if p.get("window_start") else ""),
+                 *_rows_line(p, d),
                  f"MTBF            {d(self.mtbf)}   95% interval {d(self.mtbf_ci[0])} to {d(self.mtbf_ci[1])}"
                  f"   (window / events; renewal interval, gaps' CV² {_num(self.gaps_cv2)})",
                  f"Weibull         shape {self.weibull_shape:.3g} (95% interval {_num(self.weibull_shape_ci[0])} "
@@ -294,6 +295,17 @@ class Calibration:
         (True, 'FutureWarning')
         """
         return delegate("drmath.calibrate.Calibration.fragment()", "drmath.io.fits.fragment", self)
+
+
+def _rows_line(p, d):
+    """The summary's line on how rows became events (the reader's provenance), or none without it."""
+    if "rows_simultaneous" not in p:
+        return []
+    w = p.get("merge_within", 0.0)
+    rule = "at the same recorded time as" if w == 0 else f"within {d(w)} of"
+    joined = f"; {p['rows_joined']:,} joined by the join column" if p.get("rows_joined") else ""
+    return [f"Merged rows     {p['rows_simultaneous']:,} rows starting {rule} the row before (--merge-within "
+            f"{w:g} s){joined}"]
 
 
 def _pair(ci):
