@@ -26,6 +26,11 @@ The rules that turn rows into events, stated once:
   it, at the first event, which then only opens the window: the gap before it is unknown, so it is
   not counted as a failure inside the window. The window closes at ``until``, or at the latest time
   the log records (the last event's end). Events outside the window are left out (and counted).
+- **Resolution.** Start times that are all whole hours, minutes or seconds (:data:`RESOLUTIONS`)
+  were recorded to that resolution: a time is the start of its minute, so a gap is known to a minute
+  either side, and gaps of one minute or none were merged. The Weibull fit treats the gaps as
+  interval-censored and conditioned on not being merged (:func:`drmath.calibrate.weibull_fit_grouped`),
+  so merging same-minute rows does not bias the shape; the summary states the resolution.
 - **Censoring.** The time from the last event to the window's end is a gap still running: it is
   right-censored in the Weibull fit and counted as exposure in the exponential one. The time from
   ``since`` to the first event is exposure for the exponential fit; the Weibull fit leaves it out,
@@ -117,6 +122,11 @@ MERGE_WITHIN = 0.0
 """Rows that start at most this long after the row before them (in time order) are one event, by default [s]: 0,
 rows that start at the same recorded time (the same minute in a log kept to the minute). ``merge_within``
 (``drmath calibrate --merge-within``) sets it."""
+
+RESOLUTIONS = (3600.0, 60.0, 1.0)
+"""The resolutions a log's start times are recognised in, the longest first [s]: a log whose starts are all whole
+minutes is kept to the minute, and each gap between two of them is known only to within a minute either side;
+the Weibull fit treats such gaps as interval-censored (:func:`drmath.calibrate.weibull_fit_grouped`)."""
 
 MAX_MERGE_WITHIN = 86400.0
 """Longest ``merge_within`` [s]: a day."""
@@ -524,6 +534,15 @@ def _events(begin, stop, joins, merge_within=MERGE_WITHIN):
     return begin[head], np.maximum.reduceat(stop, head), order[head], int(joins.sum()), merged
 
 
+def _resolution(times):
+    """The resolution the start times [s] were recorded to: the longest of :data:`RESOLUTIONS` that divides every
+    one, 0 for times to better than a second."""
+    for step in RESOLUTIONS:
+        if np.all(np.mod(times, step) == 0):
+            return step
+    return 0.0
+
+
 def parse_incidents(text, *, start_column, end_column=None, duration_column=None, duration_unit=None,
                     time_format=None, where=(), since=None, until=None, cause_column="cause",
                     scope_column="scope", join_column="joins_previous", merge_within=MERGE_WITHIN, gpus=None,
@@ -636,6 +655,7 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
 
     begin = _seconds(start)
     stop = begin + durations
+    resolution = _resolution(begin)
     event_start, event_end, first, joined, simultaneous = _events(begin, stop, joins, float(merge_within))
     latest = float(event_end.max())
     a = _seconds(pd.Series([_timestamp(since, "since")]))[0] if since is not None else None
@@ -662,10 +682,11 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
                   "since": None if since is None else str(since), "until": None if until is None else str(until),
                   "window_start": iso[0], "window_end": iso[1],
                   "window_opens_at_first_event": opens, "rows_joined": joined,
-                  "rows_simultaneous": simultaneous, "merge_within": float(merge_within),
+                  "rows_simultaneous": simultaneous, "merge_within": float(merge_within), "resolution": resolution,
                   "events_outside_window": outside}
     return fit_events(event_start, a, b, opens_window=opens, durations=event_end - event_start, causes=causes,
-                      scopes=scopes, gpus=gpus, provenance=provenance)
+                      scopes=scopes, gpus=gpus, provenance=provenance, resolution=resolution,
+                      merge_within=float(merge_within))
 
 
 def read_incidents(path, **columns):
