@@ -450,7 +450,8 @@ def renewal_fit(failures, exposure, cv2, confidence=CONFIDENCE):
     alpha = 1.0 - confidence
     r, t = failures / cv2, exposure / cv2
     lo = 2.0 * t / special.chdtri(2 * r + 2, alpha / 2.0)
-    hi = 2.0 * t / special.chdtri(2 * r, 1.0 - alpha / 2.0) if failures else math.inf
+    low_quantile = special.chdtri(2 * r, 1.0 - alpha / 2.0) if failures else 0.0
+    hi = 2.0 * t / low_quantile if low_quantile > 0 else math.inf  # 0 for a count too dispersed to bound
     return float(mtbf), (float(lo), float(hi))
 
 

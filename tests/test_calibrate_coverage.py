@@ -13,6 +13,7 @@ asserted to fail, so the test shows that it can.
 
 import math
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,10 @@ def test_renewal_interval_is_garwoods_for_exponential_gaps_and_scales_with_the_d
     # the log-width grows ~ sqrt(CV^2) (the count's standard deviation)
     assert math.log(hi2 / lo2) / math.log(hi1 / lo1) == pytest.approx(math.sqrt(2.14), rel=0.05)
     assert renewal_fit(5, 10.0, math.inf)[1] == (0.0, math.inf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a count too dispersed to bound: an open end, not a division by zero
+        lo, hi = renewal_fit(2, 100.0, 6410.0)[1]
+    assert 0 < lo < 50.0 and hi == math.inf
 
 
 @pytest.mark.parametrize("bad, match", [({"cv2": 0.0}, "cv2 must be > 0"), ({"cv2": -1.0}, "cv2 must be > 0"),
