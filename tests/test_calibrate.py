@@ -171,6 +171,20 @@ def test_a_join_flag_joins_the_row_before_in_time_not_in_the_file():
     assert shuffled.repair_median == ordered.repair_median  # the joined event ends at 01:00
 
 
+def test_the_example_read_in_any_row_order_fits_the_same():
+    # the shipped log is in time order; shuffled, its joined rows used to join the wrong events (shape 0.941
+    # instead of 0.974, median repair 43.3 min instead of 34.3)
+    lines = EXAMPLE.read_text().splitlines()
+    head = [line for line in lines if line.startswith("#")] + [lines[len([x for x in lines if x.startswith("#")])]]
+    body = [line for line in lines[len(head):] if line.strip()]
+    np.random.default_rng(0).shuffle(body)
+    kwargs = {"start_column": "start", "end_column": "end", "where": ["cluster=primary"]}
+    shuffled = parse_incidents("\n".join(head + body) + "\n", **kwargs)
+    ordered = read_incidents(EXAMPLE, **kwargs)
+    assert (shuffled.events, shuffled.weibull_shape, shuffled.repair_median, shuffled.provenance["rows_joined"]) == (
+        ordered.events, ordered.weibull_shape, ordered.repair_median, ordered.provenance["rows_joined"])
+
+
 @pytest.mark.parametrize("within, events, merged", [(0.0, 5, 1), (59.0, 5, 1), (60.0, 4, 2), (300.0, 3, 3)])
 def test_rows_within_the_merge_window_of_the_row_before_are_one_event(within, events, merged):
     # starts (min): 0, 0 (same time), 1 (60 s after), 6 (5 min after), 120, 600; one chain per window
