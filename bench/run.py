@@ -2,7 +2,7 @@
 
     ./tasks bench                 # everything, then writes BENCHMARKS.md
     ./tasks bench --only core     # some of them (core, import, simulate, report, plotly, browser, load, burst,
-                                  # replicas, kernel, solve, calibrate, frames, uncertainty)
+                                  # replicas, kernel, solve, calibrate, frames, uncertainty, intervals)
     ./tasks bench --no-write      # print the table, leave BENCHMARKS.md alone
 
 Each script in bench/ also runs alone and prints its own details, with the arguments SCRIPTS gives it here;
@@ -38,6 +38,7 @@ SCRIPTS = {  # name: the script and its arguments
     "frames": ["bench_frames.py"],
     "links": ["bench_links.py"],  # issue 32: 5,000 distinct share links, the server's RSS
     "uncertainty": ["bench_uncertainty.py"],
+    "intervals": ["bench_intervals.py"],  # issue 34: coverage of the MTBF interval and the goodput band
 }
 
 

@@ -3,10 +3,11 @@ r"""Your own fleet: an incident log in, the fitted failure and repair models out
 :func:`fit_events` fits what the literature says matters to a fleet's failure events (an incident log read by
 :func:`drmath.io.incidents.read_incidents`, which also says how its rows become events):
 
-- **Time between failures.** The exponential MLE of the cluster MTBF with its exact (chi-square)
-  interval (:func:`exponential_fit`), and a Weibull MLE of the gaps with a profile-likelihood
-  interval for the shape (:func:`weibull_fit`): HPC fleets show shapes below 1, a hazard that falls
-  after each failure [1]_.
+- **Time between failures.** A Weibull MLE of the gaps with a profile-likelihood interval for the
+  shape (:func:`weibull_fit`): HPC fleets show shapes below 1, a hazard that falls after each failure
+  [1]_. The cluster MTBF, window / failures, with a renewal interval that widens the Poisson count's
+  (:func:`exponential_fit`) by the gaps' dispersion (:func:`renewal_fit`, :func:`weibull_cv2`), so that
+  it covers what it claims for gaps that are not exponential.
 - **A trend.** The Laplace test (:func:`laplace_trend`): a failure rate falling over the window
   (burn-in) or rising (wear-out) is flagged in a sentence; ``since`` restricts the fit to a recent
   window.
@@ -40,8 +41,9 @@ import numpy as np
 from ._moved import delegate, forwarder
 from ._validate import short_repr, visible, visible_list
 
-__all__ = ["Calibration", "fit_events", "exponential_fit", "weibull_fit", "laplace_trend", "lognormal_fit",
-           "cause_table", "MIN_EVENTS", "CONFIDENCE"]
+__all__ = ["Calibration", "fit_events", "exponential_fit", "renewal_fit", "weibull_cv2", "weibull_fit",
+           "weibull_fit_grouped",
+           "laplace_trend", "lognormal_fit", "cause_table", "MIN_EVENTS", "CONFIDENCE"]
 
 MOVED = {name: "drmath.io.incidents" for name in (
     "IncidentLogError", "read_incidents", "parse_incidents", "example_log", "count_lines", "check_table",
@@ -81,7 +83,8 @@ class Calibration:
     mtbf: float
     """Exponential MLE of the cluster MTBF, window / events [s]."""
     mtbf_ci: tuple
-    """Exact 95% interval of the MTBF [s]."""
+    """95% renewal interval of the MTBF [s]: the Poisson count's, widened by the gaps' dispersion
+    (:func:`renewal_fit`); Garwood's exact interval for exponential gaps."""
     weibull_shape: float
     """Weibull MLE of the gaps' shape [1]: below 1, a hazard that falls after each failure."""
     weibull_shape_ci: tuple
@@ -103,7 +106,10 @@ class Calibration:
     gpu_failure_rate: float | None = None
     """Failures per GPU per second, 1 / (gpus × mtbf) [1/s]; None without ``gpus``."""
     gpu_failure_rate_ci: tuple | None = None
-    """95% interval of the per-GPU rate [1/s]."""
+    """95% interval of the per-GPU rate [1/s], the MTBF's mapped."""
+    gaps_cv2: float = 1.0
+    """The gaps' squared coefficient of variation the MTBF interval takes [1]: :func:`weibull_cv2` of the
+    fitted shape (1 for exponential gaps)."""
     provenance: dict = field(default_factory=dict)
     """Where the numbers come from: file, rows read and used, filter, window, the rows merged."""
     failure_times: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -118,7 +124,7 @@ class Calibration:
         -------
         fit : dict
             ``events``, ``window`` [s], ``mtbf`` [s], ``mtbf_ci`` [lo, hi], ``weibull_shape``,
-            ``weibull_shape_ci``, ``weibull_scale`` [s], ``repair_median`` [s], ``repair_sigma``,
+            ``weibull_shape_ci``, ``weibull_scale`` [s], ``gaps_cv2``, ``repair_median`` [s], ``repair_sigma``,
             ``trend`` {``statistic``, ``p_value``, ``direction``}, with ``gpus``:
             ``gpu_failure_rate`` [1/s] and ``gpu_failure_rate_ci``; then ``causes`` (a list of
             ``{cause, count, share}``) and ``provenance``. An infinite interval end is None. [1]
@@ -131,7 +137,7 @@ class Calibration:
         """
         out = {"events": self.events, "window": self.window, "mtbf": self.mtbf, "mtbf_ci": _pair(self.mtbf_ci),
                "weibull_shape": self.weibull_shape, "weibull_shape_ci": _pair(self.weibull_shape_ci),
-               "weibull_scale": self.weibull_scale, "repair_median": self.repair_median,
+               "weibull_scale": self.weibull_scale, "gaps_cv2": self.gaps_cv2, "repair_median": self.repair_median,
                "repair_sigma": self.repair_sigma,
                "trend": {k: self.trend[k] for k in ("statistic", "p_value", "direction")}}
         if self.gpus is not None:
@@ -183,10 +189,13 @@ class Calibration:
         lines = [head + (f" ({used})" if used else ""),
                  f"Events          {self.events:,} in a window of {d(self.window)}"
                  + (f" ({p['window_start']} to {p['window_end']})" if p.get("window_start") else ""),
+                 *_rows_line(p, d),
                  f"MTBF            {d(self.mtbf)}   95% interval {d(self.mtbf_ci[0])} to {d(self.mtbf_ci[1])}"
-                 "   (exponential MLE, exact chi-square interval)",
+                 f"   (window / events; renewal interval, gaps' CV² {_num(self.gaps_cv2)})",
                  f"Weibull         shape {self.weibull_shape:.3g} (95% interval {_num(self.weibull_shape_ci[0])} "
-                 f"to {_num(self.weibull_shape_ci[1])}), scale {d(self.weibull_scale)}   (MLE, profile likelihood)"]
+                 f"to {_num(self.weibull_shape_ci[1])}), scale {d(self.weibull_scale)}   (MLE, profile likelihood"
+                 + (f"; times to {d(p['resolution'])}: gaps interval-censored)" if p.get("gaps_interval_censored")
+                    else ")")]
         if self.gpu_failure_rate is not None:
             lo, hi = self.gpu_failure_rate_ci
             lines.append(f"Per GPU         {self.gpu_failure_rate:.3g} /s   95% interval {lo:.3g} to {hi:.3g} /s   "
@@ -291,6 +300,17 @@ class Calibration:
         return delegate("drmath.calibrate.Calibration.fragment()", "drmath.io.fits.fragment", self)
 
 
+def _rows_line(p, d):
+    """The summary's line on how rows became events (the reader's provenance), or none without it."""
+    if "rows_simultaneous" not in p:
+        return []
+    w = p.get("merge_within", 0.0)
+    rule = "at the same recorded time as" if w == 0 else f"within {d(w)} of"
+    joined = f"; {p['rows_joined']:,} joined by the join column" if p.get("rows_joined") else ""
+    return [f"Merged rows     {p['rows_simultaneous']:,} rows starting {rule} the row before (--merge-within "
+            f"{w:g} s){joined}"]
+
+
 def _pair(ci):
     return None if ci is None else [None if not math.isfinite(x) else float(x) for x in ci]
 
@@ -336,7 +356,9 @@ def exponential_fit(failures, exposure, confidence=CONFIDENCE):
        \left[\frac{2T}{\chi^2_{1-\alpha/2}(2r + 2)},\ \frac{2T}{\chi^2_{\alpha/2}(2r)}\right]
 
     It is the Garwood interval of a Poisson count, exact in the sense that it covers the true MTBF
-    in at least :math:`1 - \alpha` of repeated windows (a little more, since counts are whole).
+    in at least :math:`1 - \alpha` of repeated windows (a little more, since counts are whole), when
+    the gaps are exponential: :func:`renewal_fit` with :math:`CV^2 = 1`, which widens it for gaps
+    that are not.
 
     References
     ----------
@@ -349,17 +371,136 @@ def exponential_fit(failures, exposure, confidence=CONFIDENCE):
     >>> round(mtbf / 3600, 2), round(lo / 3600, 2), round(hi / 3600, 2)
     (3.09, 2.81, 3.41)
     """
+    return renewal_fit(failures, exposure, 1.0, confidence)
+
+
+def renewal_fit(failures, exposure, cv2, confidence=CONFIDENCE):
+    r"""The MTBF of a renewal process, :math:`T/r`, with an interval that holds for gaps of any dispersion.
+
+    Parameters
+    ----------
+    failures : int
+        Failures :math:`r` observed in the window. [1]
+    exposure : float
+        Length of the window :math:`T`. [s]
+    cv2 : float
+        The gaps' squared coefficient of variation :math:`CV^2 = \sigma^2/\mu^2`, > 0 (1 for exponential
+        gaps; :func:`weibull_cv2` of a fitted shape); inf gives the interval (0, inf). [1]
+    confidence : float, default 0.95
+        Level of the two-sided interval :math:`1 - \alpha`. [1]
+
+    Returns
+    -------
+    mtbf : float
+        :math:`\hat M = T / r`; inf when ``failures`` is 0. [s]
+    interval : tuple of float
+        ``(lo, hi)``; ``hi`` is inf when ``failures`` is 0. [s]
+
+    Raises
+    ------
+    ValueError
+        If ``failures`` is not a whole number >= 0, ``exposure`` is not > 0 or ``cv2`` is not > 0.
+
+    Notes
+    -----
+    For a renewal process whose gaps have mean :math:`\mu` and variance :math:`\sigma^2`, the count in a
+    window of length :math:`T` is asymptotically normal with mean :math:`T/\mu` and variance
+    :math:`\sigma^2 T/\mu^3 = CV^2\,T/\mu` ([1]_, section 3.3; [2]_, chapter 4): a
+    Poisson count's variance times :math:`CV^2`. The count is therefore taken as an over-dispersed Poisson
+    one, :math:`r/CV^2` effective failures over an effective exposure :math:`T/CV^2` (the same
+    :math:`\hat M`), and the Garwood interval of :func:`exponential_fit` is applied to them
+    ([3]_, section 8.3):
+
+    .. math::
+
+       \left[\frac{2T/CV^2}{\chi^2_{1-\alpha/2}(2r/CV^2 + 2)},\
+             \frac{2T/CV^2}{\chi^2_{\alpha/2}(2r/CV^2)}\right]
+
+    It is Garwood's exact interval at :math:`CV^2 = 1`, wider for clustered gaps (:math:`CV^2 > 1`, a
+    Weibull shape below 1) and narrower for regular ones. Chosen over a bootstrap of the gaps because it
+    is deterministic and closed-form, and it is the dispersion of the model the plan then uses (the
+    fitted Weibull shape). Held to simulated logs: 95% coverage at shapes 0.5-1.5
+    (tests/test_calibrate_coverage.py, bench/bench_intervals.py).
+
+    References
+    ----------
+    .. [1] S. M. Ross, *Stochastic Processes*, 2nd ed., Wiley, 1996, section 3.3 (the central limit
+       theorem for renewal processes).
+    .. [2] D. R. Cox, *Renewal Theory*, Methuen, 1962, chapter 4 (the number of renewals in an interval).
+    .. [3] W. Q. Meeker and L. A. Escobar, *Statistical Methods for Reliability Data*, Wiley, 1998,
+       section 8.3.
+
+    Examples
+    --------
+    >>> mtbf, (lo, hi) = renewal_fit(300, 300 * 3600.0, cv2=2.0)
+    >>> mtbf, round(lo / 3600, 3), round(hi / 3600, 3)
+    (3600.0, 0.852, 1.182)
+    """
     from scipy import special  # chdtri(df, p): the chi-square quantile of upper tail p (lighter than scipy.stats)
 
     if not (isinstance(failures, (int, np.integer)) and failures >= 0):
         raise ValueError(f"failures must be a whole number >= 0, got {short_repr(failures)}")
     if not exposure > 0:
         raise ValueError(f"exposure must be > 0 [s], got {short_repr(exposure)}")
-    alpha = 1.0 - confidence
-    lo = 2.0 * exposure / special.chdtri(2 * failures + 2, alpha / 2.0)
-    hi = 2.0 * exposure / special.chdtri(2 * failures, 1.0 - alpha / 2.0) if failures else math.inf
+    if not cv2 > 0:
+        raise ValueError(f"cv2 must be > 0 [1] (1 for exponential gaps), got {short_repr(cv2)}")
     mtbf = exposure / failures if failures else math.inf
+    if math.isinf(cv2):
+        return float(mtbf), (0.0, math.inf)
+    alpha = 1.0 - confidence
+    r, t = failures / cv2, exposure / cv2
+    lo = 2.0 * t / special.chdtri(2 * r + 2, alpha / 2.0)
+    low_quantile = special.chdtri(2 * r, 1.0 - alpha / 2.0) if failures else 0.0
+    hi = 2.0 * t / low_quantile if low_quantile > 0 else math.inf  # 0 for a count too dispersed to bound
     return float(mtbf), (float(lo), float(hi))
+
+
+def weibull_cv2(shape):
+    r"""The squared coefficient of variation of Weibull gaps of a shape: how much more than exponential gaps
+    they disperse a count of failures.
+
+    Parameters
+    ----------
+    shape : float
+        The Weibull shape :math:`k`, > 0. [1]
+
+    Returns
+    -------
+    cv2 : float
+        :math:`CV^2`; inf where it overflows (a shape below about 0.0045). [1]
+
+    Raises
+    ------
+    ValueError
+        If ``shape`` is not > 0.
+
+    Notes
+    -----
+    With :math:`\mu = \lambda\Gamma(1 + 1/k)` and :math:`E[X^2] = \lambda^2\Gamma(1 + 2/k)` ([1]_, section 4.8):
+
+    .. math::
+
+       CV^2 = \frac{\Gamma(1 + 2/k)}{\Gamma(1 + 1/k)^2} - 1
+
+    1 at :math:`k = 1` (exponential), 5 at 0.5, 2.14 at 0.7, 0.46 at 1.5; computed through
+    :math:`\ln\Gamma`, so large ratios do not overflow before they must.
+
+    References
+    ----------
+    .. [1] W. Q. Meeker and L. A. Escobar, *Statistical Methods for Reliability Data*, Wiley, 1998,
+       section 4.8 (the Weibull distribution).
+
+    Examples
+    --------
+    >>> round(weibull_cv2(0.5), 6), round(weibull_cv2(1.0), 6), round(weibull_cv2(0.7), 3)
+    (5.0, 1.0, 2.139)
+    """
+    from scipy import special
+
+    if not shape > 0:
+        raise ValueError(f"shape must be > 0 [1], got {short_repr(shape)}")
+    log_ratio = special.gammaln(1.0 + 2.0 / shape) - 2.0 * special.gammaln(1.0 + 1.0 / shape)
+    return math.expm1(log_ratio) if log_ratio < 700.0 else math.inf
 
 
 def _profile(k, log_all, log_unc, r):
@@ -466,6 +607,154 @@ def weibull_fit(gaps, censored=(), confidence=CONFIDENCE):
     scale = unit * float(np.exp((np.log(np.exp(shape * log_all - (shape * log_all).max()).sum())
                                  + (shape * log_all).max() - math.log(r)) / shape))
     return float(shape), (float(lo), float(hi)), scale
+
+
+_EXACT_FROM = 30
+"""Gaps of at least this many resolutions are fitted by their density [1]: the triangular kernel of a gap between
+two rounded times averages the density over two resolutions, which differs from it by O((resolution/gap)^2)."""
+
+
+def _grouped_loglik(k, log_lam, grouped, long, merged):
+    """Weibull log-likelihood of gaps between times recorded to a resolution of 1 (:func:`weibull_fit_grouped`):
+    ``grouped = (m, count)`` of the short recorded gaps; ``long = (n, sum ln x, sum x^k)`` of the long ones
+    (taken at their density), the censored added to the sum of ``x^k``; and the most resolutions a merged gap
+    spans. ``sum x^k`` is the shape's alone, so a profile over the scale costs no pass over the gaps."""
+    from scipy import special
+
+    lam = math.exp(log_lam)
+    mean = lam * math.gamma(1.0 + 1.0 / k)
+
+    def h(a):  # the integral of the survival function from 0 to a
+        return mean * special.gammainc(1.0 / k, (np.maximum(a, 0.0) / lam) ** k)
+
+    m, count = grouped
+    n, sum_log, sum_power = long
+    mass = -(h(m + 1.0) - 2.0 * h(m) + h(m - 1.0))
+    total = float(count @ np.log(np.maximum(mass, 1e-300)))
+    total += n * (math.log(k) - k * log_lam) + (k - 1.0) * sum_log - sum_power * math.exp(-k * log_lam)
+    kept = float(h(np.array(merged + 1.0))[()] - h(np.array(float(merged)))[()])
+    return total - (count.sum() + n) * math.log(max(kept, 1e-300))
+
+
+def weibull_fit_grouped(gaps, censored=(), resolution=60.0, merge_within=0.0, confidence=CONFIDENCE):
+    r"""Weibull MLE of gaps between times recorded to a resolution (to the minute), short gaps merged: interval
+    censoring, with a profile-likelihood interval for the shape.
+
+    Parameters
+    ----------
+    gaps : array_like
+        Gaps between consecutive recorded event starts, each a whole number of ``resolution`` s, each
+        > ``merge_within`` (a shorter one was merged into one event). [s]
+    censored : array_like, default ()
+        Gaps still running when observation stopped, each >= 0. [s]
+    resolution : float, default 60
+        The times' resolution :math:`\Delta`, > 0: a time is recorded as the start of its minute. [s]
+    merge_within : float, default 0
+        Recorded gaps up to this long were merged into the event before (>= 0). [s]
+    confidence : float, default 0.95
+        Level of the shape's interval. [1]
+
+    Returns
+    -------
+    shape : float
+        :math:`\hat k`. [1]
+    interval : tuple of float
+        ``(lo, hi)`` of the shape; 0 or inf where the likelihood does not fall far enough. [1]
+    scale : float
+        :math:`\hat\lambda`. [s]
+
+    Raises
+    ------
+    ValueError
+        With a ``resolution`` not > 0, a ``merge_within`` < 0, a gap that is not a whole number of resolutions
+        above ``merge_within``, or as :func:`weibull_fit`.
+
+    Notes
+    -----
+    With both ends of a gap :math:`x` rounded down to a multiple of :math:`\Delta` at a uniform phase, the recorded
+    gap is :math:`m\Delta` with the triangular probability :math:`K_m(x) = \max(0, 1 - |x/\Delta - m|)`, so
+    ([1]_, section 3.5; [2]_)
+
+    .. math::
+
+       P(m) = \int f K_m = -\frac{H((m+1)\Delta) - 2H(m\Delta) + H((m-1)\Delta)}{\Delta}, \qquad
+       H(a) = \int_0^a S = \lambda\Gamma(1 + 1/k)\,P\!\left(\tfrac1k, (a/\lambda)^k\right)
+
+    (:math:`P` the regularised lower incomplete gamma function). Gaps recorded as at most
+    :math:`M\Delta`, :math:`M = \lfloor w/\Delta \rfloor` with :math:`w` = ``merge_within``, were merged, so each
+    gap seen is conditioned on :math:`m > M`, of probability :math:`(H((M+1)\Delta) - H(M\Delta))/\Delta`. Gaps of
+    :data:`_EXACT_FROM` resolutions or more take :math:`f(m\Delta)\Delta`; a censored gap :math:`S(c)`. The
+    likelihood is maximised over :math:`(k, \lambda)`; the interval is where the profile (over
+    :math:`\lambda`) is within :math:`\chi^2_1(0.95)/2` of its peak. The time a merged row adds to the gap after
+    its event is not modelled: under a resolution (the reader's default, :math:`w = 0`) it is under a minute and
+    the fit is unbiased (held to the fit of the true times on simulated logs kept to the minute,
+    tests/test_calibrate_coverage.py: 0.708 against 0.706 for a true 0.7, where :func:`weibull_fit` of the
+    recorded gaps gives 0.776); with a wider window it lengthens the next gap, and the shape comes out high
+    (0.743 against 0.704 for Weibull(0.7) gaps of mean 1 h merged within 5 min).
+
+    References
+    ----------
+    .. [1] W. Q. Meeker and L. A. Escobar, *Statistical Methods for Reliability Data*, Wiley, 1998, section
+       2.2 and 3.5 (interval-censored, "read-out" data) and 8.2 (Weibull ML).
+    .. [2] D. F. Heitjan, "Inference from grouped continuous data: a review," Statistical Science 4(2),
+       164-179, 1989 (rounded data).
+
+    Examples
+    --------
+    Gaps to the minute, some a minute long: taken as exact (:func:`weibull_fit`) they look more regular than
+    they are.
+
+    >>> gaps, censored = [60.0, 120.0, 600.0, 3600.0, 7200.0], [1800.0]
+    >>> round(weibull_fit_grouped(gaps, censored)[0], 3), round(weibull_fit(gaps, censored)[0], 3)
+    (0.501, 0.643)
+    """
+    from scipy import optimize, special
+
+    x = np.asarray(gaps, dtype=float).ravel()
+    c = np.asarray(censored, dtype=float).ravel()
+    if not (isinstance(resolution, (int, float, np.integer, np.floating)) and 0 < resolution < math.inf):
+        raise ValueError(f"resolution must be > 0 [s], got {short_repr(resolution)}")
+    if not merge_within >= 0:
+        raise ValueError(f"merge_within must be >= 0 [s], got {short_repr(merge_within)}")
+    m = x / resolution
+    merged = math.floor(merge_within / resolution + 1e-9)
+    bad = ~((np.abs(m - np.round(m)) < 1e-6) & (np.round(m) > merged))
+    if bad.any():
+        raise ValueError(f"gaps must be whole numbers of the resolution {resolution:g} s above merge_within "
+                         f"{merge_within:g} s, got {short_repr(x[bad][0])}")
+    if x.size < 2:
+        raise ValueError(f"gaps must hold at least 2 values to fit a Weibull shape, got {x.size}")
+    if not np.all(np.isfinite(c) & (c >= 0)):
+        raise ValueError(f"censored must be >= 0 and finite [s], got {short_repr(c[~(np.isfinite(c) & (c >= 0))][0])}")
+    m = np.round(m)
+    log_all = np.log(m)
+    short = m < _EXACT_FROM
+    grouped = tuple(np.asarray(v, dtype=float) for v in np.unique(m[short], return_counts=True))
+    log_long = np.log(np.r_[m[~short], c[c > 0] / resolution])
+    n_long = int((~short).sum())
+    sum_log = float(log_long[:n_long].sum())
+
+    def profile(k):
+        long = (n_long, sum_log, float(np.exp(k * log_long).sum()))
+        start = (math.log(np.exp(k * log_all).sum() + long[2]) - math.log(x.size)) / k  # exact gaps' scale
+        best = optimize.minimize_scalar(lambda v: -_grouped_loglik(k, v, grouped, long, merged),
+                                        bounds=(start - 5, start + 5), method="bounded", options={"xatol": 1e-9})
+        return -best.fun, best.x
+
+    low, high = _SHAPE_BOUNDS
+    found = optimize.minimize_scalar(lambda v: -profile(math.exp(np.clip(v, math.log(low), math.log(high))))[0],
+                                     bracket=(-0.1, 0.0), options={"xtol": 1e-10})
+    shape = float(min(max(math.exp(found.x), low), high))
+    top, log_scale = profile(shape)
+    drop = special.chdtri(1, 1.0 - confidence) / 2.0
+
+    def below(k):
+        return top - profile(k)[0] - drop
+
+    lo = optimize.brentq(below, max(low, shape / 10), shape, xtol=1e-8) if below(max(low, shape / 10)) > 0 else 0.0
+    hi = optimize.brentq(below, shape, min(high, shape * 4), xtol=1e-8) if below(min(high, shape * 4)) > 0 \
+        else math.inf
+    return shape, (float(lo), float(hi)), float(math.exp(log_scale) * resolution)
 
 
 def laplace_trend(times, exposure, alpha=1.0 - CONFIDENCE):
@@ -623,7 +912,7 @@ def cause_table(causes):
 
 
 def fit_events(starts, window_start, window_end, *, opens_window=False, durations=None, causes=None, scopes=None,
-               gpus=None, provenance=None, confidence=CONFIDENCE):
+               gpus=None, provenance=None, confidence=CONFIDENCE, resolution=0.0, merge_within=0.0):
     r"""Fit the failure and repair models to events already in order: the numbers of :class:`Calibration`.
 
     Parameters
@@ -645,6 +934,12 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
         Kept in the result as it is. [1]
     confidence : float, default 0.95
         Level of the intervals. [1]
+    resolution : float, default 0
+        The resolution the starts were recorded to (60 for times to the minute), >= 0; 0 takes them as
+        exact. [s]
+    merge_within : float, default 0
+        Rows that started at most this long after the row before were merged into one event (the
+        reader's rule), >= 0. [s]
 
     Returns
     -------
@@ -658,9 +953,13 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
 
     Notes
     -----
-    With :math:`r` failures in a window of length :math:`T`: :math:`\hat M = T/r`
-    (:func:`exponential_fit`); the Weibull fit takes the gaps between consecutive events and the
-    censored gap from the last event to the window's end (:func:`weibull_fit`); the trend test takes
+    With :math:`r` failures in a window of length :math:`T`: the Weibull fit takes the gaps between
+    consecutive events and the censored gap from the last event to the window's end (:func:`weibull_fit`; with a
+    ``resolution``, :func:`weibull_fit_grouped` when a gap is shorter than :data:`_EXACT_FROM` resolutions or rows
+    were merged by a window; times given to better than a resolution are taken as exact, and so are the gaps
+    a window merged among them);
+    :math:`\hat M = T/r` with the renewal interval of gaps of the fitted shape's dispersion
+    (:func:`renewal_fit` with :func:`weibull_cv2` of :math:`\hat k`); the trend test takes
     the failure times from the window's start (:func:`laplace_trend`); the per-GPU rate is
     :math:`1/(G \hat M)` with the interval mapped the same way.
 
@@ -685,8 +984,11 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
         raise ValueError(f"starts must lie in the window [{a!r}, {b!r}] [s]")
     failures = t[1:] if opens_window else t
     exposure = b - a
-    mtbf, mtbf_ci = exponential_fit(int(failures.size), exposure, confidence)
-    shape, shape_ci, scale = weibull_fit(np.diff(t), [b - t[-1]], confidence)
+    grouped = _grouped(np.diff(t), resolution, merge_within)
+    fit = weibull_fit_grouped if grouped else (lambda x, c, _r, _w, level: weibull_fit(x, c, level))
+    shape, shape_ci, scale = fit(np.diff(t), [b - t[-1]], resolution, merge_within, confidence)
+    cv2 = weibull_cv2(shape)
+    mtbf, mtbf_ci = renewal_fit(int(failures.size), exposure, cv2, confidence)
     trend = laplace_trend(failures - a, exposure, 1.0 - confidence)
     repair_median = repair_sigma = None
     fitted = 0
@@ -707,11 +1009,21 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
     scope_rows = () if scopes is None else _rows(cause_table(scopes))
     prov = dict(provenance or {})
     prov.setdefault("repairs_fitted", fitted)
+    prov["gaps_interval_censored"] = grouped
     return Calibration(events=int(failures.size), window=exposure, mtbf=mtbf, mtbf_ci=mtbf_ci, weibull_shape=shape,
                        weibull_shape_ci=shape_ci, weibull_scale=scale, repair_median=repair_median,
                        repair_sigma=repair_sigma, trend=trend, causes=table, scopes=scope_rows, gpus=gpus,
-                       gpu_failure_rate=rate, gpu_failure_rate_ci=rate_ci, provenance=prov,
+                       gpu_failure_rate=rate, gpu_failure_rate_ci=rate_ci, gaps_cv2=cv2, provenance=prov,
                        failure_times=failures - a, gaps=np.diff(t))
+
+
+def _grouped(gaps, resolution, merge_within):
+    """Whether :func:`fit_events` fits the gaps as grouped (:func:`weibull_fit_grouped`): where the resolution or a
+    merge window matters."""
+    if not (resolution >= 0 and merge_within >= 0):
+        raise ValueError(f"resolution and merge_within must be >= 0 [s], got {short_repr(resolution)} and "
+                         f"{short_repr(merge_within)}")
+    return bool(resolution > 0 and (merge_within > 0 or gaps.min() < _EXACT_FROM * resolution))
 
 
 def _rows(table):

@@ -6,7 +6,8 @@
 - ``drmath compare A B [C [D]] [--json]``
 - ``drmath report [SCENARIO] -o plan.html [--png DIR] [--quiet]``
 - ``drmath calibrate LOG.csv --start-column NAME [--end-column NAME | --duration-column NAME --duration-unit s|min|h]
-  [--time-format FMT] [--where COLUMN=VALUE]... [--since DATE] [--gpus N] [--json] [-o fleet.toml]``
+  [--time-format FMT] [--where COLUMN=VALUE]... [--since DATE] [--gpus N] [--merge-within DURATION] [--json]
+  [-o fleet.toml]``
 
 A SCENARIO is a TOML file, ``-`` for standard input, or the name of a scenario
 that ships with drmath (:func:`scenario_path`): ``drmath compare seed llama3-405b``.
@@ -217,6 +218,25 @@ def load_merged(paths):
         raise CliError(f"merging {names}: {exc}") from None
 
 
+MERGE_HELP = ("rows that start at most this long after the row before them (in time order) are one event, e.g. 30 s "
+              "or 5 min (default: 0, rows that start at the same recorded time); the rows merged are counted in the "
+              "output")
+"""``drmath calibrate --merge-within``'s help: its rule and its default (:data:`drmath.io.incidents.MERGE_WITHIN`)."""
+
+
+def _merge_within(text):
+    """``--merge-within``: seconds, or a duration with its unit ("5 min")."""
+    from .io.incidents import MERGE_WITHIN
+    from .units import parse_quantity
+
+    if text is None:
+        return MERGE_WITHIN
+    try:
+        return parse_quantity(text)
+    except ValueError as exc:
+        raise CliError(f"--merge-within: {exc}") from None
+
+
 def _calibrate(args):
     from .io import fits, incidents
 
@@ -239,7 +259,7 @@ def _calibrate(args):
     fit = incidents.read_incidents(
         args.log, start_column=args.start_column, end_column=args.end_column, duration_column=args.duration_column,
         duration_unit=args.duration_unit, time_format=args.time_format, where=args.where, since=args.since,
-        until=args.until, gpus=args.gpus, **optional)
+        until=args.until, gpus=args.gpus, merge_within=_merge_within(args.merge_within), **optional)
     if out is not None:
         files.atomic_write(out, fits.fragment(fit))  # validated before it is written
     if args.json:
@@ -450,8 +470,9 @@ def main(argv=None):
                        "failure rate [1/s], and -o writes it as failures.gpu_failure_rate")
     p_cal.add_argument("--cause-column", metavar="NAME", help="the cause column (default: cause, if there is one)")
     p_cal.add_argument("--scope-column", metavar="NAME", help="the scope column (default: scope, if there is one)")
-    p_cal.add_argument("--join-column", metavar="NAME", help="a yes/no column joining a row to the previous "
-                       "event (default: joins_previous, if there is one)")
+    p_cal.add_argument("--join-column", metavar="NAME", help="a yes/no column joining a row to the event of "
+                       "the row before it in time (default: joins_previous, if there is one)")
+    p_cal.add_argument("--merge-within", metavar="DURATION", help=MERGE_HELP)
     p_cal.add_argument("--json", action="store_true", help="print the fit as JSON in SI")
     p_cal.add_argument("-o", "--output", metavar="fleet.toml", help="write the fitted failure model as a scenario "
                        "fragment (atomically) for drmath plan SCENARIO fleet.toml")

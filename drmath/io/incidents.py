@@ -9,18 +9,28 @@ The rules that turn rows into events, stated once:
 
 - **Filter.** ``where`` keeps the rows whose cell equals a value (spaces around it dropped): the
   conditions on different columns must all hold; several values for one column are alternatives.
+- **Time order.** The kept rows are put in order of their start times (rows that start together keep
+  the file's order): logs are not written in time order, and every rule below reads "the row before"
+  in time.
 - **Joined rows.** A row whose join flag is set (``1``, ``true``, ``yes``, ``y``, ``x``; blank,
-  ``0``, ``false``, ``no`` or ``n`` is not set) belongs to the event of the previous kept row of
-  the file: one interruption logged as several rows.
-- **Simultaneous rows (zero gaps).** Rows that start at the same instant (after joining) are one
-  event: an interruption restarts the job once however many nodes it took down, and the plan's
-  MTBF counts interruptions. A log kept to the minute therefore merges two failures in one minute.
-  An event starts at its rows' earliest start, ends at their latest end, and takes its first
+  ``0``, ``false``, ``no`` or ``n`` is not set) belongs to the event of the row before it in time:
+  one interruption logged as several rows.
+- **Merged rows (the window).** A row that starts at most ``merge_within`` after the row before it
+  in time belongs to that row's event: an interruption restarts the job once however many nodes it
+  took down, and the plan's MTBF counts interruptions. The default, :data:`MERGE_WITHIN` = 0, merges
+  rows that start at the same recorded time; a log kept to the minute therefore merges two failures
+  in one minute. The rows merged are counted (``rows_simultaneous``) and the summary says so.
+  An event starts at its first row's start, ends at its rows' latest end, and takes its first
   row's cause and scope.
 - **Window.** Times without a zone are read as UTC. The window opens at ``since``, or, without
   it, at the first event, which then only opens the window: the gap before it is unknown, so it is
   not counted as a failure inside the window. The window closes at ``until``, or at the latest time
   the log records (the last event's end). Events outside the window are left out (and counted).
+- **Resolution.** Start times that are all whole hours, minutes or seconds (:data:`RESOLUTIONS`)
+  were recorded to that resolution: a time is the start of its minute, so a gap is known to a minute
+  either side, and gaps of one minute or none were merged. The Weibull fit treats the gaps as
+  interval-censored and conditioned on not being merged (:func:`drmath.calibrate.weibull_fit_grouped`),
+  so merging same-minute rows does not bias the shape; the summary states the resolution.
 - **Censoring.** The time from the last event to the window's end is a gap still running: it is
   right-censored in the Weibull fit and counted as exposure in the exponential one. The time from
   ``since`` to the first event is exposure for the exponential fit; the Weibull fit leaves it out,
@@ -64,7 +74,7 @@ from . import files
 
 __all__ = ["IncidentLogError", "read_incidents", "parse_incidents", "example_log", "count_lines", "check_table",
            "DURATION_UNITS", "MAX_LISTED", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_LINE_CHARS", "MAX_CELL_CHARS",
-           "MAX_TIME_CHARS", "MAX_FORMAT_CHARS", "MAX_DURATION"]
+           "MAX_TIME_CHARS", "MAX_FORMAT_CHARS", "MAX_DURATION", "MERGE_WITHIN", "MAX_MERGE_WITHIN"]
 
 DURATION_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0}
 """The units a duration column may be in, and their length [s]."""
@@ -107,6 +117,19 @@ MAX_FORMAT_CHARS = 256
 MAX_DURATION = 100 * 365.25 * 86400.0
 """Longest incident [s]: a century. A duration past it is refused naming its row, before any time is
 computed from it (``1e308 h`` overflowed to an error naming no row)."""
+
+MERGE_WITHIN = 0.0
+"""Rows that start at most this long after the row before them (in time order) are one event, by default [s]: 0,
+rows that start at the same recorded time (the same minute in a log kept to the minute). ``merge_within``
+(``drmath calibrate --merge-within``) sets it."""
+
+RESOLUTIONS = (3600.0, 60.0, 1.0)
+"""The resolutions a log's start times are recognised in, the longest first [s]: a log whose starts are all whole
+minutes is kept to the minute, and each gap between two of them is known only to within a minute either side;
+the Weibull fit treats such gaps as interval-censored (:func:`drmath.calibrate.weibull_fit_grouped`)."""
+
+MAX_MERGE_WITHIN = 86400.0
+"""Longest ``merge_within`` [s]: a day."""
 
 _TRUE = frozenset({"1", "true", "yes", "y", "x", "t"})
 _FALSE = frozenset({"", "0", "false", "no", "n", "f"})
@@ -494,27 +517,36 @@ def _times(frame, start_column, end_column, duration_column, duration_unit, time
     return start, durations, errors
 
 
-def _events(begin, stop, joins):
-    """Rows into events: a joined row belongs to the previous kept row's event, and rows that start together
-    are one event. ``(event_start [s], event_end [s], first row of each event, simultaneous rows merged)``."""
-    opens_event = ~joins
-    opens_event[:1] = True  # the first kept row has no previous event to join
-    first = np.flatnonzero(opens_event)
-    event_start = np.minimum.reduceat(begin, first)
-    event_end = np.maximum.reduceat(stop, first)
-    order = np.argsort(event_start, kind="stable")
-    event_start, event_end, first = event_start[order], event_end[order], first[order]
-    same = np.r_[False, np.diff(event_start) == 0]
-    head = np.flatnonzero(~same)
-    simultaneous = int(same.sum())
-    event_end = np.maximum.reduceat(event_end, head)
-    event_start, first = event_start[head], first[head]
-    return event_start, event_end, first, simultaneous
+def _events(begin, stop, joins, merge_within=MERGE_WITHIN):
+    """Rows into events, in time order: a joined row belongs to the event of the row before it in time, and a row
+    that starts at most ``merge_within`` [s] after the row before it in time joins that row's event too.
+    ``(event_start [s], event_end [s], first row of each event (index into the rows), rows joined, rows merged by
+    the window and not joined)``;
+    rows that start together keep the file's order."""
+    order = np.argsort(begin, kind="stable")
+    begin, stop, joins = begin[order], stop[order], joins[order]
+    near = np.r_[False, np.diff(begin) <= merge_within]
+    opens_event = ~(joins | near)
+    opens_event[:1] = True  # the first row has no previous event to join
+    head = np.flatnonzero(opens_event)
+    joins[:1] = False
+    merged = int((near & ~joins).sum())
+    return begin[head], np.maximum.reduceat(stop, head), order[head], int(joins.sum()), merged
+
+
+def _resolution(times):
+    """The resolution the start times [s] were recorded to: the longest of :data:`RESOLUTIONS` that divides every
+    one, 0 for times to better than a second."""
+    for step in RESOLUTIONS:
+        if np.all(np.mod(times, step) == 0):
+            return step
+    return 0.0
 
 
 def parse_incidents(text, *, start_column, end_column=None, duration_column=None, duration_unit=None,
                     time_format=None, where=(), since=None, until=None, cause_column="cause",
-                    scope_column="scope", join_column="joins_previous", gpus=None, name="incidents.csv"):
+                    scope_column="scope", join_column="joins_previous", merge_within=MERGE_WITHIN, gpus=None,
+                    name="incidents.csv"):
     """Read an incident log from CSV text and fit it.
 
     Parameters
@@ -541,6 +573,9 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     cause_column, scope_column, join_column : str, optional
         The columns of the cause, the scope and the join flag. Each default is used when the log
         has a column of that name; any other name must be a column. None uses no such column.
+    merge_within : float, default MERGE_WITHIN (0)
+        A row that starts at most this long after the row before it in time joins its event, in [0,
+        :data:`MAX_MERGE_WITHIN`]; 0 merges rows that start at the same recorded time. [s]
     gpus : int, optional
         GPUs of the fleet the (filtered) log covers, for the per-GPU rate. [1]
     name : str, default "incidents.csv"
@@ -585,6 +620,10 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
                          f"{', '.join(DURATION_UNITS)}")
     if time_format is not None:
         _check_format(time_format)
+    if isinstance(merge_within, bool) or not (isinstance(merge_within, (int, float, np.integer, np.floating))
+                                              and 0 <= merge_within <= MAX_MERGE_WITHIN):
+        raise ValueError(f"merge_within (--merge-within) = {short_repr(merge_within)} is out of range: must be a "
+                         f"duration in [0, {MAX_MERGE_WITHIN:g}] s")
     name = clip(visible(str(name)))
     frame, problems, columns, head_row = _read_table(text, name)
     optional = {}
@@ -616,7 +655,8 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
 
     begin = _seconds(start)
     stop = begin + durations
-    event_start, event_end, first, simultaneous = _events(begin, stop, joins)
+    resolution = _resolution(begin)
+    event_start, event_end, first, joined, simultaneous = _events(begin, stop, joins, float(merge_within))
     latest = float(event_end.max())
     a = _seconds(pd.Series([_timestamp(since, "since")]))[0] if since is not None else None
     b = _seconds(pd.Series([_timestamp(until, "until")]))[0] if until is not None else latest
@@ -641,10 +681,12 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     provenance = {"file": name, "rows_read": rows_read, "rows_used": int(len(frame)), "filter": list(where),
                   "since": None if since is None else str(since), "until": None if until is None else str(until),
                   "window_start": iso[0], "window_end": iso[1],
-                  "window_opens_at_first_event": opens, "rows_joined": int(joins.sum()),
-                  "rows_simultaneous": simultaneous, "events_outside_window": outside}
+                  "window_opens_at_first_event": opens, "rows_joined": joined,
+                  "rows_simultaneous": simultaneous, "merge_within": float(merge_within), "resolution": resolution,
+                  "events_outside_window": outside}
     return fit_events(event_start, a, b, opens_window=opens, durations=event_end - event_start, causes=causes,
-                      scopes=scopes, gpus=gpus, provenance=provenance)
+                      scopes=scopes, gpus=gpus, provenance=provenance, resolution=resolution,
+                      merge_within=float(merge_within))
 
 
 def read_incidents(path, **columns):
