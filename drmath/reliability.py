@@ -575,7 +575,10 @@ def ettr_weibull(checkpoint_interval, checkpoint_cost, write_time, restart_overh
     with np.errstate(invalid="ignore"):  # 0 * inf where the edge is 0 and k < 1: the correction is 0 there
         hazard_survival = np.nan_to_num(k / scale * (edge / scale) ** (k - 1.0) * np.exp(-z))
     tail = (m / c) * special.gammaincc(1.0 / k, z) - c / 24.0 * hazard_survival
-    return np.clip(tau / m * (head + tail), 0.0, 1.0)
+    total = head + tail
+    with np.errstate(over="ignore", invalid="ignore"):  # tau / m overflows where nothing survives: ETTR is 0
+        ettr = np.where(total > 0, tau / m * total, 0.0)
+    return np.clip(ettr, 0.0, 1.0)
 
 
 @formula(r"\sup_{\tau > 0,\ W \ge \delta \ge 0} \mathrm{ETTR} = e^{-u_0/M}")

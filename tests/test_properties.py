@@ -11,7 +11,9 @@ from drmath import Scenario, plan, presets, reliability, training
 from drmath.quantities import PLAN_FIELDS
 from drmath.scenario import FIELDS
 
-settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized, as conftest's profile is: loading this one replaces it for every test in the process
+settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                          derandomize=True, database=None)
 settings.load_profile("ci")
 
 

@@ -211,3 +211,9 @@ def test_the_plan_uses_the_renewal_model_only_where_the_shape_is_not_1():
     assert clustered.ettr != p.ettr
     curve = sweep(Scenario(), "failures.weibull_shape", [0.7, 1.0, 1.3], ["ettr"])["ettr"]
     assert curve[1] == p.ettr and curve[0] == pytest.approx(clustered.ettr)
+
+
+def test_weibull_ettr_is_zero_not_nan_where_nothing_survives():
+    # a random hypothesis draw found τ/M overflow times a sum of zero: NaN for valid input
+    assert reliability.ettr_weibull(1e30, 0.0, 0.0, 0.0, 1e-300, 0.1) == 0.0
+    assert reliability.ettr_weibull([1e30], 0.0, 0.0, 0.0, [1e-300], 0.1).tolist() == [0.0]
