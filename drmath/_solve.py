@@ -2,8 +2,8 @@
 
 Every design is derived through the same steps as :func:`drmath.plan` (:data:`drmath._plan.STEPS`),
 vectorised over the levers in :data:`SEARCHED`, each over its whole valid range: a coarse pass per DR tier,
-then each target's boundary, the standby size and two zooms (see :func:`solve`'s Notes). The objective is the
-total cost of resilience (total DR cost + the goodput the cadences cost).
+then each target's boundary, each design's cheapest standby and three zooms (see :func:`solve`'s Notes). The
+objective is the total cost of resilience (total DR cost + the goodput the cadences cost).
 
 This module is private, as scikit-learn's are: :func:`drmath.solve` and :class:`drmath.Solution` are its
 public names, so the module and the function never share a name.
@@ -207,22 +207,25 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
     (:data:`drmath.scenario.FIELDS`): the checkpoint interval :math:`\tau` from its floor (a checkpoint
     cannot start before the previous one is durable) to 30 days, the off-site cadence as every :math:`k`-th
     checkpoint (:math:`k \ge 1`, so down to the checkpoint interval; ``replication.interval`` is set to
-    :math:`k\tau`), the standby from 1% of the primary to all of it (a multi-site tier's standby is the other
-    site: the tier's own split), and the link from the port ladder: whole ports or bundles of one port size
-    (10, 100 or 400 Gbit/s, :data:`drmath.presets.LINKS`), each the largest line rate at its price, up to the
-    field's 800 Tbit/s (a size between two of them costs the larger one's ports and carries less).
+    :math:`k\tau`), the standby from 1% of the primary to all of it (for multi-site, what the surviving site
+    runs at: its per-site capacity, beyond its half charged as idle GPUs), and the link from the port ladder:
+    whole ports or bundles of one port size (10, 100 or 400 Gbit/s, :data:`drmath.presets.LINKS`), each the
+    largest line rate at its price, up to the field's 800 Tbit/s (a size between two of them costs the larger
+    one's ports and carries less).
 
-    1. A coarse pass over every tier: 28 checkpoint intervals (log-spaced, and Daly's optimum) x about 36
-       cadences :math:`k` x 18 link sizes, with the largest standby (which can only help a target).
+    1. A coarse pass over every tier at the largest standby (a larger standby never misses a target a smaller
+       one meets, so every design that can meet the targets does there): 28 checkpoint intervals (log-spaced,
+       and Daly's optimum) x about 36 cadences :math:`k` x 18 link sizes.
     2. Wherever meeting every target, or replication keeping up, changes between two neighbouring intervals,
        32 intervals between them: each target's boundary to 1/32 of a step (about 2%), and any feasible
-       band narrower than a step is found (between "does not keep up" and "site RPO too long"). The targets
-       are monotone in the checkpoint interval at a fixed :math:`k` and link; this is where the cheapest
-       designs that meet a target sit.
-    3. For the ten cheapest designs, 32 standby sizes and the smallest that meets every target (a larger
-       standby never misses a target a smaller one meets), to 1/32 of a step.
-    4. Two zooms around the three best: intervals within 12% (then 2%), every whole :math:`k` near, the
-       ladder's sizes near, each with its boundaries as in 2.
+       band narrower than a step is found (between "does not keep up" and "site RPO too long").
+    3. Every design that meets the targets gets its cheapest standby (:meth:`drmath._search.Search.fit_standby`):
+       the smallest sufficient size, bracketed on 12 sizes and narrowed to 1/33³ of the bracket, or a larger
+       one where the standby pays for itself. Ranking designs at their own standby is what finds a faster link
+       that shortens the slip and lets the standby shrink; a multi-site tier's standby is its per-site
+       capacity (the survivor's share), searched the same way.
+    4. Three zooms around the three best: intervals within 12% (then 2%, then 0.4%), every whole :math:`k`
+       near, the ladder's sizes near, each with its boundaries and standby as in 2 and 3.
 
     "Infeasible" means no design in these ranges meets every target. The closest design is then the one whose
     worst shortfall (relative to its target, or to a minute for a shorter one) is smallest, the cheapest of
@@ -499,9 +502,10 @@ def _reasons(scenario, table, tiers, chosen, best_cost):
             reasons[tier] = f"meets every target, at best for {_fmt(cheapest, 'usd')}{more}"
             continue
         missed = []
+        running = rows & ~np.asarray(table["goodput_collapsed"], dtype=bool)  # a collapsed run reaches nothing
         for path, value, _, label, *_ in TARGETS:
             target = scenario.get(path)
-            reach = float(np.min(table[value][rows])) if rows.any() else np.inf
+            reach = float(np.min(table[value][running])) if running.any() else np.inf
             if target is not None and reach > target:
                 missed.append(f"{label} at best {_fmt(reach)} > {_fmt(target)}")
         reasons[tier] = ("; ".join(missed) if missed

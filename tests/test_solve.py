@@ -200,9 +200,16 @@ def test_nothing_cheaper_hides_between_grid_points(seed_solution):
     assert seed_solution.plan.total_cost_of_resilience <= witness.total_cost_of_resilience
 
 
-def _brute_force(scenario, seed=21):
-    """The cheapest design meeting every target over a dense grid and random draws of every tier's levers, through
-    the plan's own steps, vectorised; independent of solve()'s stages. Returns (cost or inf, designs evaluated)."""
+def _brute_force(scenario, seed=21, rounds=10):
+    """The cheapest design meeting every target by an independent search, through the plan's own steps, vectorised:
+    per tier, an exhaustive coarse grid of all four levers (standby sizes included, multi-site's per-site capacity
+    too), random designs (the link a whole number of ports), then ``rounds`` of local search around the 32 best
+    (every lever jittered at three scales). Nothing of solve()'s stages. Returns (cost or inf, designs evaluated).
+
+    Its answer is an upper bound on the true optimum, found to well under 0.5% on these sets (the 500,000-design
+    search of bench/bench_solve_exact.py finds nothing cheaper than solve()), so solve() may exceed it by at most
+    0.5%, the issue's bar: a solver that skips a region of designs (a faster link that lets the standby shrink,
+    multi-site's per-site capacity) misses by more than that and fails."""
     from drmath._plan import _derive
 
     v = scenario.with_changes({"cost.link_hour_price": None}).flat()
@@ -210,46 +217,77 @@ def _brute_force(scenario, seed=21):
     rng = np.random.default_rng(seed)
     ports = np.concatenate([b * np.arange(1, 65) for b in (10, 100, 400)] + [[800_000]]) * Gbit_per_s
     best, n = math.inf, 0
-    for tier, info in presets.DR_TIERS.items():
-        sized = info.sites == 1
-        tau = np.geomspace(max(1.0, floor), 1e5, 36)[:, None, None, None]
-        k = np.unique(np.round(np.geomspace(1, 600, 30)))[None, :, None, None]
-        bw = np.array([10, 20, 40, 70, 100, 150, 200, 300, 400, 600, 800, 1200, 1600, 2400, 3200, 6400, 800_000]
-                      )[None, None, :, None] * Gbit_per_s
-        frac = np.geomspace(0.01, 1, 8)[None, None, None, :] if sized else None
-        m = 40_000  # and random designs, the link a whole number of ports
+
+    def evaluate(tier, t, kk, b, f):
+        out = _derive({**v, "failover.tier": tier, "checkpoint.interval": t,
+                       "replication.interval": np.clip(t * kk, 60, 2.592e6), "replication.link_bandwidth": b,
+                       "failover.standby_fraction": f})
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (t, kk, b, f)))
+        cost_ = np.broadcast_to(np.asarray(out["total_cost_of_resilience"], dtype=float), shape)
+        return np.where(np.broadcast_to(out["meets_requirements"], shape) & np.isfinite(cost_), cost_, np.inf)
+
+    for tier in presets.DR_TIERS:
+        grid = np.meshgrid(np.geomspace(max(1.0, floor), 1e5, 24), np.unique(np.round(np.geomspace(1, 600, 20))),
+                           np.array([10, 20, 40, 100, 200, 400, 800, 1600, 3200, 6400, 800_000]) * Gbit_per_s,
+                           np.linspace(0.1, 1, 10), indexing="ij")
+        m = 20_000  # and random designs, the link a whole number of ports
         draws = (np.exp(rng.uniform(np.log(max(1.0, floor)), np.log(1e5), m)),
-                 np.floor(np.exp(rng.uniform(0, np.log(400), m))), rng.choice(ports, m),
-                 np.exp(rng.uniform(np.log(0.01), 0, m)) if sized else None)
-        for t, kk, b, f in ((tau, k, bw, frac), draws):
-            w = {**v, "failover.tier": tier, "checkpoint.interval": t,
-                 "replication.interval": np.clip(t * kk, 60, 2.592e6), "replication.link_bandwidth": b,
-                 "failover.standby_fraction": f}
-            out = _derive(w)
-            cost_ = np.asarray(out["total_cost_of_resilience"], dtype=float)
-            ok = np.asarray(out["meets_requirements"]) & np.isfinite(cost_)
-            n += np.broadcast(t, kk, b, np.nan if f is None else f).size
-            if ok.any():
-                best = min(best, float(np.broadcast_to(cost_, ok.shape)[ok].min()))
+                 np.floor(np.exp(rng.uniform(0, np.log(400), m))), rng.choice(ports, m), rng.uniform(0.01, 1, m))
+        levers = [np.concatenate([g.ravel(), d]) for g, d in zip(grid, draws)]
+        cost_ = evaluate(tier, *levers)
+        for _ in range(rounds):  # local search: jitter the best designs so far
+            top = np.argsort(cost_, kind="stable")[:32]
+            top = top[np.isfinite(cost_[top])]
+            if not len(top):
+                break
+            pick, scale = rng.choice(top, 8000), rng.choice([0.2, 0.03, 0.003], 8000)
+            t, kk, b, f = (x[pick] for x in levers)
+            moved = [np.clip(t * np.exp(rng.normal(0, scale)), max(1.0, floor), 2.592e6),
+                     np.maximum(1.0, np.round(kk * np.exp(rng.normal(0, scale)))),
+                     np.clip(np.round(b * np.exp(rng.normal(0, scale)) / (10 * Gbit_per_s)), 1, None) * 10 * Gbit_per_s,
+                     np.clip(f + rng.normal(0, scale / 3), 0.01, 1.0)]
+            levers = [np.concatenate([x, y]) for x, y in zip(levers, moved)]
+            cost_ = np.concatenate([cost_, evaluate(tier, *moved)])
+        n += len(cost_)
+        best = min(best, float(cost_.min()))
     return best, n
 
 
-@pytest.mark.parametrize("targets", [
+REQUIREMENT_SETS = [
     pytest.param({}, id="no-targets"),
     pytest.param(TARGETS, id="rpo-15min-rto-4h"),
-    pytest.param({**TARGETS, "requirements.max_slip": 7 * 86_400.0}, id="worked-answer"),
+    pytest.param({**TARGETS, "requirements.max_slip": 7 * 86_400.0}, id="seed-file"),
     pytest.param({"requirements.rpo_site": 5 * minute}, id="rpo-5min"),
     pytest.param({"requirements.rpo_site": 3 * minute}, id="rpo-3min"),
     pytest.param({"requirements.rpo_site": hour, "requirements.rpo_local": 5 * minute,
                   "requirements.rto_site": day}, id="rpo-1h-local-5min-rto-1d"),
-])
+    # issue 34: a first pass that ranked designs at a full-size standby chose a 10 Gbit/s link (+1.06%, +0.51%):
+    # a faster link shortens the slip and lets the standby shrink
+    pytest.param({"requirements.rpo_local": 5 * minute, "requirements.rto_site": 2 * hour,
+                  "requirements.max_slip": day}, id="local-5min-rto-2h-slip-1d"),
+    pytest.param({"requirements.max_slip": 2 * day}, id="slip-2d"),
+    # issue 34: called infeasible; multi-site with 86% per-site capacity meets it
+    pytest.param({"requirements.rto_site": 30 * minute, "requirements.max_slip": 3 * day}, id="rto-30min-slip-3d"),
+]
+
+
+@pytest.mark.parametrize("targets", REQUIREMENT_SETS)
 def test_nothing_cheaper_than_the_solution_by_brute_force(targets):
     scenario = Scenario().with_changes(targets)
     s = solve(scenario)
     best, n = _brute_force(scenario)
-    assert n >= 100_000
+    assert n >= 100_000 and math.isfinite(best)
     assert s.feasible and s.plan.meets_requirements
     assert s.plan.total_cost_of_resilience <= best * 1.005, (s.plan.total_cost_of_resilience, best)
+
+
+def test_multi_site_per_site_capacity_is_searched():
+    s = solve(Scenario().with_changes({"requirements.rto_site": 30 * minute, "requirements.max_slip": 3 * day}))
+    assert s.feasible and s.scenario.failover.tier == "multi-site"
+    assert 0.5 < s.plan.standby_fraction < 1.0  # more than its half, less than a second fleet
+    assert s.plan.schedule_slip <= 3 * day and s.plan.rto_site <= 30 * minute
+    # no other tier meets a 30 min site RTO, and their reasons say so; none blames multi-site's slip
+    assert all("Site RTO" in why for why in s.reasons.values())
 
 
 def test_a_truly_infeasible_target_is_called_infeasible():
