@@ -5,7 +5,7 @@ Run:  .venv/bin/python bench/bench_solve_exact.py [--designs 500000] [--seed 34]
 For each requirement set: ``solve()``'s total cost of resilience against the cheapest design of a random
 search over every tier's levers (the checkpoint interval log-uniform from its floor to 30 days, copies of
 every k-th checkpoint with k log-uniform to 2,000, the link a random size of drmath's port ladder, the
-standby size uniform in [1%, 100%], multi-site's per-site capacity included), then a local search
+standby size uniform in [1%, 100%], multi-site's per-site capacity in [50%, 100%]), then a local search
 around its 32 best designs (each lever jittered, the link moved along the ladder, 12 rounds). Every design
 goes through the plan's own steps (``_derive``), vectorised, and nothing of ``solve()``'s stages. It prints
 the gap per set (negative: solve() is cheaper); it asserts nothing.
@@ -63,7 +63,8 @@ def brute_force(scenario, designs=500_000, seed=34, rounds=12, keep=32):
         tau = np.exp(rng.uniform(np.log(floor), np.log(2.592e6), per_tier))
         k = np.floor(np.exp(rng.uniform(0, np.log(2000), per_tier)))
         index = np.minimum(np.floor(np.exp(rng.uniform(0, np.log(n_ladder), per_tier))).astype(int) - 1, n_ladder - 1)
-        fraction = rng.uniform(0.01, 1.0, per_tier)
+        low = 0.01 if presets.DR_TIERS[tier].sites == 1 else 0.5  # a site that trains holds its half at least
+        fraction = rng.uniform(low, 1.0, per_tier)
         cost_ = _evaluate(v, tier, tau, k, index, fraction)
         for _ in range(rounds):  # jitter around the best designs so far
             top = np.argsort(cost_, kind="stable")[:keep]
@@ -75,7 +76,7 @@ def brute_force(scenario, designs=500_000, seed=34, rounds=12, keep=32):
             t2 = np.clip(tau[pick] * np.exp(rng.normal(0, scale)), floor, 2.592e6)
             k2 = np.maximum(1.0, np.round(k[pick] * np.exp(rng.normal(0, scale))))
             i2 = np.clip(index[pick] + np.round(rng.normal(0, 40 * scale)).astype(int), 0, n_ladder - 1)
-            f2 = np.clip(fraction[pick] + rng.normal(0, scale / 3), 0.01, 1.0)
+            f2 = np.clip(fraction[pick] + rng.normal(0, scale / 3), low, 1.0)
             c2 = _evaluate(v, tier, t2, k2, i2, f2)
             tau, k, index, fraction = (np.concatenate(p) for p in ((tau, t2), (k, k2), (index, i2), (fraction, f2)))
             cost_ = np.concatenate([cost_, c2])

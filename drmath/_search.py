@@ -16,7 +16,7 @@ from ._plan import _derive
 from .quantities import TARGETS
 from .scenario import FIELDS
 
-__all__ = ["WANTED", "Search", "merge", "link_ladder"]
+__all__ = ["WANTED", "Search", "merge", "link_ladder", "standby_low"]
 
 
 WANTED = tuple(dict.fromkeys(("total_cost_of_resilience", "total_dr_cost", "rpo_site", "rto_site",
@@ -40,6 +40,14 @@ def link_ladder():
     return sizes[price < cheapest_above]
 
 
+def standby_low(tier):
+    """The smallest standby a tier can have [1]: 1% of the primary (the field's floor), or, for sites that train
+    together, the survivors' own split ((n - 1)/n): a surviving site keeps training on the GPUs it holds, so its
+    per-site capacity is a lever only above that."""
+    sites = presets.DR_TIERS[tier].sites
+    return FIELDS["failover.standby_fraction"].low if sites == 1 else (sites - 1) / sites
+
+
 @functools.lru_cache(maxsize=1)
 def _coarse_ladder():
     """About 18 sizes of the ladder, roughly evenly spaced in log, the smallest and largest among them."""
@@ -61,7 +69,6 @@ class Search:
         self.tau_low = max(FIELDS["checkpoint.interval"].low, float(first["checkpoint_interval_floor"]))
         self.tau_high = FIELDS["checkpoint.interval"].high
         self.trep_low, self.trep_high = FIELDS["replication.interval"].low, FIELDS["replication.interval"].high
-        self.frac_low = FIELDS["failover.standby_fraction"].low
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, tier, tau, k, bandwidth, fraction, record=True):
@@ -120,7 +127,7 @@ class Search:
         in a shorter slip). Returns rows (tau, k, bandwidth, fraction, cost) that meet every target, cheapest
         first."""
         own = presets.DR_TIERS[tier].standby_fraction
-        grid = np.unique(np.concatenate([np.geomspace(self.frac_low, 1.0, 12), [own]]))
+        grid = np.unique(np.concatenate([np.geomspace(standby_low(tier), 1.0, 12), [own]]))
         tau, k, bandwidth = (np.asarray(x, dtype=float)[:, None] for x in (tau, k, bandwidth))
         ok, cost_ = self.evaluate(tier, tau, k, bandwidth, grid[None, :], record=False)
         masked = np.where(ok, cost_, np.inf)

@@ -23,7 +23,7 @@ from .quantities import TARGETS
 from .scenario import FIELDS, Scenario
 from .units import parse_quantity
 
-__all__ = ["solve", "Solution", "SEARCHED", "DEFAULT_GRID"]
+__all__ = ["solve", "Solution", "SEARCHED", "DEFAULT_GRID", "ROUNDING_COST"]
 
 
 SEARCHED = ("failover.tier", "replication.link_bandwidth", "replication.interval", "checkpoint.interval",
@@ -31,6 +31,10 @@ SEARCHED = ("failover.tier", "replication.link_bandwidth", "replication.interval
 """The inputs :func:`solve` searches: the DR tier and the four levers each tier is tuned with."""
 
 _GBIT = 1e9 / 8  # [B/s] per Gbit/s
+ROUNDING_COST = 1e-4
+"""How much a design's total cost of resilience may grow when :func:`solve` rounds its values [1]: each is given
+the fewest significant digits that still meet every target at no more than this share over the exact design."""
+_ROUNDED = ("failover.standby_fraction", "replication.interval", "checkpoint.interval")  # the margin-giving first
 _MIN = 60.0  # [s]
 
 DEFAULT_GRID = {
@@ -284,10 +288,14 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
         ok = np.all(margins >= 0, axis=1) & np.isfinite(table["total_cost_of_resilience"])
     table["meets_requirements"] = ok
     changes = _changes(table, best)
+    if feasible:
+        changes = _rounded(base.flat(), changes, cost_[best])
     if scenario.cost.link_hour_price is not None:
         changes["cost.link_hour_price"] = None
     design = scenario.with_changes(changes)
     result = plan(design)
+    if feasible:
+        _record(table, best, changes, result)
     reasons = _reasons(scenario, table, tiers, table["tier"][best], cost_[best] if feasible else None)
     meets = {t.input: bool(getattr(result, t.margin) >= 0) for t in TARGETS if scenario.get(t.input) is not None}
     message = (_answer(result, design) if feasible else _shortfall(scenario, table, result))
@@ -364,6 +372,57 @@ def _changes(table, i):
             "replication.interval": float(table["trep"][i]),
             "checkpoint.interval": None if table["tau_unset"][i] else float(table["tau"][i]),
             "failover.standby_fraction": None if np.isnan(fraction) or fraction == own else fraction}
+
+
+def _roundings(x, path):
+    """``x`` to 1, 2, ... 15 significant digits, each to nearest, up and down, within the field's range: the
+    candidates in the order they are preferred (fewest digits first)."""
+    info = FIELDS[path]
+    out = []
+    for digits in range(1, 16):
+        nearest = float(f"{x:.{digits - 1}e}")
+        unit = 10.0 ** (np.floor(np.log10(abs(x))) - digits + 1)
+        for y in (nearest, nearest + unit if nearest < x else nearest, nearest - unit if nearest > x else nearest):
+            y = float(f"{y:.{digits - 1}e}")
+            if info.low <= y <= info.high:
+                out.append(y)
+    return np.array(list(dict.fromkeys(out + [x])))
+
+
+def _rounded(v, changes, exact_cost, candidates=None):
+    """The design with each value of :data:`_ROUNDED` given the fewest significant digits that still meet every
+    target (re-checked through the plan's own steps) at a cost within :data:`ROUNDING_COST` of ``exact_cost``.
+
+    ``v`` is the flat scenario with its targets; one lever at a time, the others as rounded so far.
+    ``candidates``, when given, judges a design instead (``candidates(changes, path, values)`` -> ok per value)."""
+    changes = dict(changes)
+    for path in _ROUNDED:
+        x = changes[path]
+        if x is None:
+            continue
+        values = _roundings(x, path)
+        if candidates is None:
+            out = _derive({**v, **changes, path: values})
+            total = np.broadcast_to(np.asarray(out["total_cost_of_resilience"], float), values.shape)
+            ok = (np.broadcast_to(out["meets_requirements"], values.shape) & np.isfinite(total)
+                  & (total <= exact_cost * (1 + ROUNDING_COST)))
+        else:
+            ok = candidates(changes, path, values)
+        if ok.any():  # the exact value is the last candidate, and it passes
+            changes[path] = float(values[np.argmax(ok)])
+    return changes
+
+
+def _record(table, i, changes, result):
+    """Row ``i`` of the table becomes the design as rounded (``changes``, its plan ``result``): the front and the
+    reasons then show the design the answer gives."""
+    fraction = changes["failover.standby_fraction"]
+    row = {"tau": result.checkpoint_interval, "tau_unset": changes["checkpoint.interval"] is None,
+           "trep": changes["replication.interval"], "bandwidth": changes["replication.link_bandwidth"],
+           "fraction": np.nan if fraction is None else fraction, "ok": True}
+    row.update({name: getattr(result, name) for name in WANTED})
+    for name, value in row.items():
+        table[name][i] = value
 
 
 def _closest_search(base, tiers, scenario, table, margins):
