@@ -329,8 +329,18 @@ def _at_confidence(scenario, tiers, grid, confidence, draws, seed):
                                    message=point.message + _confidence_text(confidence, met, 1.0 - met, draws, True))
     (point_met,), _ = over_draws(base.flat(), inputs, [searched])
     tiers = list(presets.DR_TIERS) if tiers is None else list(tiers)
-    changes, met, _, feasible = robust_choice(scenario, base, tiers, point._table, inputs, confidence, _changes,
-                                              refine=grid is None)
+    changes, met, mean, feasible = robust_choice(scenario, base, tiers, point._table, inputs, confidence, _changes,
+                                                 refine=grid is None)
+    if feasible:  # rounded as the point answer is, each rounding re-checked over the same draws
+
+        def enough(rounded, path, values):
+            designs = [{**rounded, path: float(x)} for x in values]
+            prob, cost_ = over_draws(base.flat(), inputs, designs)
+            return (prob >= confidence) & (cost_ <= mean * (1 + ROUNDING_COST))
+
+        changes = _rounded(None, changes, mean, candidates=enough)
+        (met,), _ = over_draws(base.flat(), inputs, [changes])
+        met = float(met)
     if scenario.cost.link_hour_price is not None:
         changes = {**changes, "cost.link_hour_price": None}
     design = scenario.with_changes(changes)
