@@ -334,7 +334,7 @@ def _at_confidence(scenario, tiers, grid, confidence, draws, seed):
     if feasible:  # rounded as the point answer is, each rounding re-checked over the same draws
 
         def enough(rounded, path, values):
-            designs = [{**rounded, path: float(x)} for x in values]
+            designs = [{**rounded, path: None if x is None else float(x)} for x in values]
             prob, cost_ = over_draws(base.flat(), inputs, designs)
             return (prob >= confidence) & (cost_ <= mean * (1 + ROUNDING_COST))
 
@@ -400,27 +400,37 @@ def _roundings(x, path):
 
 
 def _rounded(v, changes, exact_cost, candidates=None):
-    """The design with each value of :data:`_ROUNDED` given the fewest significant digits that still meet every
-    target (re-checked through the plan's own steps) at a cost within :data:`ROUNDING_COST` of ``exact_cost``.
+    """The design with each value of :data:`_ROUNDED` unset where that still meets every target (Daly's optimum,
+    the tier's own standby), else given the fewest significant digits that do, each re-checked through the plan's
+    own steps at a cost within :data:`ROUNDING_COST` of ``exact_cost``.
 
     ``v`` is the flat scenario with its targets; one lever at a time, the others as rounded so far.
-    ``candidates``, when given, judges a design instead (``candidates(changes, path, values)`` -> ok per value)."""
+    ``candidates``, when given, judges a design instead (``candidates(changes, path, values)`` -> ok per value,
+    None among them: the field unset)."""
     changes = dict(changes)
     for path in _ROUNDED:
         x = changes[path]
         if x is None:
             continue
-        values = _roundings(x, path)
-        if candidates is None:
-            out = _derive({**v, **changes, path: values})
-            total = np.broadcast_to(np.asarray(out["total_cost_of_resilience"], float), values.shape)
-            ok = (np.broadcast_to(out["meets_requirements"], values.shape) & np.isfinite(total)
-                  & (total <= exact_cost * (1 + ROUNDING_COST)))
-        else:
-            ok = candidates(changes, path, values)
-        if ok.any():  # the exact value is the last candidate, and it passes
-            changes[path] = float(values[np.argmax(ok)])
+        unset = [None] if FIELDS[path].optional else []
+        values = unset + list(_roundings(x, path))  # the exact value is the last candidate, and it passes
+        ok = (candidates or functools.partial(_passes, v, exact_cost))(changes, path, values)
+        if np.any(ok):
+            changes[path] = values[int(np.argmax(ok))]
     return changes
+
+
+def _passes(v, exact_cost, changes, path, values):
+    """Whether each value of ``path`` (None: unset) meets every target at no more than ROUNDING_COST over the cost."""
+    ok = []
+    for group in ([None] if values[0] is None else [], np.asarray(values[values[0] is None:], dtype=float)):
+        if not len(group):
+            continue
+        out = _derive({**v, **changes, path: group[0] if group[0] is None else group})
+        total = np.broadcast_to(np.asarray(out["total_cost_of_resilience"], float), (len(group),))
+        ok.append(np.broadcast_to(out["meets_requirements"], (len(group),)) & np.isfinite(total)
+                  & (total <= exact_cost * (1 + ROUNDING_COST)))
+    return np.concatenate(ok)
 
 
 def _record(table, i, changes, result):
