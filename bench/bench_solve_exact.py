@@ -1,6 +1,6 @@
 """How far drmath.solve() is from the cheapest design a large independent search finds (issue 34).
 
-Run:  .venv/bin/python bench/bench_solve_exact.py [--designs 500000] [--seed 34]
+Run:  .venv/bin/python bench/bench_solve_exact.py [--designs 500000] [--seed 34] [--shipped]
 
 For each requirement set: ``solve()``'s total cost of resilience against the cheapest design of a random
 search over every tier's levers (the checkpoint interval log-uniform from its floor to 30 days, copies of
@@ -162,9 +162,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--designs", type=int, default=500_000)
     parser.add_argument("--seed", type=int, default=34)
+    parser.add_argument("--shipped", action="store_true",
+                        help="also each requirement set on every other shipped scenario's inputs")
     args = parser.parse_args(argv)
-    for name, changes in SETS.items():
-        scenario = scenarios.seed() if changes is None else Scenario().with_changes(changes)
+    cases = {name: scenarios.seed() if changes is None else Scenario().with_changes(changes)
+             for name, changes in SETS.items()}
+    if args.shipped:
+        for title, path in list(scenarios.shipped_scenarios().items())[1:]:
+            cases.update({f"{title}: {name}": scenarios.load(path).with_changes(changes)
+                          for name, changes in SETS.items() if changes is not None})
+    for name, scenario in cases.items():
         start = time.perf_counter()
         solution = solve(scenario)
         took = time.perf_counter() - start
