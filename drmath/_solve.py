@@ -231,6 +231,11 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
     4. Three zooms around the three best: intervals within 12% (then 2%, then 0.4%), every whole :math:`k`
        near, the ladder's sizes near, each with its boundaries and standby as in 2 and 3.
 
+    The answer is then rounded (not a grid's): the standby, the off-site cadence and the checkpoint interval
+    each unset where that still meets every target, else given the fewest significant digits that do, each
+    rounding re-checked through the plan's own steps at a cost within :data:`ROUNDING_COST` of the exact design
+    (with ``confidence``, over the same draws); the plan and the cost are the rounded design's.
+
     "Infeasible" means no design in these ranges meets every target. The closest design is then the one whose
     worst shortfall (relative to its target, or to a minute for a shorter one) is smallest, the cheapest of
     those: the search runs again with every target relaxed by that shortfall, where each target's best reach
@@ -288,7 +293,7 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
         ok = np.all(margins >= 0, axis=1) & np.isfinite(table["total_cost_of_resilience"])
     table["meets_requirements"] = ok
     changes = _changes(table, best)
-    if feasible:
+    if feasible and grid is None:  # a grid's own values stay as given
         changes = _rounded(base.flat(), changes, cost_[best])
     if scenario.cost.link_hour_price is not None:
         changes["cost.link_hour_price"] = None
@@ -331,7 +336,7 @@ def _at_confidence(scenario, tiers, grid, confidence, draws, seed):
     tiers = list(presets.DR_TIERS) if tiers is None else list(tiers)
     changes, met, mean, feasible = robust_choice(scenario, base, tiers, point._table, inputs, confidence, _changes,
                                                  refine=grid is None)
-    if feasible:  # rounded as the point answer is, each rounding re-checked over the same draws
+    if feasible and grid is None:  # rounded as the point answer is, each rounding re-checked over the same draws
 
         def enough(rounded, path, values):
             designs = [{**rounded, path: None if x is None else float(x)} for x in values]
