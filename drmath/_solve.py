@@ -117,7 +117,7 @@ def _flag_text(path, value):
     if FIELDS[path].unit == "[B/s]":
         candidates.append(f"{value / _GBIT:g} Gbps")
     if FIELDS[path].unit == "[s]":
-        candidates += [f"{value / 3600:g} h", f"{value / _MIN:g} min"]
+        candidates += [f"{value / 3600:g} h", f"{value / _MIN:g} min", f"{value:g} s"]
     for text in candidates:
         if parse_quantity(text) == value:
             return text

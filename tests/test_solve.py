@@ -142,6 +142,7 @@ def test_cli_round_trip(capsys, seed_solution):
     ("replication.link_bandwidth", 100 * Gbit_per_s, "100 Gbps"),
     ("replication.interval", 1.5 * hour, "1.5 h"),
     ("replication.interval", 5 * minute, "5 min"),  # 0.0833333 h reads back as 299.99988 s: minutes are exact
+    ("replication.interval", 700.0, "700 s"),  # a rounded design reads in seconds where no larger unit is exact
     ("replication.interval", 1000 / 3, repr(1000 / 3)),  # no unit is exact: the number itself
     ("checkpoint.interval", None, "unset"),
     ("failover.tier", "warm", "warm"),
