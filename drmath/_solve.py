@@ -115,13 +115,20 @@ def _flag_text(path, value):
         return value
     candidates = []
     if FIELDS[path].unit == "[B/s]":
-        candidates.append(f"{value / _GBIT:g} Gbps")
+        candidates.append(f"{_short(value / _GBIT)} Gbps")
     if FIELDS[path].unit == "[s]":
-        candidates += [f"{value / 3600:g} h", f"{value / _MIN:g} min", f"{value:g} s"]
-    for text in candidates:
+        candidates += [f"{_short(value / 3600)} h", f"{_short(value / _MIN)} min", f"{_short(value)} s"]
+    candidates.sort(key=lambda text: abs(float(text.split()[0])) < 1)  # '3.45 min' before '0.0575 h'
+    for text in candidates + [_short(value)]:
         if parse_quantity(text) == value:
             return text
     return repr(float(value))
+
+
+def _short(x):
+    """``x`` to 6 significant digits, never in scientific notation (2000000, not 2e+06)."""
+    text = f"{x:g}"
+    return np.format_float_positional(float(text), trim="-") if "e" in text else text
 
 
 def _pareto(cost_, rpo, rto):
@@ -293,14 +300,17 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
         ok = np.all(margins >= 0, axis=1) & np.isfinite(table["total_cost_of_resilience"])
     table["meets_requirements"] = ok
     changes = _changes(table, best)
-    if feasible and grid is None:  # a grid's own values stay as given
-        changes = _rounded(base.flat(), changes, cost_[best])
+    if grid is None:  # a grid's own values stay as given; a closest miss misses by no more once rounded
+        scale = _scale(scenario)
+        shortfall = None if feasible else float(np.max(np.maximum(-margins[best], 0.0) / scale))
+        changes = _rounded(base.flat(), changes, table["total_cost_of_resilience"][best],
+                           candidates=functools.partial(_passes, base.flat(), table["total_cost_of_resilience"][best],
+                                                        scale=scale, shortfall=shortfall))
     if scenario.cost.link_hour_price is not None:
         changes["cost.link_hour_price"] = None
     design = scenario.with_changes(changes)
     result = plan(design)
-    if feasible:
-        _record(table, best, changes, result)
+    _record(table, best, changes, result)
     reasons = _reasons(scenario, table, tiers, table["tier"][best], cost_[best] if feasible else None)
     meets = {t.input: bool(getattr(result, t.margin) >= 0) for t in TARGETS if scenario.get(t.input) is not None}
     message = (_answer(result, design) if feasible else _shortfall(scenario, table, result))
@@ -425,16 +435,24 @@ def _rounded(v, changes, exact_cost, candidates=None):
     return changes
 
 
-def _passes(v, exact_cost, changes, path, values):
-    """Whether each value of ``path`` (None: unset) meets every target at no more than ROUNDING_COST over the cost."""
+def _passes(v, exact_cost, changes, path, values, scale=None, shortfall=None):
+    """Whether each value of ``path`` (None: unset) meets every target at no more than ROUNDING_COST over the cost;
+    with ``shortfall`` (a closest miss), whether its worst shortfall relative to ``scale`` stays within it."""
     ok = []
     for group in ([None] if values[0] is None else [], np.asarray(values[values[0] is None:], dtype=float)):
         if not len(group):
             continue
         out = _derive({**v, **changes, path: group[0] if group[0] is None else group})
-        total = np.broadcast_to(np.asarray(out["total_cost_of_resilience"], float), (len(group),))
-        ok.append(np.broadcast_to(out["meets_requirements"], (len(group),)) & np.isfinite(total)
-                  & (total <= exact_cost * (1 + ROUNDING_COST)))
+        n = (len(group),)
+        total = np.broadcast_to(np.asarray(out["total_cost_of_resilience"], float), n)
+        if shortfall is None:
+            met = np.broadcast_to(out["meets_requirements"], n)
+        else:
+            short = np.max([np.broadcast_to(np.maximum(-np.asarray(out[t.margin], float), 0.0) / x, n)
+                            for t, x in zip(TARGETS, scale)], axis=0)
+            met = (short <= shortfall * (1 + 1e-9)) & ~np.broadcast_to(out["goodput_collapsed"], n)
+        floored = np.broadcast_to(out["checkpoint_interval_floored"], n)  # a value the plan would not use
+        ok.append(met & ~floored & np.isfinite(total) & (total <= exact_cost * (1 + ROUNDING_COST)))
     return np.concatenate(ok)
 
 
@@ -444,7 +462,7 @@ def _record(table, i, changes, result):
     fraction = changes["failover.standby_fraction"]
     row = {"tau": result.checkpoint_interval, "tau_unset": changes["checkpoint.interval"] is None,
            "trep": changes["replication.interval"], "bandwidth": changes["replication.link_bandwidth"],
-           "fraction": np.nan if fraction is None else fraction, "ok": True}
+           "fraction": np.nan if fraction is None else fraction, "ok": bool(result.meets_requirements)}
     row.update({name: getattr(result, name) for name in WANTED})
     for name, value in row.items():
         table[name][i] = value

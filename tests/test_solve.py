@@ -12,6 +12,7 @@ import pytest
 from drmath import Scenario, cost, plan, presets, solve, sweep
 from drmath._solve import SEARCHED
 from drmath.cli import apply_sets, main
+from drmath.quantities import TARGETS as TARGETS_
 from drmath.scenario import FIELDS
 from drmath.units import Gbit_per_s, day, hour, minute
 
@@ -515,3 +516,20 @@ def test_confidence_spends_the_margin_where_it_is_cheapest():
     assert math.isfinite(best), "the search should find a design that meets the confidence"
     assert s.feasible and met >= 0.95 and met == s.probability_met
     assert mean <= best * 1.01, (mean, best, design, s.set_flags())
+
+
+def test_a_closest_miss_is_rounded_and_misses_by_no_more():
+    # no tier restarts in 5 min; the closest design is rounded as an answer is, without missing by more
+    scenario = Scenario().with_changes({"requirements.rto_site": 5 * minute, "requirements.max_slip": day})
+    s = solve(scenario)
+    assert not s.feasible and "No searched design meets every target" in s.message
+    flags = s.set_flags()
+    assert not any(re.search(r"\d\.\d{6,}|e[+-]\d", flag) for flag in flags), flags
+    scale = np.array([max(scenario.get(t.input) or 0.0, minute) for t in TARGETS_])
+    table = s._table
+    running = ~np.asarray(table["goodput_collapsed"], dtype=bool)
+    shortfalls = np.max([np.maximum(table[t.value] - scenario.get(t.input), 0.0) / x
+                         for t, x in zip(TARGETS_, scale) if scenario.get(t.input) is not None], axis=0)
+    mine = max(max(getattr(s.plan, t.value) - scenario.get(t.input), 0.0) / x
+               for t, x in zip(TARGETS_, scale) if scenario.get(t.input) is not None)
+    assert mine <= np.min(shortfalls[running]) * (1 + 1e-9)
