@@ -34,6 +34,7 @@ SCRIPTS = {  # name: the script and its arguments
     "replicas": ["bench_replicas.py"],
     "kernel": ["bench_kernel.py"],
     "solve": ["bench_solve.py"],
+    "solve-exact": ["bench_solve_exact.py"],  # issue 34: solve() against a 500,000-design search, and its draws
     "calibrate": ["bench_calibrate.py"],
     "frames": ["bench_frames.py"],
     "links": ["bench_links.py"],  # issue 32: 5,000 distinct share links, the server's RSS

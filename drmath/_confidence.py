@@ -8,16 +8,19 @@ resilience averaged over the draws.
 
 Candidates come from the point search (:class:`drmath._search.Search`): the cheapest designs of each tier that
 meet the targets tightened by a share :math:`\\lambda` (0 to 90%), then searches at the tightening where a
-design first reaches the confidence and half-way below it, whose cheapest designs join the candidates. Each
-candidate's probability is counted exactly over the draws; the answer is the cheapest candidate that reaches
-``p`` (found to about :data:`TOLERANCE` of its cost, the step of the tightening and the search's own).
+design first reaches the confidence and half-way below it, whose cheapest designs join the candidates. One share
+for every target would spend the margin badly (a standby bought to protect the slip where the site RPO needed
+it), so each candidate's standby is then chosen over the draws (:func:`refit_standby`): the cheapest size with
+which it meets every target in at least ``p`` of them. Each candidate's probability is counted exactly over the
+draws; the answer is the cheapest candidate that reaches ``p`` (found to about :data:`TOLERANCE` of its cost, the
+step of the tightening and the search's own).
 """
 
 import numpy as np
 
 from . import presets
 from ._plan import _derive
-from ._search import Search
+from ._search import Search, standby_low
 from .quantities import TARGETS
 
 __all__ = ["TOLERANCE", "LEVELS", "over_draws", "robust_choice"]
@@ -30,6 +33,8 @@ LEVELS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0
 
 _PER_TIER = 6  # cheapest designs of each tier, at each tightening, judged over the draws
 _CHUNK = 24  # designs derived over the draws at once (memory: designs x draws x ~150 arrays)
+_NARROW = 2  # passes that narrow each design's smallest standby reaching the confidence
+_SPAN = 7  # sizes tried inside the bracket per pass
 
 
 def over_draws(v, inputs, designs):
@@ -62,6 +67,52 @@ def over_draws(v, inputs, designs):
             met = np.broadcast_to(np.asarray(out["meets_requirements"], bool), shape) & np.isfinite(total)
             prob[rows], cost[rows] = met.mean(axis=1), total.mean(axis=1)
     return prob, cost
+
+
+def refit_standby(v, inputs, designs, confidence):
+    """Each design at the standby that is cheapest over the draws among those meeting every target in at least
+    ``confidence`` of them: ``[(design, probability, mean cost)]`` for the designs some standby makes reach it.
+
+    A larger standby never misses a target a smaller one meets, in any draw, so the share of draws met grows with
+    the standby: the smallest size that reaches the confidence is bracketed on a grid of sizes and narrowed
+    (:data:`_NARROW` passes, each to 1/(_SPAN + 1) of the bracket); the grid's larger sizes stay candidates (a
+    standby can pay for itself). This is what spends the margin where it is cheapest: the standby protects the
+    slip only as much as the draws need, and the cadences and the link take the rest."""
+    if not designs:
+        return []
+    grids = [np.unique(np.concatenate([np.geomspace(standby_low(d["failover.tier"]), 1.0, 10),
+                                       [presets.DR_TIERS[d["failover.tier"]].standby_fraction]])) for d in designs]
+    expanded = [{**d, "failover.standby_fraction": float(f)} for d, grid in zip(designs, grids) for f in grid]
+    prob, cost = over_draws(v, inputs, expanded)
+    found, start = [], 0
+    brackets = []
+    for d, grid in zip(designs, grids):
+        p, c = prob[start:start + len(grid)], cost[start:start + len(grid)]
+        start += len(grid)
+        if not (p >= confidence).any():
+            continue
+        j = int(np.argmax(p >= confidence))
+        k = j + int(np.argmin(c[j:]))
+        found.append(({**d, "failover.standby_fraction": float(grid[k])}, float(p[k]), float(c[k])))
+        if j > 0:
+            brackets.append([d, grid[j - 1], grid[j], float(p[j]), float(c[j])])
+    for _ in range(_NARROW):
+        if not brackets:
+            break
+        steps = np.linspace(0.0, 1.0, _SPAN + 2)[1:-1]
+        inside = [{**d, "failover.standby_fraction": float(low + (high - low) * t)}
+                  for d, low, high, *_ in brackets for t in steps]
+        p, c = over_draws(v, inputs, inside)
+        for n, b in enumerate(brackets):
+            pp, cc = p[n * len(steps):(n + 1) * len(steps)], c[n * len(steps):(n + 1) * len(steps)]
+            fs = b[1] + (b[2] - b[1]) * steps
+            if (pp >= confidence).any():
+                j = int(np.argmax(pp >= confidence))
+                b[1:] = [fs[j - 1] if j > 0 else b[1], fs[j], float(pp[j]), float(cc[j])]
+            else:
+                b[1] = fs[-1]
+    found += [({**d, "failover.standby_fraction": float(high)}, p_, c_) for d, _, high, p_, c_ in brackets]
+    return found
 
 
 def _tightened(scenario, level):
@@ -120,6 +171,11 @@ def robust_choice(scenario, base, tiers, table, inputs, confidence, changes_of, 
     if len(designs) > before:
         more_prob, more_cost = over_draws(v, inputs, designs[before:])
         prob, cost = np.concatenate([prob, more_prob]), np.concatenate([cost, more_cost])
+    refit = refit_standby(v, inputs, designs, confidence)
+    if refit:
+        designs = designs + [d for d, _, _ in refit]
+        prob = np.concatenate([prob, [p for _, p, _ in refit]])
+        cost = np.concatenate([cost, [c for _, _, c in refit]])
     good = prob >= confidence
     if good.any():
         best = int(np.flatnonzero(good)[np.argmin(cost[good])])

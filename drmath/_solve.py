@@ -2,8 +2,8 @@
 
 Every design is derived through the same steps as :func:`drmath.plan` (:data:`drmath._plan.STEPS`),
 vectorised over the levers in :data:`SEARCHED`, each over its whole valid range: a coarse pass per DR tier,
-then each target's boundary, the standby size and two zooms (see :func:`solve`'s Notes). The objective is the
-total cost of resilience (total DR cost + the goodput the cadences cost).
+then each target's boundary, each design's cheapest standby and three zooms (see :func:`solve`'s Notes). The
+objective is the total cost of resilience (total DR cost + the goodput the cadences cost).
 
 This module is private, as scikit-learn's are: :func:`drmath.solve` and :class:`drmath.Solution` are its
 public names, so the module and the function never share a name.
@@ -23,7 +23,7 @@ from .quantities import TARGETS
 from .scenario import FIELDS, Scenario
 from .units import parse_quantity
 
-__all__ = ["solve", "Solution", "SEARCHED", "DEFAULT_GRID"]
+__all__ = ["solve", "Solution", "SEARCHED", "DEFAULT_GRID", "ROUNDING_COST"]
 
 
 SEARCHED = ("failover.tier", "replication.link_bandwidth", "replication.interval", "checkpoint.interval",
@@ -31,6 +31,10 @@ SEARCHED = ("failover.tier", "replication.link_bandwidth", "replication.interval
 """The inputs :func:`solve` searches: the DR tier and the four levers each tier is tuned with."""
 
 _GBIT = 1e9 / 8  # [B/s] per Gbit/s
+ROUNDING_COST = 1e-4
+"""How much a design's total cost of resilience may grow when :func:`solve` rounds its values [1]: each is given
+the fewest significant digits that still meet every target at no more than this share over the exact design."""
+_ROUNDED = ("failover.standby_fraction", "replication.interval", "checkpoint.interval")  # the margin-giving first
 _MIN = 60.0  # [s]
 
 DEFAULT_GRID = {
@@ -111,13 +115,20 @@ def _flag_text(path, value):
         return value
     candidates = []
     if FIELDS[path].unit == "[B/s]":
-        candidates.append(f"{value / _GBIT:g} Gbps")
+        candidates.append(f"{_short(value / _GBIT)} Gbps")
     if FIELDS[path].unit == "[s]":
-        candidates += [f"{value / 3600:g} h", f"{value / _MIN:g} min"]
-    for text in candidates:
+        candidates += [f"{_short(value / 3600)} h", f"{_short(value / _MIN)} min", f"{_short(value)} s"]
+    candidates.sort(key=lambda text: abs(float(text.split()[0])) < 1)  # '3.45 min' before '0.0575 h'
+    for text in candidates + [_short(value)]:
         if parse_quantity(text) == value:
             return text
     return repr(float(value))
+
+
+def _short(x):
+    """``x`` to 6 significant digits, never in scientific notation (2000000, not 2e+06)."""
+    text = f"{x:g}"
+    return np.format_float_positional(float(text), trim="-") if "e" in text else text
 
 
 def _pareto(cost_, rpo, rto):
@@ -207,22 +218,30 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
     (:data:`drmath.scenario.FIELDS`): the checkpoint interval :math:`\tau` from its floor (a checkpoint
     cannot start before the previous one is durable) to 30 days, the off-site cadence as every :math:`k`-th
     checkpoint (:math:`k \ge 1`, so down to the checkpoint interval; ``replication.interval`` is set to
-    :math:`k\tau`), the standby from 1% of the primary to all of it (a multi-site tier's standby is the other
-    site: the tier's own split), and the link from the port ladder: whole ports or bundles of one port size
-    (10, 100 or 400 Gbit/s, :data:`drmath.presets.LINKS`), each the largest line rate at its price, up to the
-    field's 800 Tbit/s (a size between two of them costs the larger one's ports and carries less).
+    :math:`k\tau`), the standby from 1% of the primary to all of it (for multi-site, what the surviving site
+    runs at: its per-site capacity, beyond its half charged as idle GPUs), and the link from the port ladder:
+    whole ports or bundles of one port size (10, 100 or 400 Gbit/s, :data:`drmath.presets.LINKS`), each the
+    largest line rate at its price, up to the field's 800 Tbit/s (a size between two of them costs the larger
+    one's ports and carries less).
 
-    1. A coarse pass over every tier: 28 checkpoint intervals (log-spaced, and Daly's optimum) x about 36
-       cadences :math:`k` x 18 link sizes, with the largest standby (which can only help a target).
+    1. A coarse pass over every tier at the largest standby (a larger standby never misses a target a smaller
+       one meets, so every design that can meet the targets does there): 28 checkpoint intervals (log-spaced,
+       and Daly's optimum) x about 36 cadences :math:`k` x 18 link sizes.
     2. Wherever meeting every target, or replication keeping up, changes between two neighbouring intervals,
        32 intervals between them: each target's boundary to 1/32 of a step (about 2%), and any feasible
-       band narrower than a step is found (between "does not keep up" and "site RPO too long"). The targets
-       are monotone in the checkpoint interval at a fixed :math:`k` and link; this is where the cheapest
-       designs that meet a target sit.
-    3. For the ten cheapest designs, 32 standby sizes and the smallest that meets every target (a larger
-       standby never misses a target a smaller one meets), to 1/32 of a step.
-    4. Two zooms around the three best: intervals within 12% (then 2%), every whole :math:`k` near, the
-       ladder's sizes near, each with its boundaries as in 2.
+       band narrower than a step is found (between "does not keep up" and "site RPO too long").
+    3. Every design that meets the targets gets its cheapest standby (:meth:`drmath._search.Search.fit_standby`):
+       the smallest sufficient size, bracketed on 12 sizes and narrowed to 1/33³ of the bracket, or a larger
+       one where the standby pays for itself. Ranking designs at their own standby is what finds a faster link
+       that shortens the slip and lets the standby shrink; a multi-site tier's standby is its per-site
+       capacity (the survivor's share), searched the same way.
+    4. Three zooms around the three best: intervals within 12% (then 2%, then 0.4%), every whole :math:`k`
+       near, the ladder's sizes near, each with its boundaries and standby as in 2 and 3.
+
+    The answer is then rounded (not a grid's): the standby, the off-site cadence and the checkpoint interval
+    each unset where that still meets every target, else given the fewest significant digits that do, each
+    rounding re-checked through the plan's own steps at a cost within :data:`ROUNDING_COST` of the exact design
+    (with ``confidence``, over the same draws); the plan and the cost are the rounded design's.
 
     "Infeasible" means no design in these ranges meets every target. The closest design is then the one whose
     worst shortfall (relative to its target, or to a minute for a shorter one) is smallest, the cheapest of
@@ -281,10 +300,17 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
         ok = np.all(margins >= 0, axis=1) & np.isfinite(table["total_cost_of_resilience"])
     table["meets_requirements"] = ok
     changes = _changes(table, best)
+    if grid is None:  # a grid's own values stay as given; a closest miss misses by no more once rounded
+        scale = _scale(scenario)
+        shortfall = None if feasible else float(np.max(np.maximum(-margins[best], 0.0) / scale))
+        changes = _rounded(base.flat(), changes, table["total_cost_of_resilience"][best],
+                           candidates=functools.partial(_passes, base.flat(), table["total_cost_of_resilience"][best],
+                                                        scale=scale, shortfall=shortfall))
     if scenario.cost.link_hour_price is not None:
         changes["cost.link_hour_price"] = None
     design = scenario.with_changes(changes)
     result = plan(design)
+    _record(table, best, changes, result)
     reasons = _reasons(scenario, table, tiers, table["tier"][best], cost_[best] if feasible else None)
     meets = {t.input: bool(getattr(result, t.margin) >= 0) for t in TARGETS if scenario.get(t.input) is not None}
     message = (_answer(result, design) if feasible else _shortfall(scenario, table, result))
@@ -318,8 +344,18 @@ def _at_confidence(scenario, tiers, grid, confidence, draws, seed):
                                    message=point.message + _confidence_text(confidence, met, 1.0 - met, draws, True))
     (point_met,), _ = over_draws(base.flat(), inputs, [searched])
     tiers = list(presets.DR_TIERS) if tiers is None else list(tiers)
-    changes, met, _, feasible = robust_choice(scenario, base, tiers, point._table, inputs, confidence, _changes,
-                                              refine=grid is None)
+    changes, met, mean, feasible = robust_choice(scenario, base, tiers, point._table, inputs, confidence, _changes,
+                                                 refine=grid is None)
+    if feasible and grid is None:  # rounded as the point answer is, each rounding re-checked over the same draws
+
+        def enough(rounded, path, values):
+            designs = [{**rounded, path: None if x is None else float(x)} for x in values]
+            prob, cost_ = over_draws(base.flat(), inputs, designs)
+            return (prob >= confidence) & (cost_ <= mean * (1 + ROUNDING_COST))
+
+        changes = _rounded(None, changes, mean, candidates=enough)
+        (met,), _ = over_draws(base.flat(), inputs, [changes])
+        met = float(met)
     if scenario.cost.link_hour_price is not None:
         changes = {**changes, "cost.link_hour_price": None}
     design = scenario.with_changes(changes)
@@ -361,6 +397,75 @@ def _changes(table, i):
             "replication.interval": float(table["trep"][i]),
             "checkpoint.interval": None if table["tau_unset"][i] else float(table["tau"][i]),
             "failover.standby_fraction": None if np.isnan(fraction) or fraction == own else fraction}
+
+
+def _roundings(x, path):
+    """``x`` to 1, 2, ... 15 significant digits, each to nearest, up and down, within the field's range: the
+    candidates in the order they are preferred (fewest digits first)."""
+    info = FIELDS[path]
+    out = []
+    for digits in range(1, 16):
+        nearest = float(f"{x:.{digits - 1}e}")
+        unit = 10.0 ** (np.floor(np.log10(abs(x))) - digits + 1)
+        for y in (nearest, nearest + unit if nearest < x else nearest, nearest - unit if nearest > x else nearest):
+            y = float(f"{y:.{digits - 1}e}")
+            if info.low <= y <= info.high:
+                out.append(y)
+    return np.array(list(dict.fromkeys(out + [x])))
+
+
+def _rounded(v, changes, exact_cost, candidates=None):
+    """The design with each value of :data:`_ROUNDED` unset where that still meets every target (Daly's optimum,
+    the tier's own standby), else given the fewest significant digits that do, each re-checked through the plan's
+    own steps at a cost within :data:`ROUNDING_COST` of ``exact_cost``.
+
+    ``v`` is the flat scenario with its targets; one lever at a time, the others as rounded so far.
+    ``candidates``, when given, judges a design instead (``candidates(changes, path, values)`` -> ok per value,
+    None among them: the field unset)."""
+    changes = dict(changes)
+    for path in _ROUNDED:
+        x = changes[path]
+        if x is None:
+            continue
+        unset = [None] if FIELDS[path].optional else []
+        values = unset + list(_roundings(x, path))  # the exact value is the last candidate, and it passes
+        ok = (candidates or functools.partial(_passes, v, exact_cost))(changes, path, values)
+        if np.any(ok):
+            changes[path] = values[int(np.argmax(ok))]
+    return changes
+
+
+def _passes(v, exact_cost, changes, path, values, scale=None, shortfall=None):
+    """Whether each value of ``path`` (None: unset) meets every target at no more than ROUNDING_COST over the cost;
+    with ``shortfall`` (a closest miss), whether its worst shortfall relative to ``scale`` stays within it."""
+    ok = []
+    for group in ([None] if values[0] is None else [], np.asarray(values[values[0] is None:], dtype=float)):
+        if not len(group):
+            continue
+        out = _derive({**v, **changes, path: group[0] if group[0] is None else group})
+        n = (len(group),)
+        total = np.broadcast_to(np.asarray(out["total_cost_of_resilience"], float), n)
+        if shortfall is None:
+            met = np.broadcast_to(out["meets_requirements"], n)
+        else:
+            short = np.max([np.broadcast_to(np.maximum(-np.asarray(out[t.margin], float), 0.0) / x, n)
+                            for t, x in zip(TARGETS, scale)], axis=0)
+            met = (short <= shortfall * (1 + 1e-9)) & ~np.broadcast_to(out["goodput_collapsed"], n)
+        floored = np.broadcast_to(out["checkpoint_interval_floored"], n)  # a value the plan would not use
+        ok.append(met & ~floored & np.isfinite(total) & (total <= exact_cost * (1 + ROUNDING_COST)))
+    return np.concatenate(ok)
+
+
+def _record(table, i, changes, result):
+    """Row ``i`` of the table becomes the design as rounded (``changes``, its plan ``result``): the front and the
+    reasons then show the design the answer gives."""
+    fraction = changes["failover.standby_fraction"]
+    row = {"tau": result.checkpoint_interval, "tau_unset": changes["checkpoint.interval"] is None,
+           "trep": changes["replication.interval"], "bandwidth": changes["replication.link_bandwidth"],
+           "fraction": np.nan if fraction is None else fraction, "ok": bool(result.meets_requirements)}
+    row.update({name: getattr(result, name) for name in WANTED})
+    for name, value in row.items():
+        table[name][i] = value
 
 
 def _closest_search(base, tiers, scenario, table, margins):
@@ -499,9 +604,10 @@ def _reasons(scenario, table, tiers, chosen, best_cost):
             reasons[tier] = f"meets every target, at best for {_fmt(cheapest, 'usd')}{more}"
             continue
         missed = []
+        running = rows & ~np.asarray(table["goodput_collapsed"], dtype=bool)  # a collapsed run reaches nothing
         for path, value, _, label, *_ in TARGETS:
             target = scenario.get(path)
-            reach = float(np.min(table[value][rows])) if rows.any() else np.inf
+            reach = float(np.min(table[value][running])) if running.any() else np.inf
             if target is not None and reach > target:
                 missed.append(f"{label} at best {_fmt(reach)} > {_fmt(target)}")
         reasons[tier] = ("; ".join(missed) if missed
