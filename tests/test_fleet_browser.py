@@ -14,7 +14,7 @@ import pytest
 
 import drmath
 from drmath.dashboard import CARDS
-from drmath.dashboard.bands import DRAWS
+from drmath.dashboard.bands import DRAWS, SHADED
 from drmath.dashboard.fleet import MAX_UPLOAD_BYTES
 from drmath.io import incidents
 from drmath.serve import MAX_MESSAGE_SIZE
@@ -120,13 +120,18 @@ def test_apply_the_fit_and_see_the_ranges_on_the_cards_and_figures(page):
     page.wait_for_selector(".drmath-band", timeout=60_000)
     scenario = fit.apply(drmath.Scenario().with_changes(json.loads(before)))
     bands = drmath.bands(scenario, draws=DRAWS)
-    for name in CARDS:
-        assert page.locator(f".drmath-band-{name}").first.inner_text() == bands.format_range(name), name
+    varied = [name for name in CARDS if bands.varies(name)]
+    assert "ettr" in varied  # the fitted failure rate moves the goodput
+    for name in CARDS:  # a range under each card whose quantity the draws move, and none under the others
+        if name in varied:
+            assert page.locator(f".drmath-band-{name}").first.inner_text() == bands.format_range(name), name
+        else:
+            assert page.locator(f".drmath-band-{name}").count() == 0, name
     assert "applied:" in page.locator(".drmath-fleet-applied").first.inner_text()
-    for name in ("rpo", "rto", "cost_tier", "cost_link"):
+    for name, (quantity, _, _) in SHADED.items():
         names = page.evaluate("(n) => document.querySelector('.drmath-figure-' + n + ' .js-plotly-plot')"
                               ".data.map(t => t.name)", name)
-        assert "90% range" in names, name
+        assert ("90% range" in names) == bands.varies(quantity), name
     log = page.log
     assert log["failed"] == [] and log["bad_status"] == [] and log["errors"] == []
 
@@ -143,7 +148,7 @@ def test_solve_at_95_percent_and_see_its_answer(page):
     assert "At 95% confidence over 2,000 draws" in text
     assert f"the point-estimate design would miss in {want.point_design_miss_probability:.1%}" in text
     assert text.startswith("applied:") == want.feasible
-    assert page.locator(".drmath-band-rpo_site").count() == 1  # the applied design keeps its ranges
+    assert page.locator(".drmath-band-ettr").count() == 1  # the applied design keeps its ranges
 
 
 def test_a_log_over_the_message_limit_is_refused_in_the_page_and_the_session_lives(voila_server, browser, tmp_path):

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --i
 from conftest import CHROMIUM, run_async, start_voila, stop_voila  # noqa: E402
 from hostile import MB, MemoryGuard, SecondVisitor, cpu_seconds  # noqa: E402
 from test_static_first import static_part  # noqa: E402
-from waiting import until  # noqa: E402
+from waiting import until, wait_until  # noqa: E402
 
 from drmath.serve import figure_svg, pages, settings  # noqa: E402
 
@@ -305,10 +305,16 @@ def test_one_client_looping_over_the_svg_rungs_is_held_to_its_budget(server):
     def jobs(one, link, names):
         return {(name, link if name == figure_svg.WIDE else one) for name in names}
 
-    drawn = set().union(*(jobs(one, link, json.loads(ask(one, link))) for one, link in layouts))
-    drawn -= set().union(*(jobs(one, link, figures) for one, link in prerendered))  # the server's own, at start
+    own = set().union(*(jobs(one, link, figures) for one, link in prerendered))  # the server's own, at start
+
+    def drawn_now():
+        return set().union(*(jobs(one, link, json.loads(ask(one, link))) for one, link in layouts)) - own
+
     if "no SVG renderer here" in server["log"].read_text():
         pytest.skip("the SVG renderer's Chromium did not start on this machine")
+    # the client's budget holds at least one layout: on a loaded machine the renderer, a duty cycle behind the
+    # server's own start-up figures, may draw it after the loop ends; what is drawn stays within the budget
+    drawn = wait_until(drawn_now, 60, "a layout the looping client asked for, drawn")
     assert burnt < 8.0, f"the SVG renderer's Chromium used {burnt:.1f} CPU-s in {LOOP} s ({len(drawn)} SVGs drawn)"
     most = settings.SVG_CLIENT_LAYOUTS * len(figures)
     assert 1 <= len(drawn) <= most, f"{len(drawn)} SVGs drawn for one client in {LOOP} s"
