@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from drmath import checkpoint, cost, plan, quantities, recovery, reliability, replication, training
+from drmath._formula import docstring_tex
 from drmath.io import scenarios
 from drmath.scenario import Scenario
 
@@ -38,24 +39,6 @@ def _formula_functions():
                 yield f"{module.__name__}.{name}", func
 
 
-def _docstring_maths(doc):
-    """The TeX of each ``.. math::`` block of a docstring (one-line or indented)."""
-    lines, found = inspect.cleandoc(doc or "").splitlines(), []
-    for i, line in enumerate(lines):
-        head, sep, rest = line.partition(".. math::")
-        if not sep:
-            continue
-        block, j = [rest.strip()] if rest.strip() else [], i + 1
-        while j < len(lines) and (not lines[j].strip() or lines[j].startswith(head + " ")):
-            if lines[j].strip():
-                block.append(lines[j].strip())
-            elif block:
-                break
-            j += 1
-        found.append(" ".join(block))
-    return found
-
-
 def _owned():
     """Every formula function's TeX objects (its .tex and variants), by id, with their names."""
     owned = {}
@@ -76,7 +59,7 @@ def _written():
     texts = {}
     for name, func in _formula_functions():
         for tex in [getattr(func, "tex", None), *getattr(func, "tex_variants", {}).values(),
-                    *_docstring_maths(func.__doc__)]:
+                    *docstring_tex(func)]:
             if tex:
                 texts[_normal(tex)] = name
     return texts
@@ -125,4 +108,4 @@ def test_no_tex_literal_in_the_registry_restates_a_function():
 def test_a_docstring_shows_the_tex_it_carries(name, func):
     """The math a docstring shows is exactly the function's TeX: written in @formula, nowhere else."""
     carried = [t for t in [getattr(func, "tex", None), *getattr(func, "tex_variants", {}).values()] if t]
-    assert sorted(_docstring_maths(func.__doc__)) == sorted(carried), name
+    assert sorted(docstring_tex(func)) == sorted(carried), name

@@ -29,7 +29,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from conftest import executed_notebook
-from test_formulas_once import PLANS, _docstring_maths
+from test_formulas_once import PLANS
 
 from drmath import (
     calibrate,
@@ -43,6 +43,7 @@ from drmath import (
     simulate,
     training,
 )
+from drmath._formula import docstring_tex
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -74,7 +75,7 @@ def library_tex():
                 continue
             found.update(t for t in [getattr(func, "tex", None), *getattr(func, "tex_variants", {}).values()] if t)
             if inspect.isfunction(func):
-                found.update(_docstring_maths(func.__doc__))
+                found.update(docstring_tex(func))
     for q in quantities.QUANTITIES.values():
         found.update(q.tex(p) for p in PLANS)
     return {_normal(t) for t in found if t}
