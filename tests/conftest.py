@@ -129,12 +129,26 @@ def pytest_runtest_protocol(item, nextitem):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A fast test that tried to start a server fails, whatever it did with the guard's error."""
+    """A fast test that tried to start a server fails, whatever it did with the guard's error; a failed test's
+    report ends with its servers' logs (:func:`server_logs`)."""
     outcome = yield
     report = outcome.get_result()
     if _REFUSED:
         report.outcome, report.longrepr = "failed", "\n".join(_REFUSED)
         _REFUSED.clear()
+    if report.failed:
+        for name, tail in server_logs(getattr(item, "funcargs", {})):
+            report.sections.append((f"the end of {name}'s server log", tail))
+
+
+def server_logs(funcargs, lines=120):
+    """``(fixture name, the last ``lines`` lines of its server's log)`` for each fixture of ``funcargs`` that is
+    a server with a log (a dict with a ``log`` path): a failed browser test shows what its server was doing."""
+    for name, value in funcargs.items():
+        log = value.get("log") if isinstance(value, dict) else None
+        if isinstance(log, (str, Path)) and Path(log).is_file():
+            text = Path(log).read_text(errors="replace").splitlines()
+            yield name, "\n".join(text[-lines:])
 # --------------------------------------------------------------------------- end of the fast set's guard
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
