@@ -218,10 +218,12 @@ worker); before issue 32 each such frame cost 0.23-0.29 CPU-s, ~40 CPU-s for the
 
 @pytest.fixture(scope="module")
 def costly_server(tmp_path_factory):
-    """A server whose kernels may hold 300 MB, watched every 0.5 s."""
+    """A server whose kernels may hold 300 MB, watched every 0.5 s. An idle kernel stays 120 s: after a flood its page
+    is asked for its kernel again once the server has worked the frames off, which took over the default 10 s in
+    a clean CI run (the kernel, culled meanwhile, answered 403)."""
     log = tmp_path_factory.mktemp("voila") / "voila.log"
-    proc, url, log = start_voila(log, pool_size=1, extra=["--max-kernels=8", f"--kernel-memory-limit={int(LIMIT)}",
-                                                          "--GraceKernelManager.watch_interval=0.5"])
+    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120, extra=[
+        "--max-kernels=8", f"--kernel-memory-limit={int(LIMIT)}", "--GraceKernelManager.watch_interval=0.5"])
     yield {"proc": proc, "url": url, "log": Path(log)}
     stop_voila(proc)
 
