@@ -1,61 +1,16 @@
-"""Every notebook page is served to its end: plain Voilà runs each notebook's cells and sends the whole page.
+"""Notebook pages in plain Voilà: the figure in the widget that redraws it, and the loading box.
 
-Voilà runs a page's cells with nbclient and streams the page as they run. A cell that drew into an
-``ipywidgets.Output`` with ``with output: display(...)`` had nbclient capture the display and send the widget's
-new outputs back to the kernel on the shell channel, while it waited on that same channel for the cell's reply.
-On this project's 2-core machines that reply was then never seen (nbclient issue #312): the kernel was idle,
-nbclient waited for ever, and the page stopped after its first figure's cell, its widgets never connected.
-Notebook 01 stopped so in every one of a dozen first loads. :class:`drmath.offline.Redraw` now sets the
-widget's outputs itself, so nbclient has nothing to capture and sends nothing.
-
-Read as a reader's browser reads it: the page's bytes as they arrive, until its end; notebook 01 in a browser,
-its figure in the widget that redraws it, redrawn when its slider moves; and the worked answer's loading box,
-gone as its cells are shown.
+Notebook 01 in a browser: its figure is drawn in the ``ipywidgets.Output`` that :class:`drmath.offline.Redraw`
+sets, and redrawn there when its slider moves; the worked answer's loading box goes as its cells are shown. That
+every notebook's page arrives to its end (nbclient issue #312 stopped them half-way) is read by
+``test_rendered_text``, which renders each of them.
 """
 
-import http.client
 import sys
-import time
-import urllib.parse
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import NOTEBOOKS, watch
-
-DEADLINE = 120
-"""Time a page may take to arrive whole [s]: ~3–15 s each on a quiet 2-core machine (06 simulates); a stopped
-page sends only Voilà's heartbeat, every 10 s, for ever."""
-
-
-def read_page(url, deadline):
-    """The body of ``url`` as far as it arrived within ``deadline`` seconds, and whether it arrived whole."""
-    parts = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-    body, end = b"", time.monotonic() + deadline
-    try:
-        conn.request("GET", parts.path)
-        response = conn.getresponse()
-        assert response.status == 200
-        while time.monotonic() < end:
-            chunk = response.read1(65536)
-            if not chunk:
-                return body.decode(), True
-            body += chunk
-        return body.decode(), False
-    finally:
-        conn.close()
-
-
-@pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_the_notebook_page_arrives_whole(notebook_server, notebook):
-    body, whole = read_page(f"{notebook_server}voila/render/{notebook}", DEADLINE)
-    cells = body.count("voila_process(")
-    assert whole, f"{notebook}: the page stopped after {cells} cells; its last bytes: {body[-300:]!r}"
-    assert body.rstrip().endswith("</html>")
-    assert "Traceback" not in body
-
+from conftest import watch  # noqa: E402
 
 FIGURES_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(d =>
   (d.closest('.widget-output') ? 'in its widget: ' : 'outside any widget: ') +

@@ -13,6 +13,13 @@ this module renders every notebook (``notebooks/NN_*.ipynb``, found by glob) wit
 - every visible text node outside the math, code and scripts: no raw ``$…$``/``$$`` and no TeX command
   (``\frac``, ``\mathrm`` …): what MathJax should have typeset and did not.
 
+Each notebook's page is also read to its end: Voilà runs a page's cells with nbclient and streams the page as they
+run, and a page that stopped half-way (nbclient issue #312: a cell that drew into an ``ipywidgets.Output`` with
+``with output: display(...)`` had nbclient send the widget's outputs back on the shell channel while it waited there
+for the cell's reply; on 2-core machines the reply was never seen, and notebook 01 stopped after its first figure in
+every one of a dozen loads, until :class:`drmath.offline.Redraw` set the outputs itself) never fires the page's
+``load`` event, which :func:`render` waits for.
+
 One Voilà serves all the notebooks (tree mode); one Chromium (conftest's ``browser``) reads them.
 """
 
@@ -115,12 +122,15 @@ def typeset_faults(page):
     return faults
 
 
-def render(browser, url):
-    """Open ``url`` in a fresh page and wait until its cells show and MathJax has settled; the page and its log."""
+def render(browser, url, whole=True):
+    """Open ``url`` in a fresh page and wait until its cells show and MathJax has settled; the page and its log.
+
+    ``whole``: wait for the page to arrive to its end (its ``load`` event) first; the dashboard, whose response
+    goes on until its kernel is live, is read as it comes (False)."""
     context = browser.new_context(viewport={"width": 1200, "height": 1400})
     page = context.new_page()
     log = watch(page)
-    page.goto(url, wait_until="commit", timeout=TIMEOUT)
+    page.goto(url, wait_until="load" if whole else "commit", timeout=TIMEOUT)
     page.wait_for_function(SETTLED_JS, timeout=TIMEOUT, polling=500)
     return page, log
 
@@ -137,9 +147,22 @@ def test_every_notebook_is_found():
     assert len(NOTEBOOKS) >= 8 and NOTEBOOKS[0].startswith("00_")
 
 
+WORKED_ANSWER = "00_worked_answer.ipynb"
+
+
+@pytest.fixture(scope="module")
+def worked_answer(browser, notebook_server):
+    """The worked answer's page, rendered once for the two tests that read it."""
+    page, _ = render(browser, f"{notebook_server}voila/render/{WORKED_ANSWER}")
+    yield page
+    close(page)
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_no_prose_or_money_is_typeset_as_math_in_the_notebook(browser, notebook_server, notebook):
-    page, log = render(browser, f"{notebook_server}voila/render/{notebook}")
+def test_no_prose_or_money_is_typeset_as_math_in_the_notebook(browser, notebook_server, notebook, request):
+    kept = notebook == WORKED_ANSWER
+    page = request.getfixturevalue("worked_answer") if kept else \
+        render(browser, f"{notebook_server}voila/render/{notebook}")[0]
     try:
         errors = page.evaluate("() => [...document.querySelectorAll('.jp-OutputArea-output pre')]"
                                ".map(e => e.textContent).filter(t => /Traceback|Error/.test(t))")
@@ -148,11 +171,12 @@ def test_no_prose_or_money_is_typeset_as_math_in_the_notebook(browser, notebook_
         faults = typeset_faults(page)
         assert faults == [], "\n".join(faults)
     finally:
-        close(page)
+        if not kept:
+            close(page)
 
 
 def test_no_prose_or_money_is_typeset_as_math_on_the_dashboard(browser, voila_server):
-    page, _ = render(browser, voila_server["url"])
+    page, _ = render(browser, voila_server["url"], whole=False)
     try:
         page.wait_for_function(READY_JS, timeout=TIMEOUT, polling=200)
         for toggle in page.locator("[class*='drmath-math-toggle-'] button, button[class*='drmath-math-toggle-']").all():
@@ -182,7 +206,7 @@ SUMMARY_JS = r"""() => {
 }"""
 
 
-def test_the_worked_answer_opens_with_a_summary_whose_figures_link_to_their_sections(browser, notebook_server):
+def test_the_worked_answer_opens_with_a_summary_whose_figures_link_to_their_sections(worked_answer):
     """The summary table as Voilà shows it: every row, every figure a link, every link to an element of the page."""
     import datetime as dt
 
@@ -194,12 +218,8 @@ def test_the_worked_answer_opens_with_a_summary_whose_figures_link_to_their_sect
     seed = scenarios.SCENARIO_DIR / "seed.toml"
     solution = solve(scenarios.load(seed))
     promise = drills.promised_rto(read_drill_records(example_log()), 0.95, as_of=scenarios.read_meta(seed)["date"])
-    page, _ = render(browser, f"{notebook_server}voila/render/00_worked_answer.ipynb")
-    try:
-        rows = page.evaluate(SUMMARY_JS)
-        lead = page.locator("#rendered_cells p", has_text="The answer.").first.inner_text()
-    finally:
-        close(page)
+    rows = worked_answer.evaluate(SUMMARY_JS)
+    lead = worked_answer.locator("#rendered_cells p", has_text="The answer.").first.inner_text()
     assert rows, "no summary table on the page"
     shown = {row["point"]: row for row in rows}
     points = {"Site RPO", "Site RTO promised", "Site RTO planned", "Replication", "DR tier", "Cost", "Drills"}
