@@ -166,6 +166,35 @@ def test_a_static_start_goes_as_compressed_once_and_the_page_streams_on():
     assert _page(start, rest)[1][0][:len(start.body)] == start.body
 
 
+class _Asset(_Request):
+    path = "/voila/static/7155.voila.js"
+
+
+def _serve_asset(body, chunks_sent):
+    """What a client gets of a static asset streamed as tornado's static handler streams it (64 KiB chunks), the
+    handler finishing after ``chunks_sent`` chunks (its visitor left: it stops writing, then finishes)."""
+    wire, step = Wire(_Asset()), 65536
+    chunks = [body[i:i + step] for i in range(0, len(body), step)][:chunks_sent]
+    headers = {"Content-Type": "application/javascript", "ETag": '"abc"', "Content-Length": str(len(body))}
+    _, headers, first = wire.transform_first_chunk(200, headers, chunks[0], False)
+    sent = [first] + [wire.transform_chunk(c, False) for c in chunks[1:]] + [wire.transform_chunk(b"", True)]
+    return b"".join(sent)
+
+
+def test_an_asset_whose_visitor_left_before_its_end_is_not_kept_for_the_next(monkeypatch):
+    """A visitor who closed the page while a script streamed poisoned the cache: every later page got the cut
+    script and never went live (two clean CI runs: the live page's websocket never opened)."""
+    from drmath.serve.handlers import _Compressed
+
+    monkeypatch.setattr(Wire, "compressed", _Compressed(2**24))
+    body = b"".join(b"var x%d = %d;\n" % (i, i) for i in range(40000))  # ~0.6 MB, ten chunks
+    _serve_asset(body, chunks_sent=2)  # the visitor leaves after two chunks
+    assert Wire.compressed.size == 0
+    assert gzip.decompress(_serve_asset(body, chunks_sent=99)) == body  # the next visitor gets it whole...
+    assert Wire.compressed.size > 0  # ...and it is kept, whole
+    assert gzip.decompress(_serve_asset(body, chunks_sent=1)) == body  # from the cache
+
+
 def test_a_first_chunk_without_its_start_is_compressed_whole():
     start = GzipStart(b"<p>another scenario's start</p>" * 100)
     rest = b"<p>a page that does not begin with it</p>" * 100

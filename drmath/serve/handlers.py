@@ -261,6 +261,11 @@ class _GzipStream:
         self._head = start.body if start else GZIP_HEADER
         self._crc, self._size = (start.crc, len(start.data)) if start else (0, 0)
 
+    @property
+    def size(self):
+        """The bytes compressed so far, the start's included [B]."""
+        return self._size
+
     def compress(self, chunk, finishing):
         self._crc, self._size = zlib.crc32(chunk, self._crc), self._size + len(chunk)
         out = self._head + self._deflate.compress(chunk)
@@ -279,6 +284,10 @@ class Wire(tornado.web.OutputTransform):
     the server no compression; a page is compressed as it streams, each flush sent at once (``Z_SYNC_FLUSH``),
     so the page still renders progressively. A page whose handler called :meth:`start_with` sends the start's
     bytes as they were compressed once, when its first chunk begins with them.
+
+    Only a whole asset is kept: a visitor who leaves while an asset streams ends its response early (tornado's
+    static handler stops writing and finishes), and that short body, kept, went to every later visitor, whose
+    page then failed on a cut script ("Unexpected end of input", "Loading chunk 7155 failed") and never went live.
     """
 
     compressed = _Compressed(settings.GZIP_CACHE_BYTES)
@@ -289,6 +298,7 @@ class Wire(tornado.web.OutputTransform):
         self._gzip = None  # the compressor while compressing (a _GzipStream)
         self._sent = False  # a cached body was sent whole with the first chunk
         self._key = self._parts = None
+        self._length = None  # a static asset's whole length [B]: only a body of that length is kept
         self._start = None  # the GzipStart this response's first chunk begins with
 
     @staticmethod
@@ -320,6 +330,7 @@ class Wire(tornado.web.OutputTransform):
                 self._sent = True
                 return status_code, headers, body
             self._parts = []
+            self._length = int(headers.get("Content-Length", -1))
         level = settings.GZIP_STATIC_LEVEL if self._key else settings.GZIP_LEVEL
         start = self._start if self._start is not None and chunk.startswith(self._start.data) else None
         self._gzip = _GzipStream(level, start)
@@ -338,6 +349,6 @@ class Wire(tornado.web.OutputTransform):
         out = self._gzip.compress(chunk, finishing)
         if self._parts is not None:
             self._parts.append(out)
-            if finishing:
+            if finishing and self._gzip.size == self._length:  # whole: its visitor did not leave before its end
                 self.compressed.put(self._key, b"".join(self._parts))
         return out
