@@ -182,3 +182,18 @@ def test_the_command_line_names_its_own_options(capsys, monkeypatch):
                                      "--end-column", "end", "--where", "cluster=primary"])
     assert "the whole-window MTBF understates the fleet today, so fit a recent window (--since)" in text
     assert "the row before (--merge-within 0 s); 15 joined by the join column" in text
+
+
+def test_times_from_year_1_to_9999_still_parse_when_formats_are_combined():
+    # the cells each format reads are gathered at one resolution; nanoseconds end in 2262 and broke on 9999
+    text = MIXED.replace("2025-03-01T12:20:00Z", "9999-01-01T00:00:00Z")
+    fit = parse_incidents(text, since="2025-03-01", until="2025-03-02", **COLUMNS)
+    assert fit.provenance["time_format_cells"] == [6, 6] and fit.events == 6
+
+
+def test_a_log_of_only_open_incidents_is_fitted_not_refused():
+    # every repair still running: the failures are fitted, the repairs are not (too few done), and it says so
+    text = "\n".join(line.rsplit(",", 1)[0] + "," for line in MIXED.splitlines()[1:])
+    fit = parse_incidents("Created,Resolved\n" + text + "\n", **COLUMNS)
+    assert fit.events == 5 and fit.provenance["open_incidents"] == 6 and fit.repair_median is None
+    assert "Repairs         too few durations > 0 to fit" in fit.summary()

@@ -159,6 +159,7 @@ MAX_GUESSES = 16
 """Most cells a format is guessed from, without a ``time_format`` [1]: each guess costs a parse of the column, so a
 file of 300,000 distinct bad times costs 16, not 300,000."""
 
+_STAMP = "datetime64[us, UTC]"  # microseconds: every year from 1 to 9999 (nanoseconds end in 2262)
 _TRUE = frozenset({"1", "true", "yes", "y", "x", "t"})
 _FALSE = frozenset({"", "0", "false", "no", "n", "f"})
 _DEFAULTS = {"cause_column": "cause", "scope_column": "scope", "join_column": "joins_previous"}
@@ -444,7 +445,7 @@ def _parse_times(cells, formats):
     if too_long.any():
         cells = cells.where(~too_long, "")  # too long to be a time: never parsed
     values = cells.str.strip()
-    parsed = pd.Series(pd.NaT, index=cells.index, dtype="datetime64[ns, UTC]")
+    parsed = pd.Series(pd.NaT, index=cells.index, dtype=_STAMP)
     given = (values != "").to_numpy().copy()  # the cells still to read
     used, tried, guesses = {}, set(), 0
     pending = list(formats or ["ISO8601"])
@@ -456,7 +457,7 @@ def _parse_times(cells, formats):
             got = pd.to_datetime(values[given], format=fmt, utc=True, errors="coerce")
             hit = got.notna().to_numpy()
             if hit.any():
-                parsed[got.index[hit]] = got[hit]
+                parsed[got.index[hit]] = got[hit].astype(_STAMP)
                 given[given] = ~hit
                 used[fmt] = used.get(fmt, 0) + int(hit.sum())
             if formats or len(tried) >= MAX_INFERRED:  # each format tried costs a parse of the cells left
