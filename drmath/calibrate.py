@@ -166,8 +166,16 @@ class Calibration:
         frame = pd.DataFrame(list(self.causes), columns=["cause", "count", "share"])
         return frame.set_index("cause")
 
-    def summary(self):
-        """The fit as text for a terminal: the fits and intervals, the trend sentence, the cause table.
+    def summary(self, hints=None):
+        """The fit as text for a terminal: how rows became events, the fits and intervals, the trend sentence,
+        the cause table.
+
+        Parameters
+        ----------
+        hints : dict, optional
+            The options of the reader's tool to name, by key (``"since"``, ``"until"``, ``"merge_within"``,
+            ``"time_format"``), e.g. ``{"since": "--since"}`` on the command line; None names none (the
+            dashboard's panel and a notebook have no such options).
 
         Returns
         -------
@@ -189,7 +197,7 @@ class Calibration:
         lines = [head + (f" ({used})" if used else ""),
                  f"Events          {self.events:,} in a window of {d(self.window)}"
                  + (f" ({p['window_start']} to {p['window_end']})" if p.get("window_start") else ""),
-                 *_rows_line(p, d),
+                 *_rows_line(p, d, self.events, hints or {}),
                  f"MTBF            {d(self.mtbf)}   95% interval {d(self.mtbf_ci[0])} to {d(self.mtbf_ci[1])}"
                  f"   (window / events; renewal interval, gaps' CV² {_num(self.gaps_cv2)})",
                  f"Weibull         shape {self.weibull_shape:.3g} (95% interval {_num(self.weibull_shape_ci[0])} "
@@ -201,12 +209,17 @@ class Calibration:
             lines.append(f"Per GPU         {self.gpu_failure_rate:.3g} /s   95% interval {lo:.3g} to {hi:.3g} /s   "
                          f"({self.gpus:,} GPUs; {self.gpu_failure_rate * 86400 * 1000:.3g} per 1,000 GPU-days)")
         if self.repair_median is not None:
+            late = p.get("repairs_censored", 0)
+            over = (f"{p.get('repairs_fitted', '?')} repairs done and {late:,} still open, right-censored"
+                    if late else f"{p.get('repairs_fitted', '?')} events")
             lines.append(f"Repairs         median {d(self.repair_median)}, sigma {self.repair_sigma:.3g}   "
-                         f"(lognormal MLE over {p.get('repairs_fitted', '?')} events)")
+                         f"(lognormal MLE over {over})")
         else:
             lines.append("Repairs         too few durations > 0 to fit")
         t = self.trend
-        lines.append(f"Trend           Laplace U = {t['statistic']:.3g}: {t['sentence']}")
+        since = (hints or {}).get("since")
+        lines.append(f"Trend           Laplace U = {t['statistic']:.3g}: {t['sentence']}"
+                     + (f" ({since})" if since and t["direction"] != "none" else ""))
         if self.causes:
             lines += ["", f"  {'cause':<32} {'count':>6} {'share':>7}"]
             lines += [f"  {c:<32} {n:>6,} {s:>7.1%}" for c, n, s in self.causes]
@@ -300,15 +313,39 @@ class Calibration:
         return delegate("drmath.calibrate.Calibration.fragment()", "drmath.io.fits.fragment", self)
 
 
-def _rows_line(p, d):
-    """The summary's line on how rows became events (the reader's provenance), or none without it."""
+def _rows_line(p, d, events, hints):
+    """The summary's lines on how rows became events, how times were read and the open incidents (the reader's
+    provenance), or none without it; ``hints`` names the reader's options (:meth:`Calibration.summary`)."""
     if "rows_simultaneous" not in p:
         return []
     w = p.get("merge_within", 0.0)
+    dup, merged, joined, outside = (p.get(k, 0) for k in ("rows_duplicate", "rows_simultaneous", "rows_joined",
+                                                          "events_outside_window"))
+    made = p["rows_used"] - dup - merged - joined
+    tail = f"; {outside:,} outside the window" if outside else ""
+    if p.get("window_opens_at_first_event"):
+        tail += f"; the first opens the window, so {events:,} failures"
+    lines = [f"Rows            {p['rows_used']:,} rows, {made:,} events: {dup:,} duplicate{'s' * (dup != 1)} dropped, "
+             f"{merged:,} merged, {joined:,} joined{tail}"]
     rule = "at the same recorded time as" if w == 0 else f"within {d(w)} of"
-    joined = f"; {p['rows_joined']:,} joined by the join column" if p.get("rows_joined") else ""
-    return [f"Merged rows     {p['rows_simultaneous']:,} rows starting {rule} the row before (--merge-within "
-            f"{w:g} s){joined}"]
+    lines.append(f"Merged rows     {merged:,} rows starting {rule} the row before "
+                 f"({hints.get('merge_within', 'merge window')} {w:g} s)"
+                 + (f"; {joined:,} joined by the join column" if joined else ""))
+    if p.get("time_formats"):
+        given = f" by {hints['time_format']}" if "time_format" in hints else ""
+        how = (f"(the formats given{given}, tried in order)" if p.get("time_formats_given")
+               else "(no format given: ISO 8601, then formats inferred from the values)")
+        lines.append("Times           " + ", ".join(f"{f!r} ({n:,} cells)" if f != "ISO 8601" else f"{f} ({n:,} cells)"
+                                                    for f, n in zip(p["time_formats"], p["time_format_cells"]))
+                     + f"   {how}")
+    if p.get("open_incidents"):
+        n = p["open_incidents"]
+        until = f"; {hints['until']} moves it" if "until" in hints else ""
+        mute = n - p.get("repairs_censored", n)
+        mute = f"; {mute:,} opened at that time, which says nothing of its repair, left out of the fit" if mute else ""
+        lines.append(f"Open            {n:,} event{'s' * (n != 1)} with no end time: counted as failures, their "
+                     f"repairs right-censored at the window's end ({p.get('window_end')}{until}){mute}")
+    return lines
 
 
 def _pair(ci):
@@ -820,23 +857,25 @@ def laplace_trend(times, exposure, alpha=1.0 - CONFIDENCE):
     elif u < 0:
         direction = "falling"
         sentence = (f"the failure rate is falling (p = {p:.2g}): failures come early in the window, as in "
-                    "burn-in; the whole-window MTBF understates the fleet today, so fit a recent window "
-                    "(--since)")
+                    "burn-in; the whole-window MTBF understates the fleet today, so fit a recent window")
     else:
         direction = "rising"
         sentence = (f"the failure rate is rising (p = {p:.2g}): failures come late in the window, as in "
                     "wear-out or a worsening fleet; the whole-window MTBF overstates the fleet today, so fit a "
-                    "recent window (--since)")
+                    "recent window")
     return {"statistic": u, "p_value": p, "direction": direction, "sentence": sentence}
 
 
-def lognormal_fit(durations):
-    r"""Lognormal MLE of repair or recovery durations: the median and :math:`\sigma`.
+def lognormal_fit(durations, censored=()):
+    r"""Lognormal MLE of repair or recovery durations: the median and :math:`\sigma`, right-censored ones included.
 
     Parameters
     ----------
     durations : array_like
-        Durations, each > 0. [s]
+        Complete durations (repairs done), each > 0. [s]
+    censored : array_like, default ()
+        Right-censored durations, each > 0: repairs still running when the log ends, known only to last
+        longer than this. [s]
 
     Returns
     -------
@@ -848,35 +887,68 @@ def lognormal_fit(durations):
     Raises
     ------
     ValueError
-        With fewer than two durations, or one that is not > 0 and finite.
+        With fewer than two complete durations, or a duration that is not > 0 and finite.
 
     Notes
     -----
-    The MLE is closed-form ([1]_, section 4.6), the same as ``scipy.stats.lognorm.fit(d, floc=0)``:
+    Without censored durations the MLE is closed-form ([1]_, section 4.6), the same as
+    ``scipy.stats.lognorm.fit(d, floc=0)``:
 
     .. math::
 
        \hat\mu = \frac{1}{n}\sum \ln d_i, \qquad
        \hat\sigma = \sqrt{\frac{1}{n}\sum (\ln d_i - \hat\mu)^2}
 
+    With censored durations :math:`c_j` it maximises ([1]_, section 8.2)
+
+    .. math::
+
+       \ell(\mu, \sigma) = \sum_i \left[\ln\phi\left(\frac{\ln d_i - \mu}{\sigma}\right) - \ln\sigma\right]
+       + \sum_j \ln\left[1 - \Phi\left(\frac{\ln c_j - \mu}{\sigma}\right)\right]
+
+    from the closed form, so a repair still running counts as "longer than :math:`c_j`", never as a repair
+    of :math:`c_j` (which would shorten the median).
+
     References
     ----------
     .. [1] W. Q. Meeker and L. A. Escobar, *Statistical Methods for Reliability Data*, Wiley, 1998,
-       section 4.6 (the lognormal distribution).
+       section 4.6 (the lognormal distribution) and chapter 8 (maximum likelihood with censored data).
 
     Examples
     --------
     >>> median, sigma = lognormal_fit([600.0, 1200.0, 2400.0])
     >>> round(median, 1), round(sigma, 4)
     (1200.0, 0.566)
+    >>> round(lognormal_fit([600.0, 1200.0, 2400.0], censored=[3000.0])[0]) > 1200
+    True
     """
     d = np.asarray(durations, dtype=float).ravel()
+    c = np.asarray(censored, dtype=float).ravel()
     if d.size < 2:
         raise ValueError(f"durations must hold at least 2 values, got {d.size}")
-    if not np.all(np.isfinite(d) & (d > 0)):
-        raise ValueError(f"durations must be > 0 and finite [s], got {short_repr(d[~(np.isfinite(d) & (d > 0))][0])}")
+    for what, x in (("durations", d), ("censored", c)):
+        if not np.all(np.isfinite(x) & (x > 0)):
+            bad = float(x[~(np.isfinite(x) & (x > 0))][0])
+            raise ValueError(f"{what} must be > 0 and finite [s], got {short_repr(bad)}")
     logs = np.log(d)
-    return float(np.exp(logs.mean())), float(logs.std())
+    mu, sigma = float(logs.mean()), float(logs.std())
+    if c.size == 0 or sigma == 0:
+        return float(np.exp(mu)), sigma
+    from scipy import optimize, special
+
+    logc = np.log(c)
+
+    def minus(theta):  # -loglik and its gradient in (mu, ln sigma)
+        m, s = theta[0], math.exp(theta[1])
+        z, w = (logs - m) / s, (logc - m) / s
+        tail = special.log_ndtr(-w)
+        h = np.exp(-0.5 * w * w - 0.5 * math.log(2 * math.pi) - tail)  # phi(w) / (1 - Phi(w))
+        loglik = -0.5 * float(z @ z) - logs.size * theta[1] + float(tail.sum())
+        grad = [float(z.sum() + h.sum()) / s, float(z @ z) - logs.size + float(h @ w)]
+        return -loglik, -np.asarray(grad)
+
+    best = optimize.minimize(minus, [mu, math.log(sigma)], jac=True, method="BFGS", options={"gtol": 1e-9})
+    return float(np.exp(best.x[0])), float(np.exp(best.x[1]))
 
 
 def cause_table(causes):
@@ -911,8 +983,8 @@ def cause_table(causes):
     return table
 
 
-def fit_events(starts, window_start, window_end, *, opens_window=False, durations=None, causes=None, scopes=None,
-               gpus=None, provenance=None, confidence=CONFIDENCE, resolution=0.0, merge_within=0.0):
+def fit_events(starts, window_start, window_end, *, opens_window=False, durations=None, censored=None, causes=None,
+               scopes=None, gpus=None, provenance=None, confidence=CONFIDENCE, resolution=0.0, merge_within=0.0):
     r"""Fit the failure and repair models to events already in order: the numbers of :class:`Calibration`.
 
     Parameters
@@ -926,6 +998,10 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
         failure inside the window. [1]
     durations : array_like, optional
         Each event's repair duration (>= 0; zeros are left out of the lognormal fit). [s]
+    censored : array_like of bool, optional
+        True where the event's repair was still running at the log's end (an open incident): its duration is
+        then the time to the window's end, right-censored in the lognormal fit (:func:`lognormal_fit`); the
+        event counts as a failure all the same. None: every repair is complete. [1]
     causes, scopes : sequence of str, optional
         Each event's cause and scope. [1]
     gpus : int, optional
@@ -991,13 +1067,17 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
     mtbf, mtbf_ci = renewal_fit(int(failures.size), exposure, cv2, confidence)
     trend = laplace_trend(failures - a, exposure, 1.0 - confidence)
     repair_median = repair_sigma = None
-    fitted = 0
+    fitted = running = 0
     if durations is not None:
         d = np.asarray(durations, dtype=float).ravel()
-        d = d[d > 0]
-        fitted = int(d.size)
-        if d.size >= 2:
-            repair_median, repair_sigma = lognormal_fit(d)
+        late = np.zeros(d.size, dtype=bool) if censored is None else np.asarray(censored, dtype=bool).ravel()
+        if late.size != d.size:
+            raise ValueError(f"censored must hold one flag per duration ({d.size}), got {late.size}")
+        done, running = d[(d > 0) & ~late], d[(d > 0) & late]
+        fitted = int(done.size)
+        if done.size >= 2:
+            repair_median, repair_sigma = lognormal_fit(done, running)
+        running = int(running.size)
     rate = rate_ci = None
     if gpus is not None:
         if not (isinstance(gpus, (int, np.integer)) and 1 <= gpus <= 10**8):
@@ -1009,6 +1089,7 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
     scope_rows = () if scopes is None else _rows(cause_table(scopes))
     prov = dict(provenance or {})
     prov.setdefault("repairs_fitted", fitted)
+    prov.setdefault("repairs_censored", running)
     prov["gaps_interval_censored"] = grouped
     return Calibration(events=int(failures.size), window=exposure, mtbf=mtbf, mtbf_ci=mtbf_ci, weibull_shape=shape,
                        weibull_shape_ci=shape_ci, weibull_scale=scale, repair_median=repair_median,

@@ -6,7 +6,7 @@
 - ``drmath compare A B [C [D]] [--json]``
 - ``drmath report [SCENARIO] -o plan.html [--png DIR] [--quiet]``
 - ``drmath calibrate LOG.csv --start-column NAME [--end-column NAME | --duration-column NAME --duration-unit s|min|h]
-  [--time-format FMT] [--where COLUMN=VALUE]... [--since DATE] [--gpus N] [--merge-within DURATION] [--json]
+  [--time-format FMT]... [--where COLUMN=VALUE]... [--since DATE] [--gpus N] [--merge-within DURATION] [--json]
   [-o fleet.toml]``
 
 A SCENARIO is a TOML file, ``-`` for standard input, or the name of a scenario
@@ -224,6 +224,56 @@ MERGE_HELP = ("rows that start at most this long after the row before them (in t
 """``drmath calibrate --merge-within``'s help: its rule and its default (:data:`drmath.io.incidents.MERGE_WITHIN`)."""
 
 
+CALIBRATE_HINTS = {"time_format": "--time-format", "since": "--since", "until": "--until",
+                   "merge_within": "--merge-within"}
+"""The options ``drmath calibrate``'s messages and summary name (:meth:`drmath.calibrate.Calibration.summary`)."""
+
+CALIBRATE_EXAMPLE = """\
+a ticket export as it comes (data/tickets_example.csv: columns Created, Resolved,
+Component, Cluster; ISO and "2025-03-01 02:36:31 UTC" times; open tickets; rows
+exported twice):
+
+  drmath calibrate data/tickets_example.csv --start-column Created \\
+      --end-column Resolved --cause-column Component --where Cluster=prod
+
+times are read by the --time-format formats in order, or without one by ISO 8601
+and the formats inferred from the values (the summary names them); a ticket with
+no end time is open: a failure whose repair is right-censored at the window's end
+(--until, default the log's latest time); identical rows are dropped and counted"""
+"""``drmath calibrate --help``'s closing example: the command README.md shows for a ticket export."""
+
+
+def _calibrate_parser(sub):
+    """``drmath calibrate``'s options, with the ticket export's command as its help's example."""
+    p_cal = sub.add_parser("calibrate", help="fit the failure and repair models to an incident log (CSV)",
+                           epilog=CALIBRATE_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p_cal.add_argument("log", metavar="LOG.csv", help="the incident log: a CSV file with a header row, or -")
+    p_cal.add_argument("--start-column", required=True, metavar="NAME", help="the column of each start time")
+    p_cal.add_argument("--end-column", metavar="NAME", help="the column of each end time (or --duration-column)")
+    p_cal.add_argument("--duration-column", metavar="NAME", help="the column of each duration, in --duration-unit")
+    p_cal.add_argument("--duration-unit", choices=("s", "min", "h"), help="the unit of --duration-column")
+    p_cal.add_argument("--time-format", metavar="FMT", action="append",
+                       help='strftime format of the times, e.g. "%%d/%%m/%%Y %%H:%%M"; repeat it for several, '
+                       "tried in order on each time (default: ISO 8601, then formats inferred from the values); "
+                       "times without a zone are UTC")
+    p_cal.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
+                       help="keep rows whose COLUMN is VALUE; repeat it: all columns must match, and values "
+                       "given for one column are alternatives")
+    p_cal.add_argument("--since", metavar="DATE", help="open the window here (default: at the first event)")
+    p_cal.add_argument("--until", metavar="DATE", help="close the window here, and censor the repairs of open "
+                       "incidents (no end time) here (default: the log's latest time)")
+    p_cal.add_argument("--gpus", type=int, metavar="N", help="GPUs of the fleet the log covers: adds the per-GPU "
+                       "failure rate [1/s], and -o writes it as failures.gpu_failure_rate")
+    p_cal.add_argument("--cause-column", metavar="NAME", help="the cause column (default: cause, if there is one)")
+    p_cal.add_argument("--scope-column", metavar="NAME", help="the scope column (default: scope, if there is one)")
+    p_cal.add_argument("--join-column", metavar="NAME", help="a yes/no column joining a row to the event of "
+                       "the row before it in time (default: joins_previous, if there is one)")
+    p_cal.add_argument("--merge-within", metavar="DURATION", help=MERGE_HELP)
+    p_cal.add_argument("--json", action="store_true", help="print the fit as JSON in SI")
+    p_cal.add_argument("-o", "--output", metavar="fleet.toml", help="write the fitted failure model as a scenario "
+                       "fragment (atomically) for drmath plan SCENARIO fleet.toml")
+
+
 def _merge_within(text):
     """``--merge-within``: seconds, or a duration with its unit ("5 min")."""
     from .io.incidents import MERGE_WITHIN
@@ -259,12 +309,13 @@ def _calibrate(args):
     fit = incidents.read_incidents(
         args.log, start_column=args.start_column, end_column=args.end_column, duration_column=args.duration_column,
         duration_unit=args.duration_unit, time_format=args.time_format, where=args.where, since=args.since,
-        until=args.until, gpus=args.gpus, merge_within=_merge_within(args.merge_within), **optional)
+        until=args.until, gpus=args.gpus, merge_within=_merge_within(args.merge_within), hints=CALIBRATE_HINTS,
+        **optional)
     if out is not None:
         files.atomic_write(out, fits.fragment(fit))  # validated before it is written
     if args.json:
         return json.dumps(fit.to_dict(), indent=2, allow_nan=False)
-    text = fit.summary()
+    text = fit.summary(hints=CALIBRATE_HINTS)
     if out is not None:
         text += f"\n\nwrote {out}: merge it with drmath plan SCENARIO {out}"
     return text
@@ -453,29 +504,7 @@ def main(argv=None):
     p_rep.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the HTML file (written atomically)")
     p_rep.add_argument("--png", metavar="DIR", help="also write each figure as PNG into DIR (through kaleido)")
     p_rep.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    p_cal = sub.add_parser("calibrate", help="fit the failure and repair models to an incident log (CSV)")
-    p_cal.add_argument("log", metavar="LOG.csv", help="the incident log: a CSV file with a header row, or -")
-    p_cal.add_argument("--start-column", required=True, metavar="NAME", help="the column of each start time")
-    p_cal.add_argument("--end-column", metavar="NAME", help="the column of each end time (or --duration-column)")
-    p_cal.add_argument("--duration-column", metavar="NAME", help="the column of each duration, in --duration-unit")
-    p_cal.add_argument("--duration-unit", choices=("s", "min", "h"), help="the unit of --duration-column")
-    p_cal.add_argument("--time-format", metavar="FMT", help='strftime format of the times, e.g. "%%d/%%m/%%Y %%H:%%M" '
-                       "(default: ISO 8601, else inferred from the first value); times without a zone are UTC")
-    p_cal.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
-                       help="keep rows whose COLUMN is VALUE; repeat it: all columns must match, and values "
-                       "given for one column are alternatives")
-    p_cal.add_argument("--since", metavar="DATE", help="open the window here (default: at the first event)")
-    p_cal.add_argument("--until", metavar="DATE", help="close the window here (default: the log's latest time)")
-    p_cal.add_argument("--gpus", type=int, metavar="N", help="GPUs of the fleet the log covers: adds the per-GPU "
-                       "failure rate [1/s], and -o writes it as failures.gpu_failure_rate")
-    p_cal.add_argument("--cause-column", metavar="NAME", help="the cause column (default: cause, if there is one)")
-    p_cal.add_argument("--scope-column", metavar="NAME", help="the scope column (default: scope, if there is one)")
-    p_cal.add_argument("--join-column", metavar="NAME", help="a yes/no column joining a row to the event of "
-                       "the row before it in time (default: joins_previous, if there is one)")
-    p_cal.add_argument("--merge-within", metavar="DURATION", help=MERGE_HELP)
-    p_cal.add_argument("--json", action="store_true", help="print the fit as JSON in SI")
-    p_cal.add_argument("-o", "--output", metavar="fleet.toml", help="write the fitted failure model as a scenario "
-                       "fragment (atomically) for drmath plan SCENARIO fleet.toml")
+    _calibrate_parser(sub)
     try:
         args = parser.parse_args(argv)
         if args.command == "compare":

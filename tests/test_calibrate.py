@@ -187,9 +187,10 @@ def test_the_example_read_in_any_row_order_fits_the_same():
 
 @pytest.mark.parametrize("within, events, merged", [(0.0, 5, 1), (59.0, 5, 1), (60.0, 4, 2), (300.0, 3, 3)])
 def test_rows_within_the_merge_window_of_the_row_before_are_one_event(within, events, merged):
-    # starts (min): 0, 0 (same time), 1 (60 s after), 6 (5 min after), 120, 600; one chain per window
+    # starts (min): 0, 0 (same time), 1 (60 s after), 6 (5 min after), 120, 600; one chain per window; the two
+    # rows at 0 differ (5 and 7 min), so they are two incidents merged, not one row exported twice
     starts = [600 * 60.0, 0.0, 60.0, 0.0, 120 * 60.0, 6 * 60.0]
-    fit = parse_incidents(csv_log(starts, [5] * 6), start_column="start", duration_column="minutes",
+    fit = parse_incidents(csv_log(starts, [5, 5, 5, 7, 5, 5]), start_column="start", duration_column="minutes",
                           duration_unit="min", since="2024-05-01", until="2024-05-02", merge_within=within)
     assert fit.events == events and fit.provenance["rows_simultaneous"] == merged
     assert fit.provenance["merge_within"] == within
@@ -297,8 +298,12 @@ def test_problems_are_listed_up_to_ten_and_counted():
     with pytest.raises(IncidentLogError, match=r"12 problems in 12 rows \(2 not shown\); the file was refused") as info:
         parse_incidents(bad, start_column="start", end_column="end")
     assert len(info.value.problems) == 10 and info.value.count == 12
-    assert info.value.problems[0] == "incidents.csv row 3, column end: '2024-05-01 01:xx' is not a time " \
-                                     "(give --time-format)"
+    # the library names no option (the dashboard's panel has none); the command line names its own
+    assert info.value.problems[0] == "incidents.csv row 3, column end: '2024-05-01 01:xx' is not a time in ISO " \
+                                     "8601 or a format inferred from the log's values"
+    with pytest.raises(IncidentLogError) as info:
+        parse_incidents(bad, start_column="start", end_column="end", hints={"time_format": "--time-format"})
+    assert info.value.problems[0].endswith("'2024-05-01 01:xx' is not a time (give --time-format)")
 
 
 def test_rows_filtered_out_are_not_checked():

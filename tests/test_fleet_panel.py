@@ -5,6 +5,7 @@ Each refusal is one clear line in the panel's error area, and nothing moves: not
 
 import html
 import re
+from pathlib import Path
 
 import pytest
 
@@ -197,3 +198,33 @@ def test_the_upload_bound_is_under_the_servers_message_limit():
     from drmath.serve import MAX_MESSAGE_SIZE
 
     assert panel_module.MAX_UPLOAD_BYTES < MAX_MESSAGE_SIZE  # else a big file ends the session, unexplained
+
+
+def test_the_panels_messages_name_no_option_it_lacks(panel):
+    # issue 35: the panel told its reader to "give --time-format" and "fit a recent window (--since)", options
+    # of drmath calibrate that the panel does not have; the command line keeps them (tests/test_calibrate_tickets.py)
+    assert panel.use_example()
+    panel.map_columns(start="start", end="end", where="cluster", where_value="primary")
+    fit = panel.fit()
+    assert fit.trend["direction"] == "falling"  # the case whose sentence named --since
+    shown = html.unescape(panel.summary.value)
+    assert "fit a recent window" in shown and not re.search(r"--[a-z]", shown), shown
+    bad = GOOD.replace("2024-05-01 05:00", "yesterday")
+    assert panel.load("bad.csv", bad.encode())
+    panel.map_columns(start="start", duration="minutes", unit="min")
+    assert panel.fit() is None
+    text = shown_error(panel)
+    assert text.startswith("bad.csv row 3, column start: 'yesterday' is not a time in ISO 8601 or a format inferred")
+    assert "--" not in text
+
+
+def test_the_panel_fits_a_ticket_export_with_open_tickets_and_says_so(panel):
+    # the panel reads the same export as the command line: open tickets and duplicates counted, never refused
+    log = Path(__file__).resolve().parents[1] / "data" / "tickets_example.csv"
+    assert panel.load("tickets.csv", log.read_bytes())
+    panel.map_columns(start="Created", end="Resolved", cause="Component", where="Cluster", where_value="prod")
+    fit = panel.fit()
+    assert fit is not None and panel.error.value == ""
+    shown = html.unescape(panel.summary.value)
+    assert "3 duplicates dropped" in shown and "4 events with no end time" in shown
+    assert not re.search(r"--[a-z]", shown), shown

@@ -963,7 +963,8 @@ PANEL_FILES = {  # the same attacks, at most the panel's 768 KiB
     "a header of 760 KiB of commas": (lambda: "," * 760 * 2**10 + "\n1,2\n", None,
                                       r"^up.csv row 1: a line of 778,240 characters; this page takes at most 65,536$"),
     "bad rows, CR line ends": (lambda: _bad_times(19_000).replace("\n", "\r"), {"start": "start", "end": "end"},
-                               r"^up.csv row 2, column end: '000000000000000000y' is not a time \(give --time-format\)"
+                               r"^up.csv row 2, column end: '000000000000000000y' is not a time in ISO 8601 or a "
+                               r"format inferred from the log's values"
                                r" \(38,000 problems in 19,000 rows \(37,990 not shown\)"),
     "12 cells of 60,000 digits": (lambda: "start,hours\n" + ("1" * 60_000 + ",1\n") * 12, HOURS,
                                   r"^up.csv row 2, column start: a cell of 60,000 characters; at most 4,096 are read"

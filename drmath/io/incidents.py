@@ -9,6 +9,19 @@ The rules that turn rows into events, stated once:
 
 - **Filter.** ``where`` keeps the rows whose cell equals a value (spaces around it dropped): the
   conditions on different columns must all hold; several values for one column are alternatives.
+- **Duplicates.** A kept row identical to one before it in the file (every cell the same) is one incident
+  exported twice: it is dropped, and counted (``rows_duplicate``).
+- **Times.** Each time is read by the formats given (``time_format``, one or several), tried in order; with
+  none, by ISO 8601, then by the formats inferred from the values it leaves unread, one at a time from the first
+  such value (at most :data:`MAX_INFERRED`), so a ticket export mixing ``2025-03-01T02:36:31Z`` and
+  ``2025-03-01 02:36:31 UTC`` is read whole. The formats that read a time, and how many cells each read, are
+  kept (``time_formats``, ``time_format_cells``) and the summary names them. A time that none reads is a problem.
+- **Open incidents.** A row with a start time and a blank end time is an incident still open when the log was
+  exported: it is a failure like any other (counted in the events and the MTBF), and its repair is
+  right-censored at the window's end (``until``, or without it the latest time the log records, a start or an
+  end), so the lognormal repair fit takes it as "longer than this", never as a repair done; an event holding an
+  open row is open. The count is kept (``open_incidents``, ``repairs_censored``) and the summary says so. A
+  repair censored at 0 (an incident opened at the window's end) says nothing and is left out of the fit.
 - **Time order.** The kept rows are put in order of their start times (rows that start together keep
   the file's order): logs are not written in time order, and every rule below reads "the row before"
   in time.
@@ -25,7 +38,7 @@ The rules that turn rows into events, stated once:
 - **Window.** Times without a zone are read as UTC. The window opens at ``since``, or, without
   it, at the first event, which then only opens the window: the gap before it is unknown, so it is
   not counted as a failure inside the window. The window closes at ``until``, or at the latest time
-  the log records (the last event's end). Events outside the window are left out (and counted).
+  the log records (the latest start or end). Events outside the window are left out (and counted).
 - **Resolution.** Start times that are all whole hours, minutes or seconds (:data:`RESOLUTIONS`)
   were recorded to that resolution: a time is the start of its minute, so a gap is known to a minute
   either side, and gaps of one minute or none were merged. The Weibull fit treats the gaps as
@@ -74,7 +87,8 @@ from . import files
 
 __all__ = ["IncidentLogError", "read_incidents", "parse_incidents", "example_log", "count_lines", "check_table",
            "DURATION_UNITS", "MAX_LISTED", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_LINE_CHARS", "MAX_CELL_CHARS",
-           "MAX_TIME_CHARS", "MAX_FORMAT_CHARS", "MAX_DURATION", "MERGE_WITHIN", "MAX_MERGE_WITHIN"]
+           "MAX_TIME_CHARS", "MAX_FORMAT_CHARS", "MAX_DURATION", "MERGE_WITHIN", "MAX_MERGE_WITHIN", "MAX_FORMATS",
+           "MAX_INFERRED", "MAX_GUESSES"]
 
 DURATION_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0}
 """The units a duration column may be in, and their length [s]."""
@@ -131,6 +145,21 @@ the Weibull fit treats such gaps as interval-censored (:func:`drmath.calibrate.w
 MAX_MERGE_WITHIN = 86400.0
 """Longest ``merge_within`` [s]: a day."""
 
+MAX_FORMATS = 8
+"""Most ``time_format`` values given, each tried in order on the cells the ones before it left [1]."""
+
+ISO = "ISO 8601"
+"""How a summary names the ISO 8601 times (pandas' ``format="ISO8601"``)."""
+
+MAX_INFERRED = 4
+"""Most formats tried, without a ``time_format``, on a log's values (ISO 8601 counted, then those inferred) [1]:
+each costs a parse of the cells the ones before it left."""
+
+MAX_GUESSES = 16
+"""Most cells a format is guessed from, without a ``time_format`` [1]: each guess costs a parse of the column, so a
+file of 300,000 distinct bad times costs 16, not 300,000."""
+
+_STAMP = "datetime64[us, UTC]"  # microseconds: every year from 1 to 9999 (nanoseconds end in 2262)
 _TRUE = frozenset({"1", "true", "yes", "y", "x", "t"})
 _FALSE = frozenset({"", "0", "false", "no", "n", "f"})
 _DEFAULTS = {"cause_column": "cause", "scope_column": "scope", "join_column": "joins_previous"}
@@ -399,12 +428,15 @@ def _check_format(time_format):
         raise ValueError(f"{what} is not valid: {clip(visible(reason))}") from None
 
 
-def _parse_times(cells, time_format):
-    """Cells -> UTC timestamps (NaT where a cell does not parse), with the format given or inferred.
+def _parse_times(cells, formats):
+    """Cells -> (UTC timestamps, NaT where a cell does not parse; ``{format: cells parsed}``), each format given
+    tried in order on the cells the ones before it left, or, with none given, the formats inferred per value.
 
-    A cell over :data:`MAX_TIME_CHARS` is not parsed (NaT). Without a format, ISO 8601 is tried, then one
-    format guessed from the first value; pandas' own fallback, dateutil cell by cell, is never taken: its time
-    grows with the square of a cell's length (1 MiB of digits: 117 s).
+    A cell over :data:`MAX_TIME_CHARS` is not parsed (NaT). Without a format, ISO 8601 is tried, then a format
+    guessed from the first cell still unread, and so on (:data:`MAX_INFERRED` formats tried at most, guessed from
+    at most :data:`MAX_GUESSES` cells), so a log mixing ``2025-03-01T02:36:31Z`` and ``2025-03-01 02:36:31 UTC`` is read
+    whole; pandas' own fallback, dateutil cell by cell, is never taken: its time grows with the square of a cell's
+    length (1 MiB of digits: 117 s).
     """
     import pandas as pd
     from pandas.tseries.api import guess_datetime_format
@@ -412,18 +444,31 @@ def _parse_times(cells, time_format):
     too_long = (cells.str.len() > MAX_TIME_CHARS).to_numpy()
     if too_long.any():
         cells = cells.where(~too_long, "")  # too long to be a time: never parsed
+    values = cells.str.strip()
+    parsed = pd.Series(pd.NaT, index=cells.index, dtype=_STAMP)
+    given = (values != "").to_numpy().copy()  # the cells still to read
+    used, tried, guesses = {}, set(), 0
+    pending = list(formats or ["ISO8601"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pandas' dayfirst warnings: bad cells say more
-        if time_format is not None:
-            return pd.to_datetime(cells.str.strip(), format=time_format, utc=True, errors="coerce").rename(None)
-        parsed = pd.to_datetime(cells, format="ISO8601", utc=True, errors="coerce")  # it skips spaces around a time
-        if parsed.isna().any():
-            values = cells.str.strip()
-            given = values[(values != "").to_numpy()]
-            guessed = guess_datetime_format(given.iloc[0]) if len(given) else None
-            if guessed:
-                parsed = pd.to_datetime(values, format=guessed, utc=True, errors="coerce")
-    return parsed.rename(None)
+        while pending and given.any():
+            fmt = pending.pop(0)
+            tried.add(fmt)
+            got = pd.to_datetime(values[given], format=fmt, utc=True, errors="coerce")
+            hit = got.notna().to_numpy()
+            if hit.any():
+                parsed[got.index[hit]] = got[hit].astype(_STAMP)
+                given[given] = ~hit
+                used[fmt] = used.get(fmt, 0) + int(hit.sum())
+            if formats or len(tried) >= MAX_INFERRED:  # each format tried costs a parse of the cells left
+                continue
+            for cell in values[given].iloc[:MAX_GUESSES - guesses]:  # the next format, from the first cell unread
+                guesses += 1
+                guess = guess_datetime_format(cell)
+                if guess and guess not in tried:
+                    pending.append(guess)
+                    break
+    return parsed.rename(None), used
 
 
 def _seconds(times):
@@ -466,16 +511,22 @@ def _where(frame, where, name, columns):
     return keep
 
 
-def _times(frame, start_column, end_column, duration_column, duration_unit, time_format):
-    """The rows' start times, durations [s] and every problem with them, as ``(start, durations, errors)``;
-    the errors are ``(rows, column, why)`` kinds for :func:`_refuse` (unparseable time, end before start, bad,
-    missing or too long a duration), each row's message built only if it is listed."""
+def _times(frame, start_column, end_column, duration_column, duration_unit, formats, hint=None):
+    """The rows' start times, durations [s] (inf for an open incident: an end column's cell blank), the formats
+    that read the times (``{format: cells}``) and every problem with them, as ``(start, durations, used,
+    errors)``; the errors are ``(rows, column, why)`` kinds for :func:`_refuse` (unparseable time, end before
+    start, bad, missing or too long a duration), each row's message built only if it is listed. ``hint`` is
+    the option a message on a time that does not parse names, e.g. ``"--time-format"``; None names none."""
     import pandas as pd
 
     errors = []  # (rows, column, why(row))
-    fmt = f" in the format {short_repr(time_format)}" if time_format else " (give --time-format)"
+    if formats:
+        fmt = " in the format" + (f" {short_repr(formats[0])}" if len(formats) == 1 else
+                                  f"s {', '.join(short_repr(f) for f in formats)}")
+    else:  # the command line's "(give --time-format)"; else what was tried, naming no option
+        fmt = f" (give {hint})" if hint else " in ISO 8601 or a format inferred from the log's values"
 
-    def unread(column, parsed, kind):
+    def unread(column, parsed, kind, rows):
         cells = frame[column]
 
         def why(row):
@@ -485,17 +536,20 @@ def _times(frame, start_column, end_column, duration_column, duration_unit, time
             if len(cell) > MAX_TIME_CHARS:
                 return f"{short_repr(cell)} is not a time: it is longer than {MAX_TIME_CHARS} characters"
             return f"{short_repr(cell)} is not a time{fmt}"
-        errors.append((frame.index[parsed.isna().to_numpy()].to_numpy(), column, why))
+        errors.append((frame.index[rows].to_numpy(), column, why))
 
-    start = _parse_times(frame[start_column], time_format)
-    unread(start_column, start, "start")
+    start, used = _parse_times(frame[start_column], formats)
+    unread(start_column, start, "start", start.isna().to_numpy())
     if end_column is not None:
-        end = _parse_times(frame[end_column], time_format)
-        unread(end_column, end, "end")
+        end, more = _parse_times(frame[end_column], formats)
+        for key, count in more.items():
+            used[key] = used.get(key, 0) + count
+        blank = (frame[end_column].str.strip() == "").to_numpy()  # an open incident: no end yet
+        unread(end_column, end, "end", end.isna().to_numpy() & ~blank)
         errors.append((frame.index[(end < start).to_numpy()].to_numpy(), end_column, lambda row: (
             f"{short_repr(frame.at[row, end_column].strip())} is before the start "
             f"{short_repr(frame.at[row, start_column].strip())}")))
-        durations = _seconds(end) - _seconds(start)
+        durations = np.where(blank, np.inf, _seconds(end) - _seconds(start))
     else:
         cells = frame[duration_column].str.strip()
         number = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float)
@@ -514,7 +568,7 @@ def _times(frame, start_column, end_column, duration_column, duration_unit, time
             return (f"{short_repr(cell)} {duration_unit} is longer than a century: at most "
                     f"{MAX_DURATION / DURATION_UNITS[duration_unit]:.4g} {duration_unit}")
         errors.append((frame.index[bad].to_numpy(), duration_column, why))
-    return start, durations, errors
+    return start, durations, used, errors
 
 
 def _events(begin, stop, joins, merge_within=MERGE_WITHIN):
@@ -546,7 +600,7 @@ def _resolution(times):
 def parse_incidents(text, *, start_column, end_column=None, duration_column=None, duration_unit=None,
                     time_format=None, where=(), since=None, until=None, cause_column="cause",
                     scope_column="scope", join_column="joins_previous", merge_within=MERGE_WITHIN, gpus=None,
-                    name="incidents.csv"):
+                    name="incidents.csv", hints=None):
     """Read an incident log from CSV text and fit it.
 
     Parameters
@@ -563,9 +617,10 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
         The column of its duration, a number >= 0 in ``duration_unit``.
     duration_unit : {"s", "min", "h"}, optional
         The unit of ``duration_column`` (:data:`DURATION_UNITS`).
-    time_format : str, optional
-        A :func:`time.strftime` format of the time columns (``"%d/%m/%Y %H:%M"``); omitted, ISO 8601
-        is tried, then pandas infers one format from the first value. Times without a zone are UTC.
+    time_format : str or sequence of str, optional
+        :func:`time.strftime` formats of the time columns (``"%d/%m/%Y %H:%M"``), at most :data:`MAX_FORMATS`,
+        each tried in order on the cells the ones before it did not read; omitted, the formats are inferred
+        from the values (see the module's rules). Times without a zone are UTC.
     where : sequence of str, default ()
         ``COLUMN=VALUE`` conditions that keep rows (see the module's rules).
     since, until : str, optional
@@ -580,11 +635,15 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
         GPUs of the fleet the (filtered) log covers, for the per-GPU rate. [1]
     name : str, default "incidents.csv"
         What to call the text in messages (the file's name).
+    hints : dict, optional
+        How the caller names its options, for messages: ``{"time_format": "--time-format"}`` has a time
+        that does not parse say "(give --time-format)" (the command line's wording); None names no option.
 
     Returns
     -------
     fit : Calibration
-        The fits, with ``provenance`` (file, rows read and used, filter, window, merged rows). [1]
+        The fits, with ``provenance`` (file, rows read and used, filter, window, duplicate, merged and joined
+        rows, open incidents, the time formats that read the times and how many cells each read). [1]
 
     Raises
     ------
@@ -594,9 +653,9 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
         or no, a cell over :data:`MAX_CELL_CHARS`, a row that is not CSV; the first :data:`MAX_LISTED`
         are listed and all counted.
     ValueError
-        An unknown column, both or neither of end and duration, a bad unit, ``time_format`` (one line
-        naming it), ``since`` or ``until``, text over a bound of :func:`check_table`, no row left after
-        the filter, or fewer than :data:`MIN_EVENTS` events in the window.
+        An unknown column, both or neither of end and duration, a bad unit, a ``time_format`` (one line
+        naming it) or more than :data:`MAX_FORMATS` of them, ``since`` or ``until``, text over a bound of
+        :func:`check_table`, no row left after the filter, or fewer than :data:`MIN_EVENTS` events in the window.
 
     References
     ----------
@@ -609,6 +668,16 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     Traceback (most recent call last):
     ...
     drmath.io.incidents.IncidentLogError: incidents.csv row 3, column end: '2024-05-01 01:00' is before the start ...
+
+    Two time formats in one column, a row exported twice and an incident still open:
+
+    >>> text = ("start,end\\n2025-03-01T00:00:00Z,2025-03-01T00:30:00Z\\n2025-03-01 06:00:00 UTC,\\n"
+    ...         "2025-03-01T09:00:00Z,2025-03-01T10:00:00Z\\n2025-03-01T09:00:00Z,2025-03-01T10:00:00Z\\n"
+    ...         "2025-03-01 12:00:00 UTC,2025-03-01 12:20:00 UTC\\n")
+    >>> fit = parse_incidents(text, start_column="start", end_column="end")
+    >>> p = fit.provenance
+    >>> fit.events, p["rows_duplicate"], p["open_incidents"], p["repairs_censored"], p["time_formats"]
+    (3, 1, 1, 1, ['ISO 8601', '%Y-%m-%d %H:%M:%S %Z'])
     """
     import pandas as pd
 
@@ -618,8 +687,7 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     if duration_column is not None and duration_unit not in DURATION_UNITS:
         raise ValueError(f"duration_unit = {short_repr(duration_unit)} is not valid: must be one of "
                          f"{', '.join(DURATION_UNITS)}")
-    if time_format is not None:
-        _check_format(time_format)
+    formats = _formats(time_format)
     if isinstance(merge_within, bool) or not (isinstance(merge_within, (int, float, np.integer, np.floating))
                                               and 0 <= merge_within <= MAX_MERGE_WITHIN):
         raise ValueError(f"merge_within (--merge-within) = {short_repr(merge_within)} is out of range: must be a "
@@ -637,13 +705,16 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
             raise ValueError(f"{name}: unknown column {short_repr(column)} ({key.replace('_', ' ')}); "
                              f"the columns are {_listed(columns)}")
     rows_read = len(frame) + len(problems)
-    keep = _where(frame, where, name, columns)
-    frame = frame[keep]
+    frame = frame[_where(frame, where, name, columns)]
     if frame.empty and not problems:
         raise ValueError(f"{name}: no row left after the filter {_listed(where, ' and ')} "
                          f"(of {rows_read:,} rows)"
                          if where else f"{name}: no data rows under the header (row {head_row})")
-    start, durations, errors = _times(frame, start_column, end_column, duration_column, duration_unit, time_format)
+    rows_used = len(frame)
+    duplicate = frame.duplicated().to_numpy()  # a row exported twice: one incident, counted once
+    frame = frame[~duplicate]
+    start, durations, used, errors = _times(frame, start_column, end_column, duration_column, duration_unit,
+                                            formats, (hints or {}).get("time_format"))
     joins = np.zeros(len(frame), dtype=bool)
     if "join_column" in optional:
         join = optional["join_column"]
@@ -654,10 +725,10 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     _refuse(name, _kinds(problems) + errors)
 
     begin = _seconds(start)
-    stop = begin + durations
+    stop = begin + durations  # inf for an open incident
     resolution = _resolution(begin)
     event_start, event_end, first, joined, simultaneous = _events(begin, stop, joins, float(merge_within))
-    latest = float(event_end.max())
+    latest = float(max(begin.max(), stop[np.isfinite(stop)].max(initial=-np.inf)))  # the log's latest time
     a = _seconds(pd.Series([_timestamp(since, "since")]))[0] if since is not None else None
     b = _seconds(pd.Series([_timestamp(until, "until")]))[0] if until is not None else latest
     if a is not None and not b > a:
@@ -672,21 +743,34 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
                          + f"; at least {MIN_EVENTS} are needed to fit")
     opens = a is None
     a = float(event_start[0]) if opens else a
-    causes = scopes = None
-    if "cause_column" in optional:
-        causes = [visible(c) if c else "(blank)" for c in frame[optional["cause_column"]].str.strip().to_numpy()[first]]
-    if "scope_column" in optional:
-        scopes = [visible(c) if c else "(blank)" for c in frame[optional["scope_column"]].str.strip().to_numpy()[first]]
+    is_open = ~np.isfinite(event_end)  # repair still running: right-censored at the window's end
+    event_end = np.where(is_open, b, event_end)
+    labels = {key: [visible(c) if c else "(blank)" for c in frame[optional[key]].str.strip().to_numpy()[first]]
+              for key in ("cause_column", "scope_column") if key in optional}
     iso = [pd.Timestamp(x, unit="s", tz="UTC").isoformat().replace("+00:00", "Z") for x in (a, b)]
-    provenance = {"file": name, "rows_read": rows_read, "rows_used": int(len(frame)), "filter": list(where),
+    provenance = {"file": name, "rows_read": rows_read, "rows_used": rows_used, "filter": list(where),
                   "since": None if since is None else str(since), "until": None if until is None else str(until),
                   "window_start": iso[0], "window_end": iso[1],
-                  "window_opens_at_first_event": opens, "rows_joined": joined,
+                  "window_opens_at_first_event": opens, "rows_duplicate": int(duplicate.sum()), "rows_joined": joined,
                   "rows_simultaneous": simultaneous, "merge_within": float(merge_within), "resolution": resolution,
-                  "events_outside_window": outside}
-    return fit_events(event_start, a, b, opens_window=opens, durations=event_end - event_start, causes=causes,
-                      scopes=scopes, gpus=gpus, provenance=provenance, resolution=resolution,
-                      merge_within=float(merge_within))
+                  "events_outside_window": outside, "open_incidents": int(is_open.sum()),
+                  "time_formats": [ISO if f == "ISO8601" else f for f in used],
+                  "time_format_cells": list(used.values()), "time_formats_given": bool(formats)}
+    return fit_events(event_start, a, b, opens_window=opens, durations=event_end - event_start,
+                      censored=is_open, causes=labels.get("cause_column"), scopes=labels.get("scope_column"),
+                      gpus=gpus, provenance=provenance, resolution=resolution, merge_within=float(merge_within))
+
+
+def _formats(time_format):
+    """``time_format`` (None, a format, or a sequence of them) -> the list of formats, each checked; [] for none."""
+    if time_format is None:
+        return []
+    formats = [time_format] if isinstance(time_format, str) else list(time_format)
+    if len(formats) > MAX_FORMATS:
+        raise ValueError(f"time_format (--time-format) is given {len(formats)} times: at most {MAX_FORMATS}")
+    for fmt in formats:
+        _check_format(fmt)
+    return formats
 
 
 def read_incidents(path, **columns):
