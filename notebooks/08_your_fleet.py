@@ -72,10 +72,11 @@ formulas(calibrate.laplace_trend)
 
 # %% [markdown]
 # **Repairs**: a lognormal fit to the repair durations $d_i$, so the median repair is the exponential of
-# $\hat\mu$.
+# $\hat\mu$. An incident still open when the log was exported has a repair known only to last longer than
+# it has so far, $c_j$: with such repairs the fit maximises the second form instead.
 
 # %%
-formulas(calibrate.lognormal_fit)
+formulas((calibrate.lognormal_fit, 0), (calibrate.lognormal_fit, 1))
 
 # %% [markdown]
 # ## The log: generated, from stated parameters
