@@ -143,11 +143,12 @@ def pytest_runtest_makereport(item, call):
 
 def server_logs(funcargs, lines=120):
     """``(fixture name, the last ``lines`` lines of its server's log)`` for each fixture of ``funcargs`` that is
-    a server with a log (a dict with a ``log`` path): a failed browser test shows what its server was doing."""
+    a server with a log (a dict with a ``log`` path): a failed browser test shows what its server was doing. The
+    second visitor's probes (``hostile.SecondVisitor``: a 403 every few ms) are left out: they hid the rest."""
     for name, value in funcargs.items():
         log = value.get("log") if isinstance(value, dict) else None
         if isinstance(log, (str, Path)) and Path(log).is_file():
-            text = Path(log).read_text(errors="replace").splitlines()
+            text = [line for line in Path(log).read_text(errors="replace").splitlines() if "drmath-probe" not in line]
             yield name, "\n".join(text[-lines:])
 # --------------------------------------------------------------------------- end of the fast set's guard
 CHROMIUM = "/usr/bin/chromium"

@@ -301,7 +301,7 @@ def test_problems_are_listed_up_to_ten_and_counted():
     # the library names no option (the dashboard's panel has none); the command line names its own
     assert info.value.problems[0] == "incidents.csv row 3, column end: '2024-05-01 01:xx' is not a time in ISO " \
                                      "8601 or a format inferred from the log's values"
-    with pytest.raises(IncidentLogError) as info:
+    with pytest.raises(IncidentLogError, match=r"12 problems in 12 rows") as info:
         parse_incidents(bad, start_column="start", end_column="end", hints={"time_format": "--time-format"})
     assert info.value.problems[0].endswith("'2024-05-01 01:xx' is not a time (give --time-format)")
 

@@ -310,11 +310,14 @@ def test_one_client_looping_over_the_svg_rungs_is_held_to_its_budget(server):
     def drawn_now():
         return set().union(*(jobs(one, link, json.loads(ask(one, link))) for one, link in layouts)) - own
 
-    if "no SVG renderer here" in server["log"].read_text():
-        pytest.skip("the SVG renderer's Chromium did not start on this machine")
+    def no_renderer():  # its Chromium did not start (a clean CI run: "closed immediately after starting")
+        return "no SVG renderer here" in server["log"].read_text()
+
     # the client's budget holds at least one layout: on a loaded machine the renderer, a duty cycle behind the
     # server's own start-up figures, may draw it after the loop ends; what is drawn stays within the budget
-    drawn = wait_until(drawn_now, 60, "a layout the looping client asked for, drawn")
+    drawn = wait_until(lambda: drawn_now() or no_renderer(), 60, "a layout the looping client asked for, drawn")
+    if drawn is True:
+        pytest.skip("the SVG renderer's Chromium did not start here: the server draws no SVG, so none to bound")
     assert burnt < 8.0, f"the SVG renderer's Chromium used {burnt:.1f} CPU-s in {LOOP} s ({len(drawn)} SVGs drawn)"
     most = settings.SVG_CLIENT_LAYOUTS * len(figures)
     assert 1 <= len(drawn) <= most, f"{len(drawn)} SVGs drawn for one client in {LOOP} s"
