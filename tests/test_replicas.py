@@ -8,7 +8,7 @@ and HAProxy in the foreground (``haproxy -f cfg -db``) with the configuration
    the replica its ``SERVERID`` cookie names (and the health checks before any visitor took no kernel);
 2. a real Chromium page through the balancer opens on its static explainer (issue 24) and draws, and a
    slider move reaches its kernel (the websocket stuck to the page's replica) and changes the cards;
-3. last, that page's replica is killed (SIGKILL, server and kernels): visitors who arrive
+3. on a cluster of its own, a page's replica is killed (SIGKILL, server and kernels): visitors who arrive
    before the health check notices still get a page (the balancer retries on the other replica), the
    replica is marked down, four new visitors all get a page, and the orphaned page recovers by reloading.
 
@@ -240,14 +240,19 @@ def page(cluster, browser):
 
 
 @pytest.fixture
-def doomed(cluster, page):
-    """The module's cluster, for its last test, which kills one of its replicas, and the module's page, drawn through
-    its balancer (drawn here when that test runs alone). A cluster of its own cost ~20 s of CI to start."""
-    p = page["page"]
-    if not p.url.startswith(cluster.url):
-        p.goto(cluster.url, wait_until="commit", timeout=120_000)
-    p.wait_for_function(READY_JS, timeout=120_000, polling=100)
-    return cluster, page
+def doomed(tmp_path_factory, browser):
+    """A cluster of its own, for the test that kills one of its replicas, and a page drawn through its balancer."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is absent")
+    c = Cluster(tmp_path_factory.mktemp("replicas-doomed"))
+    opened = new_page(browser)
+    try:
+        opened["page"].goto(c.url, wait_until="commit", timeout=120_000)
+        opened["page"].wait_for_function(READY_JS, timeout=120_000, polling=100)
+        yield c, opened
+    finally:
+        opened["context"].close()
+        c.stop()
 
 
 def test_fresh_visitors_are_spread_and_each_page_lives_on_its_cookies_replica(cluster):
