@@ -37,16 +37,18 @@ def test_the_windows_drawn_at_start_have_plot_widths_on_the_ladder():
 
 
 class FakeRenderer:
-    """Draws ``<svg>`` naming the figure's title and width; ``fail`` (cannot start) or ``misses`` (the widths whose
-    figure it fails to draw) raise instead."""
+    """Draws ``<svg>`` naming the figure's title and width; ``fail`` (cannot start: True, or its first ``fail``
+    starts) or ``misses`` (the widths whose figure it fails to draw) raise instead."""
 
     def __init__(self, fail=False, misses=()):
         self.fail, self.misses, self.drawn, self.closed, self.opened = fail, set(misses), [], False, 0
+        self.failed_starts = 0
 
 
 def stand_in(monkeypatch, renderer):
     async def open_renderer():
-        if renderer.fail:
+        if renderer.fail is True or renderer.fail > renderer.failed_starts:
+            renderer.failed_starts += 1
             raise RuntimeError("no Chromium here")
         renderer.opened += 1
         return renderer
@@ -66,6 +68,7 @@ def stand_in(monkeypatch, renderer):
     monkeypatch.setattr(figure_svg, "_draw", draw)
     monkeypatch.setattr(figure_svg, "_close_renderer", close)
     monkeypatch.setattr(settings, "SVG_IDLE", 0.05)
+    monkeypatch.setattr(figure_svg, "OPEN_RETRY", 0.01)
 
 
 def test_a_page_gets_what_is_drawn_and_queues_the_rest_once(monkeypatch):
@@ -125,8 +128,27 @@ def test_the_svgs_kept_are_bounded_in_bytes(monkeypatch):
     run_async(scenario())
 
 
+def test_a_renderer_whose_chromium_fails_to_start_once_is_tried_again(monkeypatch):
+    """Two of three clean CI runs: the renderer's Chromium "closed immediately after starting" once on a loaded
+    machine, and the server gave SVGs up for good."""
+    renderer = FakeRenderer(fail=1)
+    stand_in(monkeypatch, renderer)
+
+    async def scenario():
+        svgs = FigureSVGs()
+        key = remember(FIGURES)
+        svgs.ready(key, [42, 42])  # the first figure's start fails; the second's succeeds
+        await until(lambda: renderer.closed, 5, "the queue worked off and the renderer closed once idle")
+        assert renderer.failed_starts == 1 and renderer.drawn and not svgs._broken
+        svgs.ready(key, [42, 42])  # the failed figure is asked again, and drawn
+        await until(lambda: len(svgs.ready(key, [42, 42])) == 2, 5, "both figures drawn")
+
+    run_async(scenario())
+
+
 def test_without_a_renderer_it_says_so_once_and_queues_nothing_more(monkeypatch, caplog):
-    stand_in(monkeypatch, FakeRenderer(fail=True))
+    renderer = FakeRenderer(fail=True)
+    stand_in(monkeypatch, renderer)
 
     def said():
         return [r.getMessage() for r in caplog.records if "no SVG renderer" in r.getMessage()]
@@ -136,7 +158,9 @@ def test_without_a_renderer_it_says_so_once_and_queues_nothing_more(monkeypatch,
         key = remember(FIGURES)
         with caplog.at_level("WARNING"):
             svgs.ready(key, [42, 42])
+            svgs.ready(key, [41, 41])  # four figures: a Chromium that fails to start is tried FAILURES times
             await until(lambda: svgs._broken, 5, "the renderer found missing")
+            assert renderer.failed_starts == figure_svg.FAILURES
             await until(said, 5, "the warning that there is no renderer")
             for k in range(5):
                 assert svgs.ready(key, [k, k]) == {}

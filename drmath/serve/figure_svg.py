@@ -196,7 +196,12 @@ WIDE = "cost_link"
 """The figure that spans the dashboard's two columns (its grid's ``link`` area): :func:`plot_widths`'s second."""
 
 FAILURES = 3
-"""Figures the renderer may fail in a row (each with a fresh renderer) before the server gives SVGs up."""
+"""Figures the renderer may fail in a row (each with a fresh renderer), or times in a row its Chromium may fail to
+start, before the server gives SVGs up for good: a Chromium that closed as it started on a loaded machine (two of
+three clean CI runs) gave them up at once."""
+
+OPEN_RETRY = 2.0
+"""How long the renderer rests after its Chromium failed to start, before it tries the next figure. [s]"""
 
 _FIGURES = collections.OrderedDict()  # key -> {name: spec}: the static dashboards rendered, the last SVG_SCENARIOS
 _FIGURES_LOCK = threading.Lock()  # remembered in the explainers' worker thread, read in the event loop
@@ -235,6 +240,7 @@ class FigureSVGs:
         self._queue = collections.OrderedDict()  # (key, name, rung) -> None: waiting to be drawn, in order
         self._worker = None
         self._broken = None  # why SVGs cannot be drawn here (no kaleido, no Chromium): logged once
+        self._open_failures = 0  # the renderer's failed starts in a row, this server's life long (FAILURES)
         # new layouts drawn, per client and per scenario (issue 32)
         self._clients = Budget(settings.SVG_CLIENT_LAYOUTS, settings.SVG_BUDGET_PERIOD)
         self._scenarios = Budget(settings.SVG_SCENARIO_LAYOUTS, settings.SVG_BUDGET_PERIOD)
@@ -291,7 +297,9 @@ class FigureSVGs:
 
     async def _work(self):
         """Draw the queued SVGs, one at a time; close the renderer once idle for SVG_IDLE s. A renderer that
-        cannot start, or fails :data:`FAILURES` figures in a row, is given up on for good (logged once)."""
+        fails :data:`FAILURES` figures in a row, or whose Chromium fails to start :data:`FAILURES` times in a row
+        (without kaleido: at once), is given up on for good (logged once): a visitor can make it try at most that
+        often."""
         loop = asyncio.get_running_loop()
         renderer, drawn, failed, began = None, 0, 0, loop.time()
         try:
@@ -312,6 +320,7 @@ class FigureSVGs:
                     if spec is not None:
                         if renderer is None:
                             renderer = await _open_renderer()
+                            self._open_failures = 0
                         start = loop.time()
                         svg = await asyncio.wait_for(_draw(renderer, spec, rung_width(job[2])), settings.SVG_TIMEOUT)
                         self._keep(job, svg)
@@ -320,14 +329,20 @@ class FigureSVGs:
                             await asyncio.sleep((loop.time() - start) * (1 - settings.SVG_DUTY) / settings.SVG_DUTY)
                 except Exception as err:  # noqa: BLE001 - no SVG: the page draws with plotly.js, as before
                     failed += 1
-                    if renderer is None or failed >= FAILURES:
+                    started = renderer is not None
+                    self._open_failures += not started
+                    if isinstance(err, ImportError) or failed >= FAILURES or self._open_failures >= FAILURES:
                         self._broken = f"{type(err).__name__}: {err}"[:300]
                         self._queue.clear()
                         self.log.warning("Static figures are drawn in the page: no SVG renderer here (%s)",
                                          self._broken)
                         return
-                    await _close_renderer(renderer)  # a fresh one for the next figure
-                    renderer = None
+                    if started:
+                        await _close_renderer(renderer)  # a fresh one for the next figure
+                        renderer = None
+                    else:  # its Chromium did not start: a loaded machine's may, a moment later
+                        self.log.warning("The SVG renderer did not start (%s): trying again", err)
+                        await asyncio.sleep(OPEN_RETRY)
                 finally:
                     self._queue.pop(job, None)
         finally:
