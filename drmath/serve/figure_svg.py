@@ -201,7 +201,7 @@ start, before the server gives SVGs up for good: a Chromium that closed as it st
 three clean CI runs) gave them up at once."""
 
 OPEN_RETRY = 2.0
-"""How long the renderer rests after its Chromium failed to start, before it tries the next figure. [s]"""
+"""How long the renderer rests after its Chromium failed to start, before it tries the same figure again. [s]"""
 
 _FIGURES = collections.OrderedDict()  # key -> {name: spec}: the static dashboards rendered, the last SVG_SCENARIOS
 _FIGURES_LOCK = threading.Lock()  # remembered in the explainers' worker thread, read in the event loop
@@ -316,6 +316,7 @@ class FigureSVGs:
                     began = loop.time()
                 job = next(iter(self._queue))
                 spec = _figures(job[0]).get(job[1])
+                again = False  # its renderer did not start: the same figure is tried again
                 try:
                     if spec is not None:
                         if renderer is None:
@@ -342,9 +343,11 @@ class FigureSVGs:
                         renderer = None
                     else:  # its Chromium did not start: a loaded machine's may, a moment later
                         self.log.warning("The SVG renderer did not start (%s): trying again", err)
+                        again = True
                         await asyncio.sleep(OPEN_RETRY)
                 finally:
-                    self._queue.pop(job, None)
+                    if not again:
+                        self._queue.pop(job, None)
         finally:
             if renderer is not None:
                 await _close_renderer(renderer)
