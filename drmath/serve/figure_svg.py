@@ -240,7 +240,6 @@ class FigureSVGs:
         self._queue = collections.OrderedDict()  # (key, name, rung) -> None: waiting to be drawn, in order
         self._worker = None
         self._broken = None  # why SVGs cannot be drawn here (no kaleido, no Chromium): logged once
-        self._open_failures = 0  # the renderer's failed starts in a row, this server's life long (FAILURES)
         # new layouts drawn, per client and per scenario (issue 32)
         self._clients = Budget(settings.SVG_CLIENT_LAYOUTS, settings.SVG_BUDGET_PERIOD)
         self._scenarios = Budget(settings.SVG_SCENARIO_LAYOUTS, settings.SVG_BUDGET_PERIOD)
@@ -321,7 +320,6 @@ class FigureSVGs:
                     if spec is not None:
                         if renderer is None:
                             renderer = await _open_renderer()
-                            self._open_failures = 0
                         start = loop.time()
                         svg = await asyncio.wait_for(_draw(renderer, spec, rung_width(job[2])), settings.SVG_TIMEOUT)
                         self._keep(job, svg)
@@ -331,8 +329,9 @@ class FigureSVGs:
                 except Exception as err:  # noqa: BLE001 - no SVG: the page draws with plotly.js, as before
                     failed += 1
                     started = renderer is not None
-                    self._open_failures += not started
-                    if isinstance(err, ImportError) or failed >= FAILURES or self._open_failures >= FAILURES:
+                    # a failed start keeps its figure queued, so the failures in a row (starts or draws) are all
+                    # counted here, in this run: a run ends only once its queue is empty
+                    if isinstance(err, ImportError) or failed >= FAILURES:
                         self._broken = f"{type(err).__name__}: {err}"[:300]
                         self._queue.clear()
                         self.log.warning("Static figures are drawn in the page: no SVG renderer here (%s)",
