@@ -907,7 +907,10 @@ def lognormal_fit(durations, censored=()):
        + \sum_j \ln\left[1 - \Phi\left(\frac{\ln c_j - \mu}{\sigma}\right)\right]
 
     from the closed form, so a repair still running counts as "longer than :math:`c_j`", never as a repair
-    of :math:`c_j` (which would shorten the median).
+    of :math:`c_j` (which would shorten the median). Written here (BFGS on the analytic gradient) rather than
+    through ``scipy.stats.lognorm.fit`` on ``CensoredData``, which gives the same MLE
+    (tests/test_calibrate_tickets.py, to 1e-5; ~1e-8 apart in practice): that fit's generic simplex took
+    0.06-0.12 s on 300-20,000 repairs where this takes ~0.01 s, on the panel's every fit.
 
     References
     ----------
