@@ -125,10 +125,11 @@ def money_scale(axis):
 
 
 def duration_scale(axis):
-    """Seconds per unit of a log duration axis, read from its labelled ticks ("10 min" at 0.1667 means hours)."""
+    """Seconds per unit of a log duration axis, read from its labelled ticks ("10 min" at 0.1667 means hours; the
+    Pareto figure's floor reads "≤ 1 s")."""
     from drmath.units import parse_quantity
 
-    ticks = list(zip(axis["tickvals"], axis["ticktext"], strict=True))
+    ticks = [(value, text.removeprefix("≤ ")) for value, text in zip(axis["tickvals"], axis["ticktext"], strict=True)]
     assert len(ticks) >= 2, axis  # fails if the axis lost its labels
     scales = [parse_quantity(text) / value for value, text in ticks]
     assert scales == pytest.approx([scales[0]] * len(scales), rel=1e-4)  # one unit under every label
@@ -609,7 +610,8 @@ def test_pareto_draws_the_front_and_marks_the_chosen_design(targets_met):
         # every design of the front, once per panel, at its own cost and RPO (or RTO), coloured by tier
         points = [(x * scale, y * cost_scale) for t in traces if t["name"] != "chosen"
                   for x, y in zip(t["x"], t["y"], strict=True)]
-        want = sorted(zip(front[column], front["total_cost_of_resilience"]))
+        # drawn no lower than the figure's floor (1 s), which its axis labels "≤ 1 s"
+        want = sorted(zip(np.maximum(front[column], 1.0), front["total_cost_of_resilience"]))
         assert len(points) == len(want)
         for j in (0, 1):  # each coordinate as a multiset: near-equal designs of a dense front may swap places
             assert sorted(pt[j] for pt in points) == pytest.approx(sorted(pt[j] for pt in want), rel=1e-5)
@@ -619,6 +621,22 @@ def test_pareto_draws_the_front_and_marks_the_chosen_design(targets_met):
                 assert t["marker"]["color"] == viz.TIER_COLOURS[t["name"]]
                 assert t["marker"]["symbol"] == ["circle" if m else "circle-open" for m in rows["meets_requirements"]]
     assert solution.scenario.failover.tier in layout["title"]["text"] and "chosen design" in layout["title"]["text"]
+
+
+def test_pareto_draws_designs_under_a_second_at_a_labelled_floor_with_their_value_said():
+    # the seed's sweep reaches designs that checkpoint so rarely that the run makes almost no progress, so a site
+    # loss costs almost none (site RPO 3.7e-41 s): drawn at 1 s, the axis spanned 40 decades, labels crammed right
+    solution = drmath.solve(drmath.Scenario())
+    assert solution.front["rpo_site"].min() < 1e-3  # fails if the sweep stops reaching them: then pick another case
+    spec = viz.pareto_spec(solution)
+    axis = spec["layout"]["xaxis"]
+    scale = duration_scale(axis)
+    assert axis["range"][0] >= math.log10(1.0 / scale) - 0.6  # at most half a decade under the floor
+    assert axis["ticktext"][0] == "≤ 1 s"
+    lowest = min((x, h) for t in panel_traces(spec, "") if t["name"] != "chosen"
+                 for x, h in zip(t["x"], t["hovertext"], strict=True))
+    assert lowest[0] * scale == pytest.approx(1.0) and "site RPO under 1 s" in lowest[1]
+    assert "10⁻" not in json.dumps(spec, ensure_ascii=False)  # no "3.70 × 10⁻³⁸ ms" in a hover
 
 
 def test_pareto_draws_each_target_with_the_missing_side_shaded(targets_met):

@@ -66,7 +66,10 @@ def test_trend_counts_every_failure_against_the_constant_rate_line(example):
     assert steps["y"][-1] == example.events and len(steps["x"]) == example.events
     assert steps["x"] == sorted(steps["x"]) and steps["line"]["shape"] == "hv"
     assert line["x"] == [0.0, pytest.approx(example.window / day)] and line["y"] == [0.0, example.events]
-    assert spec["layout"]["xaxis"]["title"]["text"].endswith("[days]")
+    # the unit and the window's start, to the minute: short enough for a phone's axis
+    assert spec["layout"]["xaxis"]["title"]["text"] == "days since 2024-05-01 00:07 UTC"
+    # the legend at the figure's foot (the house's), not over the title at its top
+    assert spec["layout"]["legend"]["y"] == 0 and spec["layout"]["legend"]["yanchor"] == "bottom"
     title = html.unescape(re.sub(r"<[^>]+>", " ", spec["layout"]["title"]["text"]))
     assert " ".join(example.trend["sentence"].split()) in " ".join(title.split())
     assert example.trend["direction"] == "falling"  # the example burns in: early steps run above the line

@@ -124,6 +124,7 @@ def cost_tier_spec(p):
     layout["yaxis2"] = dict(_axis("site RTO"), overlaying="y", side="right", showgrid=False,
                             **_duration_axis(_log_range(rto / rto_scale, step=1.0), rto_scale))
     layout["yaxis2"]["title"]["font"] = {"color": TEAL}
+    layout["yaxis2"]["automargin"] = True  # its tick labels and title take what they need, never cut ("site RTC")
     return {"data": data, "layout": layout}
 
 

@@ -144,7 +144,9 @@ def trend_spec(fit):
     scale, unit = duration_unit(fit.window)
     count = np.arange(1, times.size + 1, dtype=float)
     start = fit.provenance.get("window_start")
-    since = f", {start}" if start else ""
+    start = str(start or "")  # ISO 8601; shown to the minute, which fits a phone's axis
+    since = (f" since {start[:16].replace('T', ' ')}{' UTC' if start.endswith('Z') else ''}" if start
+             else " since the window's start")
     data = [
         {"type": "scatter", "mode": "lines", "name": "failures counted", "x": jsonable(times / scale),
          "y": jsonable(count), "line": {"color": BLUE, "width": 2, "shape": "hv"},
@@ -155,13 +157,11 @@ def trend_spec(fit):
     ]
     sentence = fit.trend["sentence"]
     detail = "<br>".join(html.escape(line) for line in textwrap.wrap(
-        f"Laplace U = {fit.trend['statistic']:.3g}: {sentence}", 90))
+        f"Laplace U = {fit.trend['statistic']:.3g}: {sentence}", 56, break_on_hyphens=False))  # fits 340 px
     lines = detail.count("<br>") + 1
-    layout = _layout("", f"time since the window's start{since} [{unit}]", "failures counted", height=320 + 16 * lines)
+    layout = _layout("", f"{unit}{since}", "failures counted", height=320 + 16 * lines)
     layout["title"] = _two_line_title("Failures over time against a constant rate", detail)
     layout["margin"] = dict(layout["margin"], t=80 + 16 * lines)
-    layout["legend"].update(y=1.0, yanchor="top", x=0.0, xanchor="left", orientation="v",
-                            bgcolor="rgba(255,255,255,0.8)")
     layout["xaxis"]["range"] = [0.0, jsonable(fit.window / scale)]
     return {"data": data, "layout": layout}
 

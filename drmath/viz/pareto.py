@@ -33,21 +33,36 @@ def _design_hover(row):
     return (f"<b>{presets.DR_TIERS[tier].label}</b>: {verdict}<br>"
             f"cost of resilience {format_quantity(row['total_cost_of_resilience'], 'usd')} "
             f"(DR {format_quantity(row['total_dr_cost'], 'usd')})<br>"
-            f"site RPO {format_quantity(row['rpo_site'], 'duration')}, "
-            f"site RTO {format_quantity(row['rto_site'], 'duration')}<br>"
+            f"site RPO {_duration_text(row['rpo_site'])}, site RTO {_duration_text(row['rto_site'])}<br>"
             f"link {format_quantity(row['replication.link_bandwidth'], 'line_rate')}, "
             f"copies every {short_duration(row['replication.interval'])}<br>"
             f"checkpoints {ckpt}, standby {format_quantity(standby, 'fraction')} of the primary")
 
 
+_FLOOR = 1.0
+"""The shortest site RPO or RTO the front draws apart [s]. A design under it is drawn at it, the axis labels it
+"≤ 1 s" and the hover says "under 1 s": the solver's sweep reaches designs that checkpoint so rarely that the run
+makes almost no progress, so almost none is lost with the site (3.7e-41 s), and a log axis down to such a value
+left most of its width empty and its labels crammed at one end."""
+
+
+def _duration_text(seconds):
+    """A site RPO or RTO for the hover: "under 1 s" below :data:`_FLOOR`."""
+    return f"under {short_duration(_FLOOR)}" if seconds < _FLOOR else format_quantity(seconds, "duration")
+
+
 def _target_marks(target, scale, log_range, axis, label):
-    """A target on a log duration axis: its line, the side beyond it shaded, and its label at the line."""
+    """A target on a log duration axis: its line, the side beyond it shaded, and its label at the line, on the
+    line's left when the line is in the axis's right third (so the label is not cut at the figure's edge)."""
     xref, yref = _refs(axis)
     x = jsonable(target / scale)
     beyond = {"type": "rect", "xref": xref, "yref": yref, "x0": x, "x1": jsonable(10 ** log_range[1]),
               "y0": 0, "y1": 1, "fillcolor": BAD_FILL, "line": {"width": 0}, "layer": "below"}
-    return [beyond, _vline(x, RED, axis=axis)], [_note(x, f" {label} ≤ {short_duration(target)}", RED,
-                                                       y=0.98, axis=axis)]
+    lo, hi = log_range
+    right = (math.log10(target / scale) - lo) / (hi - lo) > 2 / 3
+    text = f"{label} ≤ {short_duration(target)}"
+    note = _note(x, f"{text} " if right else f" {text}", RED, y=0.98, axis=axis, xanchor="right" if right else "left")
+    return [beyond, _vline(x, RED, axis=axis)], [note]
 
 
 def pareto_spec(solution):
@@ -85,11 +100,11 @@ def pareto_spec(solution):
     front, p = solution.front, solution.plan
     requirements = solution.scenario.requirements
     cost = front["total_cost_of_resilience"].to_numpy(dtype=float)
-    rpo, rto = (front[k].to_numpy(dtype=float) for k in ("rpo_site", "rto_site"))
+    rpo, rto = (np.maximum(front[k].to_numpy(dtype=float), _FLOOR) for k in ("rpo_site", "rto_site"))
     scale, suffix = money_unit(np.append(cost, p.total_cost_of_resilience))
     axes = []  # (axis suffix, front values, chosen value, target, label, unit scale, log range)
-    for n, values, chosen, target, label in (("", rpo, p.rpo_site, requirements.rpo_site, "site RPO"),
-                                             ("2", rto, p.rto_site, requirements.rto_site, "site RTO")):
+    for n, values, chosen, target, label in (("", rpo, max(p.rpo_site, _FLOOR), requirements.rpo_site, "site RPO"),
+                                             ("2", rto, max(p.rto_site, _FLOOR), requirements.rto_site, "site RTO")):
         marks = [v for v in (chosen, target) if v is not None]
         finite = np.append(values, marks)
         t_scale, _ = duration_unit(np.median(finite[np.isfinite(finite)]) if np.isfinite(finite).any() else 0.0)
@@ -142,9 +157,13 @@ def pareto_spec(solution):
     head = title_of('total_cost_of_resilience')  # ≤ 30 characters; each panel's title says against what
     layout.update(title=_two_line_title(head, detail), legend=_bottom_legend(),
                   shapes=shapes, annotations=notes, margin={"l": 60, "r": 16, "t": _TITLE_TOP + 52, "b": 84})
-    for n, _, _, _, label, t_scale, log_range in axes:
-        layout[f"xaxis{n}"].update(title={"text": label, "standoff": 4}, **_duration_axis(log_range, t_scale))
-        layout[f"yaxis{n}"]["title"] = {"text": f"{objective} [${suffix}]"}
+    for n, values, chosen, _, label, t_scale, log_range in axes:
+        axis = _duration_axis(log_range, t_scale)
+        if min(values.min(initial=chosen), chosen) <= _FLOOR:  # designs drawn at the floor: its label says so
+            axis["ticktext"] = [f"≤ {t}" if math.isclose(v * t_scale, _FLOOR, rel_tol=1e-4) else t
+                                for v, t in zip(axis["tickvals"], axis["ticktext"], strict=True)]
+        layout[f"xaxis{n}"].update(title={"text": label, "standoff": 4}, **axis)
+        layout[f"yaxis{n}"]["title"] = {"text": f"cost [${suffix}]"}  # the figure's title says which cost
     return {"data": data, "layout": layout}
 
 
