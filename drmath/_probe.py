@@ -19,17 +19,17 @@ from .quantities import SCALARS
 __all__ = ["moves_nothing"]
 
 
-def _same(a, b):
-    """Whether two plans agree on every scalar output (NaN equal to NaN)."""
-    for name in SCALARS:
+def _same(a, b, outputs=SCALARS):
+    """Whether two plans agree on every one of ``outputs`` (scalar names; NaN equal to NaN)."""
+    for name in outputs:
         x, y = getattr(a, name), getattr(b, name)
         if x != y and not (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y)):
             return False
     return True
 
 
-def moves_nothing(p, probes):
-    """The inputs among ``probes`` that move no scalar output of the plan ``p``.
+def moves_nothing(p, probes, outputs=SCALARS):
+    """The inputs among ``probes`` that move no scalar output (or none of ``outputs``) of the plan ``p``.
 
     Parameters
     ----------
@@ -37,6 +37,8 @@ def moves_nothing(p, probes):
         The plan judged (its scenario is varied one input at a time).
     probes : dict of str to sequence
         Each input path, ``section.field``, and the values it is tried at (e.g. a control's extremes), in SI.
+    outputs : sequence of str, default every scalar output
+        The outputs judged (names of :data:`drmath.quantities.SCALARS`).
 
     Returns
     -------
@@ -53,6 +55,8 @@ def moves_nothing(p, probes):
     >>> import drmath
     >>> moves_nothing(drmath.plan(), {"training.gpus": (512, 131_072)})
     []
+    >>> moves_nothing(drmath.plan(), {"training.mfu": (0.2, 0.6)}, outputs=["rpo_site", "total_dr_cost"])
+    ['training.mfu']
     """
     return [path for path, values in probes.items()
-            if all(_same(plan(p.scenario.with_changes({path: v})), p) for v in values)]
+            if all(_same(plan(p.scenario.with_changes({path: v})), p, outputs) for v in values)]

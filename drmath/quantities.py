@@ -201,6 +201,11 @@ _BY_GROUP["requirements"].update({t.symbol + "^{target}": f"the {t.label[0].lowe
                                   for t in TARGETS})  # each target's symbol, in the requirements group's "where"
 
 
+SOLVE_HINT = "`drmath solve` finds the cheapest design that meets every target."
+"""The last sentence of a missed target's note: where the reader finds the design that meets every target. A view
+with its own way to it says that instead (the dashboard names its button)."""
+
+
 def _margin_quantity(target):
     path, value, name, label, symbol, levers = target
 
@@ -216,7 +221,7 @@ def _margin_quantity(target):
             return f"Met: {label} <{value}> is within the target of <{path}>, with <{name}> to spare."
         by = "it has no bound" if math.isinf(margin) else f"by {format_quantity(-margin, 'duration')}"
         return (f"**{label} target missed** {by}: <{value}> against a target of <{path}> ({path}). "
-                f"To meet it: {levers}; `drmath solve` finds the cheapest design that meets every target.")
+                f"To meet it: {levers}; {SOLVE_HINT}")
 
     return Quantity(name, "duration", f"{label} margin", "requirements",
                     rf"m = {symbol}^{{target}} - {symbol}", substitution, note,

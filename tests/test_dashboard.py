@@ -249,13 +249,15 @@ def test_saved_toml_keeps_the_opened_scenario(app):
     name = "Frontier: 100,000 H100s at RSC-1's rate"
     path = scenarios.shipped_scenarios()[name]
     app.picker.value = name
-    assert "showing: " + html.escape(name) in app.opened.value and "edited" not in app.opened.value
+    # " · edited" is there but hidden, keeping its room so that the first edit moves nothing on the page
+    assert "showing: " + html.escape(name) in app.opened.value
+    assert 'style="visibility: hidden"> · edited' in app.opened.value
     data = tomllib.loads(saved())
     assert data["scenario"]["name"] == name and data["scenario"]["sources"] == scenarios.read_meta(path)["sources"]
     assert data["failures"]["gpu_failure_rate"] == "rsc-1"
     assert scenarios.loads(saved()) == app.scenario
     app.controls["failover.tier"].value = "warm"
-    assert "edited" in app.opened.value
+    assert '<span class="drmath-edited"> · edited' in app.opened.value and "hidden" not in app.opened.value
     assert tomllib.loads(saved())["scenario"]["name"] == name + " (edited)"
     assert scenarios.loads(saved()) == app.scenario
 
@@ -401,3 +403,28 @@ def test_static_cards_are_the_live_cards(app, pin):
     live = "".join(f'<div class="drmath-card">{app.cards[name].value}</div>' for name in CARDS)
     assert static == f'<div class="drmath-cards">{live}</div>'
     assert [m.group(1) for m in KPI.finditer(static)] == list(CARDS)
+
+
+def test_the_confidence_choice_beside_the_solve_button_shows_its_option_from_the_start():
+    # a Dropdown whose value is None shows no option: the choice was blank and unlabelled until picked
+    app = build_app()
+    assert app.confidence.value == 0.0 and app.confidence.label == "on point estimates"
+    assert [label for label, _ in app.confidence.options] == ["on point estimates", "at 90% confidence",
+                                                              "at 95% confidence"]
+
+
+def test_a_missed_target_sends_the_reader_to_the_button_beside_it_not_to_the_command_line():
+    app = build_app({"requirements.rpo_site": 1.0})  # no design here ships off-site within a second
+    assert "drmath-warning-rpo_site_margin" in app.warnings.value
+    assert 'the button "apply the cheapest design", under the controls' in html.unescape(app.warnings.value)
+    assert "drmath solve" not in app.warnings.value
+
+
+def test_the_mfu_control_says_what_it_moves_and_why_no_chart_follows_it():
+    # dragging MFU moved no chart and nothing said why: with the window set it moves the tokens alone
+    app = build_app()
+    assert app.scenario.training.tokens is None  # the window is set, the tokens derived
+    assert "no chart moves" in app.mfu_note.value and drmath.plan(app.scenario).format("tokens") in app.mfu_note.value
+    app.controls["failover.tier"].value = "multi-site"  # its cross-site link is sized by the step time
+    assert "no chart moves" not in app.mfu_note.value and "DR numbers with them" in app.mfu_note.value
+    assert "time to train" in build_app({"training.tokens": 1e13}).mfu_note.value

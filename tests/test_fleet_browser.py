@@ -138,7 +138,7 @@ def test_apply_the_fit_and_see_the_ranges_on_the_cards_and_figures(page):
 
 def test_solve_at_95_percent_and_see_its_answer(page):
     before = json.loads(page.evaluate(SCENARIO_JS))
-    page.locator(".drmath-confidence select").first.select_option(label="95% confidence")
+    page.locator(".drmath-confidence select").first.select_option(label="at 95% confidence")
     page.locator(".drmath-solve").first.click()
     page.wait_for_function("() => /meets every target in/.test(document.querySelector('.drmath-solution')"
                            ".textContent)", timeout=180_000)

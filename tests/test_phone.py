@@ -158,11 +158,26 @@ TIERS_JS = """() => {
 }"""
 
 
+CAPTION_JS = """(left) => {
+  const box = document.querySelector('.drmath-tiers'), caption = box.querySelector('caption');
+  for (const e of [box, box.querySelector('.widget-html-content')]) { if (e) e.scrollLeft = left; }
+  const r = caption.getBoundingClientRect();
+  return {left: r.left, right: r.right, cut: caption.scrollWidth > caption.clientWidth + 1};
+}"""
+
+
 def test_the_tier_table_fits_or_says_that_it_scrolls(phone):
-    got = phone["page"].evaluate(TIERS_JS)
+    pg, width = phone["page"], phone["width"]
+    got = pg.evaluate(TIERS_JS)
     if got["overflows"]:
         assert got["hintShown"] and "scroll" in got["hint"], got
         assert got["sticky"] == "sticky", got  # each row keeps its tier's name in view while it scrolls
+    # the column definitions wrap to the screen and stay in view while the columns scroll (they ran out of view,
+    # cut mid-word, inside a caption as wide as the table)
+    before, after = pg.evaluate(CAPTION_JS, 0), pg.evaluate(CAPTION_JS, 400)
+    pg.evaluate(CAPTION_JS, 0)
+    for box in (before, after):
+        assert 0 <= box["left"] and box["right"] <= width and not box["cut"], (before, after)
 
 
 LABELS_JS = """() => [...document.querySelectorAll('.drmath-controls .widget-label, .drmath-card-title')]
@@ -187,6 +202,19 @@ def test_slider_labels_and_banners_fit(phone, voila_server, browser):
     assert banners, "the seed scenario misses its site RPO target: the page shows a warning"
     for left, right, scroll, client in banners:
         assert 0 <= left and right <= width and scroll <= client + 1
+
+
+def test_the_solve_button_and_its_confidence_choice_show_whole(phone):
+    # the button read "apply the cheapest de…" beside a blank choice; each shows whole, the choice its option
+    pg, width = phone["page"], phone["width"]
+    got = pg.evaluate("""() => [...document.querySelectorAll('.drmath-solve-row button, .drmath-confidence select')]
+      .map(e => { const r = e.getBoundingClientRect();
+                  const text = e.tagName === 'SELECT' ? (e.options[e.selectedIndex] || {}).text : e.textContent.trim();
+                  return [text || null, e.scrollWidth > e.clientWidth + 1,
+                          r.left, r.right]; })""")
+    assert [text for text, *_ in got] == ["apply the cheapest design", "on point estimates"], got
+    for text, cut, left, right in got:
+        assert not cut and 0 <= left and right <= width, (text, left, right)
 
 
 def test_touch_instructions_say_tap_and_a_tapped_title_explains_itself(phone):

@@ -36,13 +36,14 @@ import drmath
 from .. import _resources, viz
 from ..formatting import every
 from ..io import links, scenarios
+from ..quantities import SOLVE_HINT
 from ..report import markdown_html
 from ..scenario import Scenario
 from .bands import DRAWS, SEED, shade_all, whole_changes
 from .baseline import BaselineView
 from .cards import CARDS, TARGET_CONTROLS, _card_html, tier_table_html
 from .fleet import FleetPanel, confidence_choice, searching_html
-from .inert import mark_inert
+from .inert import compute_note, mark_inert
 from .page import FIGURES, STORY
 from .widgets import PlotlyView, ShareLink, _controls, opened_when_built
 
@@ -145,6 +146,7 @@ class Dashboard:
         self.error = self._html("", layout=full).add_class("drmath-error")
         self.scenario_view = self._html("", layout=W.Layout(display="none")).add_class("drmath-scenario-holder")
         self.replication_note = self._html("").add_class("drmath-note")
+        self.mfu_note, self._mfu_judged = self._html("").add_class("drmath-note"), None  # what MFU moves, and why
         self.inert_note, self._inert_tier = self._html("").add_class("drmath-note"), None  # controls that do nothing
         self.notice = self._html("", layout=full).add_class("drmath-notice")
         self.warnings = self._html("", layout=full).add_class("drmath-warnings")  # what is wrong with the design
@@ -225,7 +227,7 @@ class Dashboard:
             return self._html(f'<div class="drmath-section">{html.escape(text)}</div>')
 
         controls = W.VBox([
-            section("Training"), c["training.gpus"], c["training.mfu"], c["training.params"],
+            section("Training"), c["training.gpus"], c["training.mfu"], self.mfu_note, c["training.params"],
             section("Checkpoints"), c["checkpoint.interval"],
             section("Replication"), c["replication.link_bandwidth"], c["replication.interval"],
             self.replication_note,
@@ -403,9 +405,10 @@ class Dashboard:
         (True, True)
         """
         self.solve_button.disabled, self.solve_button.description = True, "searching…"
-        self.solution.value = searching_html(self.confidence.value)
+        confidence = self.confidence.value or None  # 0: on the point estimates
+        self.solution.value = searching_html(confidence)
         try:
-            solution = drmath.solve(self.scenario, confidence=self.confidence.value)
+            solution = drmath.solve(self.scenario, confidence=confidence)
         except (ValueError, TypeError) as exc:
             self.solution.value = ""
             self._show_error(exc)
@@ -491,8 +494,16 @@ class Dashboard:
                 with view.hold_sync():
                     view.revision += 1
                     view.figure = spec
-        self.warnings.value = "".join(f'<div class="drmath-warning drmath-warning-{name}">{markdown_html(text)}</div>'
+        here = f'the button "{self._SOLVE}", under the controls, finds the cheapest design that meets every target.'
+        self.warnings.value = "".join(f'<div class="drmath-warning drmath-warning-{name}">'
+                                      f'{markdown_html(text.replace(SOLVE_HINT, here))}</div>'
                                       for name, text in p.warnings().items())
+        judged = (p.scenario.failover.tier, p.run_driver)  # what the probe's answer depends on
+        if judged != self._mfu_judged:
+            self._mfu_judged = judged
+            mfu = self._controls["training.mfu"]
+            self.mfu_note.value = compute_note(p, (mfu.to_si(mfu.widget.options[0][1]),
+                                                   mfu.to_si(mfu.widget.options[-1][1])))
         self.replication_note.value = (
             f"→ {every(p.replication_every)}: an off-site copy every {p.format('replication_interval')}, "
             f"taking {p.format('replication_time')}")
@@ -518,8 +529,10 @@ class Dashboard:
         toml = base64.b64encode(scenarios.dumps(self.scenario, saved).encode()).decode()
         self.save_link.value = (f'<a class="drmath-save-link" download="drmath-scenario.toml" '
                                 f'href="data:application/toml;base64,{toml}">save scenario (TOML)</a>')
+        # " · edited" keeps its room while hidden, so the first edit moves nothing (it wrapped the toolbar, ~41 px)
+        hidden = "" if edited else ' style="visibility: hidden"'
         self.opened.value = (f'<span class="drmath-opened" title="{html.escape(str(meta.get("description", "")))}">'
-                             f'showing: {html.escape(name)}{" · edited" if edited else ""}</span>')
+                             f'showing: {html.escape(name)}<span class="drmath-edited"{hidden}> · edited</span></span>')
 
     def _toggle_math(self, name, on):
         if name not in self.math_views:

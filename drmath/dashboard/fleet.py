@@ -400,8 +400,9 @@ class FleetPanel:
 
 # --------------------------------------------------------------------------- the confidence solve
 
-CONFIDENCES = (("point estimate", None), ("90% confidence", 0.9), ("95% confidence", 0.95))
-"""The confidence levels "apply the cheapest design" offers: ``(label, p)``; None solves on the point estimate."""
+CONFIDENCES = (("on point estimates", 0.0), ("at 90% confidence", 0.9), ("at 95% confidence", 0.95))
+"""The confidence levels "apply the cheapest design" offers: ``(label, p)``; 0 solves on the point estimates.
+(Not None: an ipywidgets ``Dropdown`` whose value is None shows no option, so the choice looked blank.)"""
 
 
 def confidence_choice():
@@ -410,15 +411,17 @@ def confidence_choice():
     Returns
     -------
     choice : ipywidgets.Dropdown
-        Its value is the ``confidence`` of :func:`drmath.solve` (None, 0.9 or 0.95); CSS class
-        ``drmath-confidence``.
+        Its value is 0 (solve on the point estimates) or the ``confidence`` of :func:`drmath.solve` (0.9 or
+        0.95); CSS class ``drmath-confidence``. Its option reads on from the button: "apply the cheapest design"
+        "on point estimates".
 
     Examples
     --------
-    >>> confidence_choice().value is None
-    True
+    >>> choice = confidence_choice()
+    >>> choice.value, choice.label
+    (0.0, 'on point estimates')
     """
-    choice = W.Dropdown(options=list(CONFIDENCES), value=None, layout=W.Layout(width="150px"),
+    choice = W.Dropdown(options=list(CONFIDENCES), value=0.0, layout=W.Layout(width="170px"),
                         tooltip="the probability, over the uncertain inputs, that the design meets every target")
     return choice.add_class("drmath-confidence")
 

@@ -16,8 +16,12 @@ has no staging, and so on, as :mod:`drmath.recovery` computes it.
 
 from .._probe import moves_nothing
 from ..presets import DR_TIERS
+from ..quantities import QUANTITIES, SCALARS
 
-__all__ = ["inert_fields"]
+__all__ = ["inert_fields", "compute_note"]
+
+_DR_OUTPUTS = tuple(name for name in SCALARS if QUANTITIES[name].group != "run")
+"""Every scalar output but the run's own (its compute, tokens, time and cost): what the charts draw."""
 
 
 def _reason(scenario, path, p):
@@ -92,3 +96,43 @@ def mark_inert(p, controls, note, previous=None):
     note.value = "".join(f'<div class="drmath-inert">{html.escape(controls[path].widget.description)} '
                          f'{html.escape(reason)}.</div>' for path, reason in inert.items())
     return tier
+
+
+def compute_note(p, mfus):
+    """The line under the MFU control: what MFU moves, and why no chart moves with it when none does.
+
+    MFU sets the run's compute. With the run's window set, that is the tokens it trains, and most tiers' DR
+    numbers do not read it (the probe asks the model, at each of ``mfus``; a multi-site run's cross-site link
+    is sized by the step time, so its cost does). With the tokens set, MFU sets the time to train and every
+    cost over it.
+
+    Parameters
+    ----------
+    p : Plan
+        The plan on screen.
+    mfus : sequence of float
+        The MFU values probed (the control's extremes). [1]
+
+    Returns
+    -------
+    note : str
+        One line, starting "→".
+
+    Examples
+    --------
+    >>> import drmath
+    >>> print(compute_note(drmath.plan(), (0.2, 0.6)))  # doctest: +NORMALIZE_WHITESPACE
+    → MFU sets the tokens trained in the run's 90.0 days (9.77T, on the Time to train card); no DR number
+    depends on it, so no chart moves
+    >>> multi_site = drmath.Scenario().with_changes({"failover.tier": "multi-site"})
+    >>> print(compute_note(drmath.plan(multi_site), (0.2, 0.6)))  # doctest: +NORMALIZE_WHITESPACE
+    → MFU sets the tokens trained in the run's 90.0 days (9.77T, on the Time to train card), and DR numbers
+    with them
+    """
+    if p.run_driver != "window":
+        return f"→ MFU sets the time to train ({p.format('time_to_train')}), and with it every cost over the run"
+    if moves_nothing(p, {"training.mfu": mfus}, outputs=_DR_OUTPUTS):
+        return (f"→ MFU sets the tokens trained in the run's {p.format('time_to_train')} ({p.format('tokens')}, "
+                "on the Time to train card); no DR number depends on it, so no chart moves")
+    return (f"→ MFU sets the tokens trained in the run's {p.format('time_to_train')} ({p.format('tokens')}, "
+            "on the Time to train card), and DR numbers with them")
