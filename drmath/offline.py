@@ -256,9 +256,21 @@ def _figure_html(output):
     return None
 
 
+def _latex_html(output):
+    """A ``text/latex`` output (IPython's ``Math`` and ``Latex``) with no HTML or Markdown beside it, given its
+    formula as MathML in ``text/html``: nbconvert would print its TeX."""
+    data = output.get("data", {})
+    if "text/latex" in data and not {"text/html", "text/markdown"} & set(data):
+        tex = str(data["text/latex"]).strip()
+        match = re.fullmatch(r"\$\$(.*)\$\$|\$(.*)\$|\\\[(.*)\\\]|\\\((.*)\\\)", tex, re.S)
+        tex = next((group for group in match.groups() if group is not None), tex) if match else tex
+        data["text/html"] = _mathml(tex, display=True)
+
+
 def _offline_notebook(nb):
     """A copy of ``nb`` ready for :data:`TEMPLATE`: widgets replaced (:func:`_widget_outputs`), figures redrawn
-    (:func:`_figure_html`); and the plotly.js the page needs (``""`` when it has no figure)."""
+    (:func:`_figure_html`), LaTeX outputs typeset (:func:`_latex_html`); and the plotly.js the page needs
+    (``""`` when it has no figure)."""
     from plotly.offline import get_plotlyjs
 
     from .viz import BASIC_TRACES, PLOTLY_BASIC_JS
@@ -271,6 +283,8 @@ def _offline_notebook(nb):
         for output in cell.get("outputs", []):
             outputs += _widget_outputs(output, state) if _WIDGET_VIEW in output.get("data", {}) else [output]
         figures += [traces for traces in map(_figure_html, outputs) if traces is not None]
+        for output in outputs:
+            _latex_html(output)
         if "outputs" in cell:
             cell.outputs = outputs
     if not figures:

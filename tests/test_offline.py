@@ -39,7 +39,9 @@ def _notebook(renderer, fig=FIGURE):
         new_code_cell("show()", outputs=[
             new_output("display_data", data={"text/markdown": r"**Rate**: $$\left(\frac{a}{b}\right)$$",
                                              "text/plain": "rate"}),
-            _figure_output(renderer, fig), _figure_output(renderer, fig)]),
+            _figure_output(renderer, fig), _figure_output(renderer, fig),
+            new_output("display_data", data={"text/latex": r"$$\frac{1}{2}\,\mathrm{h}$$",  # IPython's Math
+                                             "text/plain": "<IPython.core.display.Math object>"})]),
         new_code_cell("controls", outputs=[
             new_output("display_data", data={WIDGET_VIEW: {"model_id": "b", "version_major": 2}}),
             new_output("display_data", data={WIDGET_VIEW: {"model_id": "o", "version_major": 2}})]),
@@ -58,9 +60,9 @@ def test_the_renderer_inlines_plotlyjs_with_the_first_figure_only(renderer):
 def test_the_export_typesets_every_formula_as_mathml(renderer):
     html = offline.export_html(_notebook(renderer), name="small")
     body = re.sub(r"<script.*?</script>|<style.*?</style>", "", html[html.index("<body"):], flags=re.S)
-    assert body.count("<math") == 3
-    assert re.findall(r"\$|\\(?:frac|tau|left|right)", re.sub(r"<[^>]+>", "", body)) == []
-    assert body.count("<mfrac>") == 2
+    assert body.count("<math") == 4
+    assert re.findall(r"\$|\\(?:frac|tau|left|right|mathrm)", re.sub(r"<[^>]+>", "", body)) == []
+    assert body.count("<mfrac>") == 3
 
 
 def test_the_export_has_plotlyjs_once_the_basic_bundle_and_nothing_to_fetch(renderer):
@@ -105,6 +107,6 @@ def test_drmath_export_writes_a_saved_notebook_and_refuses_what_is_not_one(rende
     nbformat.write(_notebook(renderer), source)
     assert cli.main(["export", str(source), "--no-execute"]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "saved.html")
-    assert (tmp_path / "saved.html").read_text(encoding="utf-8").count("<math") == 3
+    assert (tmp_path / "saved.html").read_text(encoding="utf-8").count("<math") == 4
     assert cli.main(["export", str(tmp_path / "none.ipynb")]) == 2
     assert capsys.readouterr().err.strip() == f"drmath: error: {tmp_path / 'none.ipynb'}: not a notebook file (.ipynb)"
