@@ -5,6 +5,7 @@
   [--confidence P [--draws N --seed S]]``
 - ``drmath compare A B [C [D]] [--json]``
 - ``drmath report [SCENARIO] -o plan.html [--png DIR] [--quiet]``
+- ``drmath export NOTEBOOK.ipynb [-o FILE.html] [--no-execute]``
 - ``drmath calibrate LOG.csv --start-column NAME [--end-column NAME | --duration-column NAME --duration-unit s|min|h]
   [--time-format FMT]... [--where COLUMN=VALUE]... [--since DATE] [--gpus N] [--merge-within DURATION] [--json]
   [-o fleet.toml]``
@@ -426,6 +427,37 @@ def _report(args):
     return "\n".join(str(p) for p in written)
 
 
+def _export(args):
+    """``drmath export``: a notebook executed (as ``jupyter nbconvert --execute`` runs it) and written as one
+    HTML file that shows its math and figures with no network (:func:`drmath.offline.export_html`)."""
+    import nbformat
+
+    from . import offline
+
+    source = Path(args.notebook)
+    if source.suffix != ".ipynb" or not source.is_file():
+        raise CliError(f"{source}: not a notebook file (.ipynb)")
+    out = Path(args.output) if args.output else source.with_suffix(".html")
+    files.output_target(out)  # refuse a directory, socket, block device, symlink loop before the work
+    try:
+        nb = nbformat.read(source, as_version=4) if args.no_execute else offline.execute(source)
+    except (ValueError, OSError):
+        raise
+    except Exception as exc:  # a cell's error (nbclient's CellExecutionError), a kernel that is missing or died
+        first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise CliError(f"{source}: the notebook did not run: {first}") from None
+    return str(files.atomic_write(out, offline.export_html(nb, name=source.stem)))
+
+
+def _export_parser(sub):
+    p_exp = sub.add_parser("export", help="run a notebook and write it as one HTML file that needs no network")
+    p_exp.add_argument("notebook", metavar="NOTEBOOK.ipynb", help="the notebook, e.g. notebooks/00_worked_answer.ipynb")
+    p_exp.add_argument("-o", "--output", metavar="FILE.html",
+                       help="the HTML file (written atomically; default: the notebook's name with .html, beside it)")
+    p_exp.add_argument("--no-execute", action="store_true",
+                       help="export the outputs the notebook holds (saved from JupyterLab) without running it")
+
+
 def _draws(text):
     try:
         n = int(text)
@@ -505,6 +537,7 @@ def main(argv=None):
     p_rep.add_argument("--png", metavar="DIR", help="also write each figure as PNG into DIR (through kaleido)")
     p_rep.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     _calibrate_parser(sub)
+    _export_parser(sub)
     try:
         args = parser.parse_args(argv)
         if args.command == "compare":
@@ -512,6 +545,9 @@ def main(argv=None):
             return 0
         if args.command == "report":
             print(_report(args))
+            return 0
+        if args.command == "export":
+            print(_export(args))
             return 0
         status = 0
         if args.command == "solve":
