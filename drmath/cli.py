@@ -370,7 +370,7 @@ def _measure(args):
                      + (f", MTBF {format_quantity(m.mtbf, 'duration')}" if m.failures else ""))
     if gpus is not None and m.exposure > 0:
         lines.append(f"implied failure rate: {m.failure_rate(gpus):.3g} /GPU/s on {gpus:,} GPUs "
-                     f"(failures.gpu_failure_rate, from {m.failures:,} failures: few failures say little)")
+                     f"(failures.gpu_failure_rate), from {m.failures:,} failures")
     if p is not None:
         lines += ["", f"measured beside the plan of {args.scenario}:",
                   f"  {'':<36} {'measured':>14} {'plan':>14}"]

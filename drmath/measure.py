@@ -183,7 +183,8 @@ class RunMeasurement:
     ``rework``, ``downtime``, ``restart`` (restart and load) and
     ``checkpoint_stall``, which add up to ``wall_time``. Counts [1]: ``failures``,
     ``jobs`` (job starts), ``loads``, ``checkpoints`` (saves), ``steps`` (step
-    numbers finished for the first time), ``records``. ``.goodput`` is the
+    numbers finished for the first time, from the first load's step, or 0),
+    ``records``. ``.goodput`` is the
     productive share, ``.shares`` every part's.
     """
 
@@ -282,9 +283,9 @@ class _Walk:
         raise ValueError(f"{self.where(i)}: {text}")
 
     def must_run(self, i, event):
-        if self.running is None:
-            why = (f"the job stopped at {self.where(self.ended)}" if self.ended is not None else "none started")
-            self.fail(i, f"{event!r} while no job runs ({why}); a 'job_start' must come first")
+        if self.running is None:  # the first record is a job_start: a job ran and stopped
+            self.fail(i, f"{event!r} while no job runs (the job stopped at {self.where(self.ended)}); a "
+                      "'job_start' must come first")
 
     def job_start(self, i, gap, step, duration):
         if self.running is not None:
@@ -318,7 +319,7 @@ class _Walk:
             redo = 0 if self.high is None else min(max(min(step, self.high) - self.position, 0), span)
             self.time["rework"].append(gap * redo / span)
             self.time["productive"].append(gap - gap * redo / span)
-        new = step - self.high if self.high is not None else 1
+        new = step - (self.high if self.high is not None else 0)  # a log that loads nothing starts at step 0
         if new > 0:
             self.counts["steps"] += new
             self.high, self.high_at = step, i
