@@ -11,11 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from drmath import Scenario, plan
 from drmath.cli import main
 from drmath.io import runs
-from drmath.measure import PARTS, implied_failure_rate, measure_events, measured_goodput
+from drmath.measure import EVENTS, PARTS, implied_failure_rate, measure_events, measured_goodput
 from drmath.simulate import simulate_run_log
 
 NAN = math.nan
@@ -214,6 +216,9 @@ BAD = [
     ('{"time": 0, "event": "job_start", "pad": "' + "x" * 5000 + '"}\n', r"line 1: a line of 5,0\d\d characters"),
     ("[" * 2000 + "]" * 2000 + "\n", r"line 1: not valid JSON \(nested too deep\)"),
     ('{"time": 0, "event": "job_start"}\n{"time": NaN, "event": "job_end"}\n', r"line 2: time nan is neither"),
+    ('{"time": 0, "event": "job_start"}\n{"time": 1' + "0" * 400 + ', "event": "job_end"}\n',
+     r"line 2: time 1000.* is neither ISO 8601 text nor a number of seconds"),
+    (GOOD + '{"time": 20, "event": "step", "step": 1' + "0" * 400 + '}\n', r"line 3: step 1000.* must be a whole"),
 ]
 
 
@@ -321,3 +326,65 @@ def test_the_simulated_log_keeps_its_numpy_dtypes():
     log = simulate_run_log(Scenario().with_changes({"training.window": 3600.0}), seed=1)
     assert log["time"].dtype == np.float64 and np.all(np.diff(log["time"]) >= 0)
     assert log["event"][0] == "job_start" and log["event"][-1] == "job_end"
+
+
+# --------------------------------------------------------------------------- any text, any valid log
+
+_VALUES = st.one_of(st.integers(-5, 50), st.integers(10**300, 10**400), st.floats(), st.sampled_from(EVENTS),
+                    st.text(max_size=12), st.none(), st.booleans(), st.lists(st.integers(), max_size=2),
+                    st.sampled_from(["2026-03-01T00:00:00Z", "2026-03-01T00:01:00+02:00", "2026-03-01"]))
+_RECORDS = st.builds(json.dumps, st.dictionaries(st.sampled_from(["time", "event", "step", "duration", "x"]),
+                                                 _VALUES, max_size=5))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_RECORDS, st.text(max_size=60)), max_size=10))
+def test_any_text_measures_or_is_refused_in_one_line(lines):
+    try:
+        events = runs.parse_run_log("\n".join(lines))
+        m = measure_events(events["time"], events["event"], events["step"], events["duration"], events["line"])
+    except ValueError as exc:
+        assert "\n" not in str(exc) and len(str(exc)) < 1000
+    else:
+        assert math.fsum(m.parts.values()) == pytest.approx(m.wall_time, rel=1e-9)
+        assert min(m.parts.values()) >= 0
+
+
+def _random_log(rng, n):
+    """A valid log of about ``n`` records: jobs that step, save, fail and load at random times."""
+    t, records, high = 0.0, [], 0
+    while len(records) < n:
+        records.append((t, "job_start"))
+        t += rng.uniform(0, 100)
+        position = high
+        if high and rng.random() < 0.9:
+            position = int(rng.integers(0, high + 1))
+            records.append((t, "checkpoint_loaded", position))
+        for _ in range(int(rng.integers(0, 12))):
+            t += rng.uniform(0, 60)
+            if rng.random() < 0.2:  # a save that blocked at most its stretch, after the step before
+                blocked = float(rng.uniform(0, 5))
+                t += blocked
+                records.append((t, "checkpoint_saved", position, blocked))
+                t += rng.uniform(0, 60)
+            position += int(rng.integers(1, 4))
+            high = max(high, position)
+            records.append((t, "step", position))
+        t += rng.uniform(0, 60)
+        records.append((t, "failure" if rng.random() < 0.7 else "job_end"))
+        t += rng.uniform(0, 300)
+    return records
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_parts_of_any_valid_log_add_up_and_none_is_negative(seed):
+    records = _random_log(np.random.default_rng(seed), 60)
+    times = [r[0] for r in records]
+    events = [r[1] for r in records]
+    steps = [r[2] if len(r) > 2 else NAN for r in records]
+    durations = [r[3] if len(r) > 3 else NAN for r in records]
+    m = measure_events(times, events, steps, durations)
+    assert math.fsum(m.parts.values()) == pytest.approx(times[-1] - times[0], rel=1e-12)
+    assert min(m.parts.values()) >= 0 and 0 <= m.goodput <= 1
+    assert m.failures == events.count("failure") and m.jobs == events.count("job_start")
+    assert m.steps == max(s for s in steps if not math.isnan(s))

@@ -56,7 +56,13 @@ _MAX_TIME_CHARS = 64
 
 
 def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """Whether ``value`` is a JSON number that is a finite float (an integer of 400 digits is not)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _iso(text, where):
@@ -89,21 +95,21 @@ def _record(line, where):
     time = record["time"]
     if isinstance(time, str):
         time = _iso(time, where)
-    elif not _number(time) or not math.isfinite(time):
+    elif not _number(time):
         raise ValueError(f"{where}: time {short_repr(time, 60)} is neither ISO 8601 text nor a number of seconds")
     step = record.get("step")
     if step is None:
         if event in ("step", "checkpoint_loaded"):
             raise ValueError(f"{where}: no 'step' field: a {event!r} record needs its step number")
         step = math.nan
-    elif not _number(step) or not math.isfinite(step) or step < 0 or step != int(step) or step > 2**53:
+    elif not _number(step) or step < 0 or step != int(step) or step > 2**53:
         raise ValueError(f"{where}: step {short_repr(step, 60)} must be a whole number >= 0")
     duration = record.get("duration")
     if duration is None:
         duration = math.nan
     elif event != "checkpoint_saved":
         raise ValueError(f"{where}: 'duration' belongs to 'checkpoint_saved' records, not {event!r}")
-    elif not _number(duration) or not math.isfinite(duration) or duration < 0:
+    elif not _number(duration) or duration < 0:
         raise ValueError(f"{where}: duration {short_repr(duration, 60)} must be a number of seconds >= 0")
     return time, event, float(step), float(duration)
 
