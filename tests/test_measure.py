@@ -337,7 +337,7 @@ _RECORDS = st.builds(json.dumps, st.dictionaries(st.sampled_from(["time", "event
                                                  _VALUES, max_size=5))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(_RECORDS, st.text(max_size=60)), max_size=10))
 def test_any_text_measures_or_is_refused_in_one_line(lines):
     try:
