@@ -355,8 +355,8 @@ def _measure(args):
         return json.dumps({key: ({k: _finite(v) for k, v in value.items()} if isinstance(value, dict)
                                  else _finite(value)) for key, value in out.items()}, indent=2, allow_nan=False)
     name = files.STDIN_NAME if args.log == files.STDIN else visible(Path(args.log).name)
-    lines = [f"drmath measure: {name}, {m.records:,} records: {m.jobs:,} job starts, {m.failures:,} failures, "
-             f"{m.checkpoints:,} checkpoints, {m.steps:,} new steps", "",
+    lines = [f"drmath measure: {name}, {m.records:,} records: {m.jobs:,} job starts, {m.failures:,} "
+             f"failure{'' if m.failures == 1 else 's'}, {m.checkpoints:,} checkpoints, {m.steps:,} new steps", "",
              f"  {'part':<20} {'time [s]':>14} {'time [h]':>10} {'share':>8}"]
     for part, seconds in m.parts.items():
         lines.append(f"  {PART_TITLES[part]:<20} {seconds:>14,.1f} {seconds / hour:>10,.2f} "

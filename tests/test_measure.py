@@ -275,13 +275,31 @@ def _write(tmp_path):
 def test_cli_text_gives_each_part_its_share_the_goodput_and_the_failures(tmp_path, capsys):
     assert main(["measure", str(_write(tmp_path)), "--gpus", "8"]) == 0
     out = capsys.readouterr().out
-    assert "run.jsonl, 14 records: 2 job starts, 1 failures" in out
+    assert "run.jsonl, 14 records: 2 job starts, 1 failure, 1 checkpoints, 6 new steps" in out
     assert "Productive steps              500.0       0.14   29.07%" in out      # 500 / 1720
     assert "Downtime                      600.0       0.17   34.88%" in out
     assert "Rework                        150.0       0.04    8.72%" in out
     assert "Wall time                   1,720.0       0.48  100.00%" in out
     assert "goodput 29.07% (badput 70.93%)" in out
     assert f"implied failure rate: {1 / (8 * 1120):.3g} /GPU/s on 8 GPUs" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--scenario", "nope"], "drmath: error: 'nope' is neither a file nor a shipped scenario"),
+    (["--gpus", "0"], "drmath: error: --gpus 0 is out of range: must be a whole number in [1, 1e8]"),
+])
+def test_cli_refuses_a_bad_option_in_one_line(tmp_path, capsys, argv, message):
+    assert main(["measure", str(_write(tmp_path)), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_cli_reads_standard_input(tmp_path, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(_write(tmp_path).read_bytes())))
+    assert main(["measure", "-"]) == 0
+    assert capsys.readouterr().out.startswith("drmath measure: <stdin>, 14 records")
 
 
 def test_cli_json_is_the_measurement_in_si(tmp_path, capsys):
