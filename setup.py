@@ -14,7 +14,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 # drmath._resources.SHIPPED (not imported: this runs before drmath)
-SHIPPED = ("scenarios", "drills_example.csv", "incidents_example.csv")
+SHIPPED = ("scenarios", "drills_example.csv", "incidents_example.csv", "run_example.jsonl")
 
 
 class build_py_with_shipped_data(build_py):

@@ -25,7 +25,8 @@ __all__ = ["Scenario", "Plan", "plan", "explain", "formulas", "Explanation", "sw
 __version__ = "0.1.0"
 
 SUBMODULES = ("calibrate", "drills", "simulate", "scenario", "scenario_io", "quantities", "formatting", "diagrams",
-              "comparison", "answer", "offline", "report", "cli", "io", "viz", "dashboard", "serve")
+              "comparison", "answer", "offline", "report", "cli", "io", "viz", "dashboard", "serve",
+              "measure")
 """The public modules ``import drmath`` does not load (each loads pandas, plotly, ipywidgets or the server's
 libraries, or is used by few): ``drmath.calibrate`` and the like import them on first use, as scipy does. The
 packages' own modules are imported by name: ``drmath.io.links``, ``drmath.viz.headline``, ``drmath.serve.pages``."""

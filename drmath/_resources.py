@@ -33,7 +33,7 @@ from pathlib import Path
 __all__ = ["data_dir", "data_file", "shipped_dir", "shipped_file", "scenario_dir", "scenario_files", "template_dir",
            "plotly_bundle", "SHIPPED", "PLOTLY_JS_VERSION", "PLOTLY_STATIC"]
 
-SHIPPED = ("scenarios", "drills_example.csv", "incidents_example.csv")
+SHIPPED = ("scenarios", "drills_example.csv", "incidents_example.csv", "run_example.jsonl")
 """What the repository's top-level ``data/`` holds for the package (``setup.py`` copies these into the wheel)."""
 
 PLOTLY_JS_VERSION = "4.1.1"

@@ -9,6 +9,7 @@
 - ``drmath calibrate LOG.csv --start-column NAME [--end-column NAME | --duration-column NAME --duration-unit s|min|h]
   [--time-format FMT]... [--where COLUMN=VALUE]... [--since DATE] [--gpus N] [--merge-within DURATION] [--json]
   [-o fleet.toml]``
+- ``drmath measure RUN.jsonl [--json] [--scenario SCENARIO] [--gpus N]``
 
 A SCENARIO is a TOML file, ``-`` for standard input, or the name of a scenario
 that ships with drmath (:func:`scenario_path`): ``drmath compare seed llama3-405b``.
@@ -322,6 +323,87 @@ def _calibrate(args):
     return text
 
 
+def _measure_parser(sub):
+    """``drmath measure``'s options."""
+    p_mea = sub.add_parser("measure", help="a run's event log (JSONL) in: its measured goodput and badput")
+    p_mea.add_argument("log", metavar="RUN.jsonl", help='the run log: one JSON object a line, {"time": ISO 8601 '
+                       'or seconds, "event": job_start|step|checkpoint_saved|checkpoint_loaded|failure|job_end, '
+                       '"step": N}; or -')
+    p_mea.add_argument("--scenario", metavar="SCENARIO", help="the plan of the run: a scenario TOML file or shipped "
+                       "name; prints its prediction beside the measured figures")
+    p_mea.add_argument("--gpus", type=int, metavar="N", help="GPUs of the job: adds the per-GPU failure rate the "
+                       "log implies [1/s] (default: the scenario's training.gpus)")
+    p_mea.add_argument("--json", action="store_true", help="print the measurement as JSON in SI")
+
+
+def _measure(args):
+    from ._validate import visible
+    from .io import runs
+    from .measure import PART_TITLES
+    from .units import hour
+
+    if args.gpus is not None and not 1 <= args.gpus <= 10**8:
+        raise CliError(f"--gpus {args.gpus} is out of range: must be a whole number in [1, 1e8]")
+    p = plan(load_merged([scenario_path(args.scenario)])) if args.scenario else None
+    gpus = args.gpus if args.gpus is not None else (p.scenario.training.gpus if p is not None else None)
+    m = runs.measure_run_log(args.log)
+    beside = _measure_beside(m, p, gpus) if p is not None else []
+    if args.json:
+        out = m.to_dict(gpus)
+        if p is not None:
+            out["plan"] = {key: _finite(plan_value) for key, _, _, plan_value, _ in beside}
+            out["scenario"] = args.scenario
+        return json.dumps({key: ({k: _finite(v) for k, v in value.items()} if isinstance(value, dict)
+                                 else _finite(value)) for key, value in out.items()}, indent=2, allow_nan=False)
+    name = files.STDIN_NAME if args.log == files.STDIN else visible(Path(args.log).name)
+    lines = [f"drmath measure: {name}, {m.records:,} records: {m.jobs:,} job starts, {m.failures:,} "
+             f"failure{'' if m.failures == 1 else 's'}, {m.checkpoints:,} checkpoints, {m.steps:,} new steps", "",
+             f"  {'part':<20} {'time [s]':>14} {'time [h]':>10} {'share':>8}"]
+    for part, seconds in m.parts.items():
+        lines.append(f"  {PART_TITLES[part]:<20} {seconds:>14,.1f} {seconds / hour:>10,.2f} "
+                     f"{m.shares[part]:>8.2%}")
+    lines += [f"  {'Wall time':<20} {m.wall_time:>14,.1f} {m.wall_time / hour:>10,.2f} {1:>8.2%}", "",
+              f"goodput {m.goodput:.2%} (badput {m.badput:.2%})"]
+    rate = m.failure_rate()
+    if m.exposure > 0:
+        lines.append(f"failures: {m.failures:,} in {m.exposure / hour:,.2f} h of running jobs: "
+                     f"{rate * hour:.3g} an hour"
+                     + (f", MTBF {format_quantity(m.mtbf, 'duration')}" if m.failures else ""))
+    if gpus is not None and m.exposure > 0:
+        lines.append(f"implied failure rate: {m.failure_rate(gpus):.3g} /GPU/s on {gpus:,} GPUs "
+                     f"(failures.gpu_failure_rate), from {m.failures:,} failures")
+    if p is not None:
+        lines += ["", f"measured beside the plan of {args.scenario}:",
+                  f"  {'':<36} {'measured':>14} {'plan':>14}"]
+        lines += [f"  {title:<36} {fmt(value):>14} {fmt(plan_value):>14}"
+                  for _, title, value, plan_value, fmt in beside]
+    return "\n".join(lines)
+
+
+def _measure_beside(m, p, gpus):
+    """The measured figures the plan predicts: (key, title, measured, plan's, format), both in SI."""
+    def fraction(v):
+        return format_quantity(v, "fraction", 4) if v is not None and math.isfinite(v) else "-"
+
+    def duration(v):
+        return format_quantity(v, "duration") if v is not None and math.isfinite(v) else "-"
+
+    def rate(v):
+        return f"{v:.3g} /s" if v is not None and math.isfinite(v) else "-"
+
+    return [("ettr", "goodput (plan: ETTR)", m.goodput, p.ettr, fraction),
+            ("mtbf", "time between failures (plan: MTBF)", m.mtbf, p.mtbf, duration),
+            ("gpu_failure_rate", "failure rate per GPU", m.failure_rate(gpus) if m.exposure > 0 else None,
+             p.scenario.failures.gpu_failure_rate, rate),
+            ("checkpoint_stall", "stall per checkpoint", m.mean_stall, p.checkpoint_stall, duration),
+            ("restart_overhead", "restart and load per job start", m.mean_restart, p.restart_overhead, duration)]
+
+
+def _finite(value):
+    """A number for JSON: None for NaN and inf."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
 def _compare(args):
     from . import comparison
 
@@ -538,6 +620,7 @@ def main(argv=None):
     p_rep.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     _calibrate_parser(sub)
     _export_parser(sub)
+    _measure_parser(sub)
     try:
         args = parser.parse_args(argv)
         if args.command == "compare":
@@ -554,6 +637,8 @@ def main(argv=None):
             out, status = _solve(args)
         elif args.command == "calibrate":
             out = _calibrate(args)
+        elif args.command == "measure":
+            out = _measure(args)
         else:
             out = _plan(args)
     except (CliError, ValueError, TypeError, OSError) as exc:

@@ -89,7 +89,8 @@ from ._validate import short_repr
 from .scenario import Scenario
 from .units import hour
 
-__all__ = ["SimulationResult", "simulate_run", "ettr_sweep", "TRIAL_ARRAYS", "TRIAL_UNITS", "POLICIES"]
+__all__ = ["SimulationResult", "simulate_run", "simulate_run_log", "ettr_sweep", "TRIAL_ARRAYS", "TRIAL_UNITS",
+           "POLICIES"]
 
 TRIAL_ARRAYS = ("ettr", "completion_time", "lost_gpu_hours", "interruptions", "site_rpo", "site_rto")
 """Per-trial arrays of :class:`SimulationResult` that :meth:`SimulationResult.percentiles` reads."""
@@ -212,14 +213,22 @@ def _gap_sampler(rng, rate, failure_shape, n):
     return lambda: scale * rng.weibull(failure_shape, n)
 
 
+def _note(trace, *arrays):
+    """Append copies of one segment's arrays to ``trace`` (a list), unless it is None."""
+    if trace is not None:
+        trace.append(tuple(np.array(a) for a in arrays))
+
+
 def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, failure_shape,
-              site_time=None, pipeline=None, record=False, progress=None, max_steps=None):
+              site_time=None, pipeline=None, record=False, progress=None, max_steps=None, trace=None):
     """Advance every trial through its inter-failure segments (see the module notes).
 
     ``work`` is per-trial compute time at this cluster's own speed [s]. Returns a
     dict of per-trial arrays (and flat event arrays when ``record``). A
     ``pipeline`` (:class:`_Pipeline`) follows the off-site copies up to each
-    trial's ``site_time``.
+    trial's ``site_time``. A ``trace`` list gets each segment's start, gap,
+    restart, saved progress, whether it was active and whether it completed
+    (for :func:`simulate_run_log`).
     """
     n = work.size
     c = tau + delta
@@ -253,6 +262,7 @@ def _segments(rng, work, rate, tau, delta, write, restart_mean, restart_cv, fail
         trains = x > 0
         completes = active & trains & (x >= need)
         stop = np.where(completes, start + need, t + g)
+        _note(trace, t, g, u, saved, active, completes, stop)
         if pipeline is not None:
             pipeline.segment(active & trains, start, saved, np.minimum(stop, site_time), delta, write)
         if site_time is not None:
@@ -665,6 +675,123 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=None, re
         site_rto_cv=site_rto_cv, ettr=work / completion, completion_time=completion,
         lost_gpu_hours=lost_gpu_seconds / hour, interruptions=interruptions, site_event=hit,
         site_time=struck, site_rpo=site_rpo, site_rto=site_rto, elapsed=time.perf_counter() - clock, **extra)
+
+
+def _log_records(trace, work, tau, delta, h, m):
+    """The records of trial 0 of a ``_segments`` trace: per segment a job start, the load, its steps (one per
+    ``h`` of compute) and saves (after every ``m`` steps, blocking ``delta``), then its failure or the job's end."""
+    total = math.ceil(work / h - 1e-9)
+    times, kinds, steps, durations = [], [], [], []
+
+    def add(time, kind, step=math.nan, duration=math.nan):
+        times.append(np.atleast_1d(np.asarray(time, dtype=float)))
+        size = times[-1].size
+        kinds.append(np.full(size, kind, dtype=object))
+        steps.append(np.broadcast_to(np.asarray(step, dtype=float), (size,)))
+        durations.append(np.full(size, duration))
+
+    for index, (t, g, u, saved, active, completes, stop) in enumerate(trace):
+        if not active[0]:
+            break
+        t, g, u, saved, completes, stop = float(t[0]), float(g[0]), float(u[0]), float(saved[0]), bool(completes[0]), \
+            float(stop[0])
+        add(t, "job_start")
+        if not completes and g <= u:            # a restart hit by the next failure
+            add(t + g, "failure")
+            continue
+        start, done = t + u, round(saved / h)
+        if index:
+            add(start, "checkpoint_loaded", done)
+        left = min(total - done, math.ceil((stop - start) / h) + 1)
+        k = np.arange(1, left + 1)
+        wall = start + k * h + delta * ((k - 1) // m)
+        if completes:
+            wall[-1] = stop
+        k, wall = k[wall <= stop], wall[wall <= stop]
+        j = np.arange(1, (left - 1) // m + 1)   # no save at the very end
+        saved_at = start + j * (tau + delta)
+        j, saved_at = j[saved_at <= stop], saved_at[saved_at <= stop]
+        order = np.argsort(np.concatenate([2 * k, 2 * j * m + 1]), kind="stable")
+        add(np.concatenate([wall, saved_at])[order], "step", np.concatenate([done + k, done + j * m])[order])
+        saves = order >= k.size
+        kinds[-1][saves] = "checkpoint_saved"
+        durations[-1][saves] = delta
+        add(stop, "job_end" if completes else "failure")
+    return {"time": np.concatenate(times), "event": np.concatenate(kinds).tolist(), "step": np.concatenate(steps),
+            "duration": np.concatenate(durations)}
+
+
+def simulate_run_log(scenario=None, seed=0, *, failure_shape=None, restart_cv=0.5, steps_per_checkpoint=None):
+    r"""One simulated run as the event log a run writes, with the goodput the simulation knows.
+
+    The run is one trial of :func:`simulate_run`'s model (same draws, same
+    rules), on the primary only: no site event is drawn. Its records are those
+    :mod:`drmath.measure` reads: a ``job_start`` per job, a
+    ``checkpoint_loaded`` after each restart (the newest durable checkpoint),
+    a ``step`` per step, a ``checkpoint_saved`` when each save's stall ends
+    (with its ``duration``), and the ``failure`` or the final ``job_end``.
+
+    Parameters
+    ----------
+    scenario : Scenario, optional
+        The inputs; the seed case when omitted. Keep the run short
+        (``training.window``): the log has a record per step.
+    seed : int, default 0
+        Seed of :func:`numpy.random.default_rng`. [1]
+    failure_shape : float, optional
+        Weibull shape of the gaps, as :func:`simulate_run`. [1]
+    restart_cv : float, default 0.5
+        Coefficient of variation of each restart, as :func:`simulate_run`. [1]
+    steps_per_checkpoint : int, optional
+        Steps between checkpoints :math:`m`, in [1, 1e6]; default: the plan's
+        step time fitted to its interval, :math:`\mathrm{round}(	au / t_{step})`. [1]
+
+    Returns
+    -------
+    log : dict
+        ``time`` [s] (from 0), ``event`` (list of str), ``step`` [1] and
+        ``duration`` [s] (NaN where a record has none): what
+        :func:`drmath.io.runs.to_jsonl` writes; and what the simulation knows:
+        ``goodput`` [1] (compute time over completion time, the trial's ETTR),
+        ``compute_time`` and ``completion_time`` [s], ``step_time``
+        :math:`	au / m` [s] and ``failures`` [1].
+
+    Notes
+    -----
+    The steps that end a segment cut short are lost with it, as is progress
+    since the newest durable checkpoint; the step after a restart is time
+    :mod:`drmath.measure` counts with the restart (its warm-up), so the
+    measured goodput falls short of the simulated one by about
+    :math:`t_{step}/M`, one step per interruption.
+
+    Examples
+    --------
+    >>> from drmath import Scenario
+    >>> s = Scenario().with_changes({"training.window": 86400.0})
+    >>> log = simulate_run_log(s, seed=3)
+    >>> len(log["event"]), log["failures"], round(log["goodput"], 4)
+    (6973, 6, 0.9506)
+    """
+    scenario = Scenario() if scenario is None else scenario
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    seed = _require_number("seed", seed, 0, 2**63 - 1, integer=True)
+    failure_shape = _require_number("failure_shape", scenario.failures.weibull_shape if failure_shape is None
+                                    else failure_shape, 0, 10, low_open=True)
+    restart_cv = _require_number("restart_cv", restart_cv, 0, 10)
+    p = _plan(scenario)
+    tau, delta, work = p.checkpoint_interval, p.checkpoint_stall, p.compute_time
+    m = (max(1, round(tau / p.step_time)) if steps_per_checkpoint is None else
+         _require_number("steps_per_checkpoint", steps_per_checkpoint, 1, 1e6, integer=True))
+    trace = []
+    out = _segments(np.random.default_rng(seed), np.full(1, work), 1.0 / p.mtbf, tau=tau, delta=delta,
+                    write=p.checkpoint_write_time, restart_mean=p.restart_overhead, restart_cv=restart_cv,
+                    failure_shape=failure_shape, max_steps=int(50 * work / max(p.ettr, 1e-6) / p.mtbf) + 10_000,
+                    trace=trace)
+    log = _log_records(trace, work, tau, delta, tau / m, m)
+    completion = float(out["done"][0])
+    return {**log, "goodput": work / completion, "compute_time": work, "completion_time": completion,
+            "step_time": tau / m, "failures": int(out["count"][0])}
 
 
 def ettr_sweep(scenario, path, values, trials=1_000, seed=0, confidence=0.99, **options):

@@ -36,6 +36,7 @@ from drmath import (
     checkpoint,
     cost,
     drills,
+    measure,
     quantities,
     recovery,
     reliability,
@@ -47,7 +48,7 @@ from drmath._formula import docstring_tex
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-MODULES = (training, checkpoint, replication, reliability, recovery, cost, calibrate, drills, simulate)
+MODULES = (training, checkpoint, replication, reliability, recovery, cost, calibrate, drills, simulate, measure)
 
 _CODE = re.compile(r"^(```|~~~).*?^\1[^\n]*$|(`+)(?:(?!\2).)+?\2", re.S | re.M)
 _SCRIPT = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)

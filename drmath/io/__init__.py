@@ -9,6 +9,7 @@ link, lives here, one module a kind:
 - :mod:`drmath.io.incidents`: incident logs (CSV) in, the fleet's fitted failure model out;
 - :mod:`drmath.io.fits`: a fitted failure model out as a scenario fragment (TOML);
 - :mod:`drmath.io.drills`: drill-record logs (CSV) in, the records :mod:`drmath.drills` takes;
+- :mod:`drmath.io.runs`: run-event logs (JSONL) in, their measured goodput (:mod:`drmath.measure`) out;
 - :mod:`drmath.io.files`: the guards every file read and write goes through, and atomic writes.
 
 Importing this package registers what moved here from the core's methods (:data:`drmath._moved.HOOKS`), so their
