@@ -55,12 +55,14 @@ def checkpoint_step(v, out):
     shard = checkpoint.shard_bytes(size, v["training.gpus"])
     write = checkpoint.checkpoint_write_time(size, v["checkpoint.write_bandwidth"], v["training.gpus"],
                                              v["checkpoint.per_writer_bandwidth"])
-    stall = checkpoint.checkpoint_stall(write, shard, v["checkpoint.host_copy_bandwidth"],
-                                        v["checkpoint.mode"] == "async")
+    staging = checkpoint.checkpoint_staging_time(shard, v["checkpoint.host_copy_bandwidth"])
+    stall = checkpoint.checkpoint_stall(write, staging, v["checkpoint.mode"] == "async",
+                                        v["checkpoint.blocking_time"])  # measured, when given, replaces the model
     load = checkpoint.checkpoint_load_time(size, v["checkpoint.read_bandwidth"], v["training.gpus"],
                                            v["checkpoint.per_writer_bandwidth"])
     state = checkpoint.checkpoint_bytes(v["training.params"], v["training.state_bytes_per_param"])
-    return dict(checkpoint_size=size, shard_size=shard, checkpoint_write_time=write, checkpoint_stall=stall,
+    return dict(checkpoint_size=size, shard_size=shard, checkpoint_write_time=write,
+                checkpoint_staging_time=staging, checkpoint_stall=stall,
                 checkpoint_load_time=load, checkpoint_interval_floor=checkpoint.checkpoint_interval_floor(write, stall),
                 state_per_gpu=checkpoint.shard_bytes(state, v["training.gpus"]),
                 state_fits_hbm=checkpoint.state_fits_hbm(state, v["training.gpus"], v["training.hbm_per_gpu"]),

@@ -92,6 +92,8 @@ _BY_GROUP = {
         "b_w": "one GPU's write bandwidth (checkpoint.per_writer_bandwidth)",
         "b_r": "one GPU's read bandwidth (checkpoint.per_writer_bandwidth)",
         "b_h": "the rate one GPU copies its shard to host memory", r"\tau_{min}": "the interval floor",
+        "t_h": "the staging of one GPU's shard to host memory (the async blocking)",
+        r"\delta_m": "the blocking time measured on the run (checkpoint.blocking_time)",
         "u_{fs}": "the share of the filesystem's write bandwidth checkpoints take",
         "s_{st}": "the training state per GPU", "b_{st}": "the training state's bytes per parameter",
         "S_{st}": "the whole training state", "H": "each GPU's memory (HBM)",

@@ -26,6 +26,13 @@ def asynchronous(p):
     return p.scenario.checkpoint.mode == "async"
 
 
+def stall_variant(p):
+    """Which blocking time the plan's stall is: measured (given), or the async or sync model."""
+    if p.scenario.checkpoint.blocking_time is not None:
+        return "measured"
+    return "asynchronous" if asynchronous(p) else "synchronous"
+
+
 def streamed(p):
     return p.scenario.replication.streamed
 

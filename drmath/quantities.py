@@ -58,6 +58,7 @@ from ._variants import (
     rpo_site_note,
     rpo_site_substitution,
     site_rto_note,
+    stall_variant,
     streamed,
     tier,
     unbounded,
@@ -288,14 +289,27 @@ _ALL = (
     Quantity("checkpoint_write_time", "duration", "Checkpoint write (persist) time", "checkpoints",
              checkpoint.checkpoint_write_time,
              r"\frac{<checkpoint_size>}{\min(<checkpoint.write_bandwidth>,\; <training.gpus> \times "
-             r"<checkpoint.per_writer_bandwidth>)}", "A checkpoint is not durable until this persist ends."),
-    Quantity("checkpoint_stall", "duration", "Checkpoint stall", "checkpoints",
-             variant(checkpoint.checkpoint_stall, lambda p: "asynchronous" if asynchronous(p) else "synchronous"),
-             lambda p: r"\min(<shard_size> / <checkpoint.host_copy_bandwidth>,\; <checkpoint_write_time>)"
-             if asynchronous(p) else "<checkpoint_write_time>",
-             lambda p: "Asynchronous: training stalls only for the copy to host memory; the persist runs behind it. "
-             "Never longer than a synchronous write: a trainer would write synchronously rather than wait longer."
-             if asynchronous(p) else "Synchronous: training waits for the whole persist."),
+             r"<checkpoint.per_writer_bandwidth>)}",
+             lambda p: "Persist (write to storage" + (", behind training" if asynchronous(p) else ", training waits")
+             + "). A checkpoint is not durable until this persist ends: it floors the interval and is the write "
+             "time W in the RPO."),
+    Quantity("checkpoint_staging_time", "duration", "Checkpoint staging to host", "checkpoints",
+             checkpoint.checkpoint_staging_time, r"<shard_size> / <checkpoint.host_copy_bandwidth>",
+             "Blocking (staging to host): each GPU copies its shard to host memory, what an asynchronous "
+             "checkpoint blocks for; the persist runs behind it."),
+    Quantity("checkpoint_stall", "duration", "Checkpoint stall (blocking)", "checkpoints",
+             variant(checkpoint.checkpoint_stall, stall_variant),
+             lambda p: {"measured": "<checkpoint.blocking_time>",
+                        "asynchronous": r"\min(<checkpoint_staging_time>,\; <checkpoint_write_time>)",
+                        "synchronous": "<checkpoint_write_time>"}[stall_variant(p)],
+             lambda p: {"measured": "Measured blocking time (checkpoint.blocking_time): it replaces the modelled "
+                        + ("staging to host (<checkpoint_staging_time>)" if asynchronous(p) else "persist")
+                        + "; the persist (<checkpoint_write_time>) still floors the interval and enters the RPO.",
+                        "asynchronous": "Asynchronous: blocking (staging to host) only; the persist (write to "
+                        "storage, <checkpoint_write_time>) runs behind training. Never longer than a synchronous "
+                        "write: a trainer would write synchronously rather than wait longer.",
+                        "synchronous": "Synchronous: training waits for the whole persist (write to storage)."}[
+                 stall_variant(p)]),
     Quantity("checkpoint_load_time", "duration", "Checkpoint load time", "checkpoints",
              checkpoint.checkpoint_load_time,
              r"\frac{<checkpoint_size>}{\min(<checkpoint.read_bandwidth>,\; <training.gpus> \times "
