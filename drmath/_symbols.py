@@ -28,6 +28,9 @@ _SYMBOLS_RTO = {
     "t_{launch}": "launching (scheduler, containers, collective init)", "L": "loading the checkpoint",
     "t_{val}": "validating (the first steps reproduce the loss)"}
 _SYMBOLS_ETTR = {
+    r"\mathrm{ETTR}_{ft}": "the goodput of fault-tolerant replica groups",
+    "u": "the time a failed replica group is out (the local RTO)", "R": "the replica groups",
+    "t_{step}": "the time of one optimizer step",
     r"\mathrm{ETTR}": "the share of wall-clock time that makes progress", r"\tau": "the checkpoint interval",
     "u_0": "the restart overhead (the local RTO)", "W": "the checkpoint's write (persist) time",
     r"\delta": "the checkpoint stall", "M": "the cluster MTBF",
@@ -102,7 +105,9 @@ _BY_GROUP = {
         r"\lambda": "each GPU's failure rate", "n": "the number of interruptions", "T": "the time to train",
         r"\tau_Y": "Young's interval", r"\tau_D": "Daly's interval", r"\tau^*": "the optimal interval",
         r"\tau_{min}": "the interval floor", r"\tau_{set}": "the interval set in the scenario (checkpoint.interval)",
-        r"\tau_A": "the availability-optimal interval", r"\mathrm{ETTR}_1": "the first-order ETTR"},
+        r"\tau_A": "the availability-optimal interval", r"\mathrm{ETTR}_1": "the first-order ETTR",
+        r"\mathrm{ETTR}_{ft}": "the goodput of fault-tolerant replica groups",
+        "u": "the time a failed replica group is out (the local RTO)", "R": "the replica groups"},
     "replication": {
         "k": "the number of checkpoints per off-site copy (every k-th is shipped)",
         "T_{rep}": "the off-site copy interval set (replication.interval)",

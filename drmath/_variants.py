@@ -63,6 +63,11 @@ def behind_note(p):
             "stale copies and bounds the RPO.")
 
 
+def replica_groups(p):
+    """The tier recovers a local failure without a restart (fault-tolerant replica groups): how many groups."""
+    return tier(p).replica_groups
+
+
 def own_state(p):
     """The tier keeps the training state at every site: a site loss costs the local RPO."""
     return tier(p).state_at_each_site
