@@ -169,9 +169,17 @@ def replication_step(v, out):
                 replication_bandwidth_needed=np.where(upload_keeps_up, replication.hop_bandwidth_needed(
                     size, interval, efficiency, latency, compression), np.inf),
                 bytes_shipped=replication.bytes_shipped(out["time_to_train"], interval, size, compression, cycle),
-                rpo_local=recovery.rpo_local(tau, write, progress=progress),
-                rpo_local_expected=recovery.rpo_local(tau, write, expected=True, progress=progress),
+                **_rpo_local(v, out, tau, write, progress),
                 _rpo_offsite=rpo_offsite(expected=False), _rpo_offsite_expected=rpo_offsite(expected=True))
+
+
+def _rpo_local(v, out, tau, write, progress):
+    """The local RPOs: back to the last durable checkpoint, or with replica groups only the step in flight."""
+    if _groups(v) > 1:  # the other groups keep every committed step
+        return dict(rpo_local=recovery.rpo_local_replica_groups(out["step_time"], progress=progress),
+                    rpo_local_expected=recovery.rpo_local_replica_groups(out["step_time"], True, progress))
+    return dict(rpo_local=recovery.rpo_local(tau, write, progress=progress),
+                rpo_local_expected=recovery.rpo_local(tau, write, expected=True, progress=progress))
 
 
 def failover_step(v, out):

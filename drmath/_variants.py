@@ -98,7 +98,8 @@ def rpo_local_formula(p, expected):
     """:func:`drmath.recovery.rpo_local`'s formula, or its clipped variant where the clip at the progress binds."""
     clip_binds = clipped(p, "rpo_local_expected" if expected else "rpo_local", expected)
     name = "_".join(["clipped"] * clip_binds + ["expected"] * expected)
-    return recovery.rpo_local.tex_variants[name] if name else recovery.rpo_local.tex
+    func = recovery.rpo_local_replica_groups if replica_groups(p) else recovery.rpo_local
+    return func.tex_variants[name] if name else func.tex
 
 
 def rpo_site_formula(p, expected):

@@ -483,9 +483,12 @@ _ALL = (
     # 5. RPO
     Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo",
              lambda p: rpo_local_formula(p, False),
-             lambda p: clip(p, "rpo_local", False, r"<checkpoint_interval> + <checkpoint_write_time>").replace(
-                 "C,", "<compute_time>,"),
-             lambda p: "Worst case: the failure lands just before the next checkpoint is durable; never more than the "
+             lambda p: clip(p, "rpo_local", False, "<step_time>" if replica_groups(p) else
+                            r"<checkpoint_interval> + <checkpoint_write_time>").replace("C,", "<compute_time>,"),
+             lambda p: "Fault-tolerant replica groups: a failed group drops the step in flight and the others keep "
+             "every committed step, so a local failure loses one step at worst, half of one on average "
+             "(<rpo_local_expected>)." if replica_groups(p) else
+             "Worst case: the failure lands just before the next checkpoint is durable; never more than the "
              "run's whole progress C. Expected loss τ/2 + W = <rpo_local_expected>."
              + (" **The local RPO reaches the run's whole progress**: a checkpoint interval as long as the run "
                 "protects nothing (checkpoint.interval)." if whole_run(p, "rpo_local") else ""),
@@ -493,8 +496,8 @@ _ALL = (
              short="Local RPO", banded=True, compare=True, symbols=_SYMBOLS_RPO),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
              lambda p: rpo_local_formula(p, True),
-             lambda p: clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
-             .replace("C/2,", "<compute_time>/2,")),
+             lambda p: clip(p, "rpo_local_expected", True, "<step_time>/2" if replica_groups(p) else
+                            r"<checkpoint_interval>/2 + <checkpoint_write_time>").replace("C/2,", "<compute_time>/2,")),
     Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: rpo_site_formula(p, False),
              lambda p: rpo_site_substitution(p, False), rpo_site_note,
              short="Site RPO", banded=True, compare=True, warn=lambda p: whole_run(p, "rpo_site"),

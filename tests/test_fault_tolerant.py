@@ -89,6 +89,10 @@ def test_a_failed_group_rejoins_from_a_peer_without_a_restart(ft, warm):
     assert ft.ettr > warm.ettr and ft.ettr <= ft.ettr_ceiling <= 1.0
     # what it costs: each group holds the whole state, sharded over its G/R GPUs
     assert ft.state_per_gpu == pytest.approx(groups * warm.state_per_gpu)
+    # a local failure costs the step in flight, not the work since the last durable checkpoint
+    assert ft.rpo_local == pytest.approx(ft.step_time) and ft.rpo_local_expected == pytest.approx(ft.step_time / 2)
+    assert ft.rpo_local < warm.rpo_local and ft.rpo_site == pytest.approx(warm.rpo_site)
+    assert "drops the step in flight" in ft.explain("rpo_local")
     assert "committed steps x participating groups" in ft.explain("ettr")
     assert "rejoins" in ft.explain("rto_local")
 

@@ -107,6 +107,7 @@ SPECS = {
     "reliability.availability_from_downtime": dict(downtime=NONNEGATIVE, period=POSITIVE),
     "recovery.rpo_local": dict(checkpoint_interval=POSITIVE, write_time=NONNEGATIVE, expected=FLAG,
                                progress=UNBOUNDED),
+    "recovery.rpo_local_replica_groups": dict(step_time=NONNEGATIVE, expected=FLAG, progress=UNBOUNDED),
     "recovery.rpo_site_pipeline": dict(replication_interval=POSITIVE, write_time=NONNEGATIVE,
                                        hop_times=st.lists(NONNEGATIVE, min_size=1, max_size=3), newest_only=FLAG,
                                        expected=FLAG, streamed=FLAG, launch_spacing=POSITIVE, progress=UNBOUNDED,
@@ -146,7 +147,8 @@ NOT_FORMULAS = {
 """Public functions that compute no quantity from numbers, with the reason."""
 
 ARRAY_FLAGS = {("checkpoint.checkpoint_stall", "asynchronous"), ("recovery.rpo_local", "expected"),
-               ("recovery.rpo_site_pipeline", "newest_only"), ("recovery.rpo_site_pipeline", "expected")}
+               ("recovery.rpo_local_replica_groups", "expected"), ("recovery.rpo_site_pipeline", "newest_only"),
+               ("recovery.rpo_site_pipeline", "expected")}
 """Flags documented as ``bool or array_like``: the array call passes them as one-element arrays too."""
 
 MODULES = (training, checkpoint, replication, reliability, recovery, cost, units)
