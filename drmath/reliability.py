@@ -828,8 +828,8 @@ def participating_fraction(rejoin_time, mtbf, groups):
     """
     require_nonnegative(rejoin_time=rejoin_time)
     require_positive(mtbf=mtbf, groups=groups)
-    out = np.where(rejoin_time > 0, rejoin_time, 0.0) / (groups * mtbf)  # 0/0 (no rejoin, tiny R M) is none out
-    return np.maximum(0.0, 1.0 - np.where(rejoin_time > 0, out, 0.0))
+    out = rejoin_time / np.where(rejoin_time > 0, groups * mtbf, 1.0)  # no rejoin is none out, even at a tiny R M
+    return np.maximum(0.0, 1.0 - out)
 
 
 @formula(r"\mathrm{ETTR}_{ft} = \frac{\tau}{\tau + \delta}\, e^{-t_{step}/M} \max\left(0,\; 1 - \frac{u}{R\,M}\right)")
