@@ -55,28 +55,43 @@ def checkpoint_step(v, out):
     shard = checkpoint.shard_bytes(size, v["training.gpus"])
     write = checkpoint.checkpoint_write_time(size, v["checkpoint.write_bandwidth"], v["training.gpus"],
                                              v["checkpoint.per_writer_bandwidth"])
-    stall = checkpoint.checkpoint_stall(write, shard, v["checkpoint.host_copy_bandwidth"],
-                                        v["checkpoint.mode"] == "async")
+    staging = checkpoint.checkpoint_staging_time(shard, v["checkpoint.host_copy_bandwidth"])
+    stall = checkpoint.checkpoint_stall(write, staging, v["checkpoint.mode"] == "async",
+                                        v["checkpoint.blocking_time"])  # measured, when given, replaces the model
     load = checkpoint.checkpoint_load_time(size, v["checkpoint.read_bandwidth"], v["training.gpus"],
                                            v["checkpoint.per_writer_bandwidth"])
-    state = checkpoint.checkpoint_bytes(v["training.params"], v["training.state_bytes_per_param"])
-    return dict(checkpoint_size=size, shard_size=shard, checkpoint_write_time=write, checkpoint_stall=stall,
+    # replica groups (a fault-tolerant tier) each hold the whole state: R replicas over the G GPUs
+    state = checkpoint.checkpoint_bytes(v["training.params"], v["training.state_bytes_per_param"]) * _groups(v)
+    return dict(checkpoint_size=size, shard_size=shard, checkpoint_write_time=write,
+                checkpoint_staging_time=staging, checkpoint_stall=stall,
                 checkpoint_load_time=load, checkpoint_interval_floor=checkpoint.checkpoint_interval_floor(write, stall),
                 state_per_gpu=checkpoint.shard_bytes(state, v["training.gpus"]),
                 state_fits_hbm=checkpoint.state_fits_hbm(state, v["training.gpus"], v["training.hbm_per_gpu"]),
                 min_gpus_for_state=checkpoint.min_gpus_for_state(state, v["training.hbm_per_gpu"]))
 
 
+def _groups(v):
+    """Replica groups of the scenario's tier: 1 for checkpoint-restart (one replica of the state)."""
+    return max(presets.DR_TIERS[v["failover.tier"]].replica_groups, 1)
+
+
 def cadence_step(v, out):
-    """Failures, the local recovery, the checkpoint interval and ETTR."""
+    """Failures, the local recovery, the checkpoint interval and ETTR (or, with replica groups, their goodput)."""
     measured = v["failures.measured_mtbf"]
     if measured is None:
         mtbf = reliability.cluster_mtbf(v["training.gpus"], v["failures.gpu_failure_rate"])
     else:
         mtbf = measured
-    phases = recovery.local_rto_phases(v["failures.detection_time"], v["failures.reschedule_time"],
-                                       v["failures.launch_time"], out["checkpoint_load_time"],
-                                       v["failures.validation_time"])
+    groups = presets.DR_TIERS[v["failover.tier"]].replica_groups
+    if groups:  # a failed group rejoins: its state from a healthy peer over its own NICs, nothing to validate
+        peer = replication.transfer_time(out["checkpoint_size"],
+                                         v["training.gpus"] / groups * v["checkpoint.per_writer_bandwidth"])
+        phases = recovery.local_rto_phases(v["failures.detection_time"], v["failures.reschedule_time"],
+                                           v["failures.launch_time"], peer, 0.0)
+    else:
+        phases = recovery.local_rto_phases(v["failures.detection_time"], v["failures.reschedule_time"],
+                                           v["failures.launch_time"], out["checkpoint_load_time"],
+                                           v["failures.validation_time"])
     u0 = recovery.rto(phases)
     stall, floor = out["checkpoint_stall"], out["checkpoint_interval_floor"]
     daly = reliability.daly_interval(stall, mtbf)
@@ -89,13 +104,20 @@ def cadence_step(v, out):
     if np.any(shape != 1.0):  # Weibull gaps: the renewal model; shape 1 stays exactly the exponential form
         ettr = np.where(shape == 1.0, ettr, reliability.ettr_weibull(tau, stall, out["checkpoint_write_time"], u0,
                                                                      mtbf, np.where(shape == 1.0, 2.0, shape)))
+    ceiling, lost = reliability.ettr_ceiling(u0, mtbf), u0
+    if groups:  # no restart: committed steps x participating groups (Little's law holds for any gaps)
+        step = training.time_to_train(v["training.params"], v["training.batch_tokens"], v["training.gpus"],
+                                      v["training.peak_flop_rate"], v["training.mfu"], 1.0,
+                                      v["training.flops_per_param_token"])
+        ettr = reliability.ettr_replica_groups(tau, stall, step, u0, mtbf, groups)
+        ceiling = reliability.ettr_replica_groups(tau, 0.0, step, u0, mtbf, groups)  # instant checkpoints
+        lost = u0 / groups  # one group of R out: every group is out (no progress) once u0 reaches R M
     return dict(mtbf=mtbf, rto_local_phases=phases, rto_local=u0, restart_overhead=u0,
                 young_interval=reliability.young_interval(stall, mtbf), daly_interval=daly, optimal_interval=optimal,
                 checkpoint_interval=tau, checkpoint_interval_floored=chosen < floor,
                 checkpoint_bandwidth_share=share, checkpoint_storage_saturated=checkpoint.storage_saturated(share),
                 ettr=ettr, ettr_first_order=reliability.ettr(tau, stall, u0, mtbf),
-                ettr_ceiling=reliability.ettr_ceiling(u0, mtbf),
-                goodput_collapsed=reliability.goodput_collapsed(ettr, u0, mtbf),
+                ettr_ceiling=ceiling, goodput_collapsed=reliability.goodput_collapsed(ettr, lost, mtbf),
                 availability_interval=reliability.availability_interval(stall, u0, mtbf))
 
 
@@ -147,9 +169,17 @@ def replication_step(v, out):
                 replication_bandwidth_needed=np.where(upload_keeps_up, replication.hop_bandwidth_needed(
                     size, interval, efficiency, latency, compression), np.inf),
                 bytes_shipped=replication.bytes_shipped(out["time_to_train"], interval, size, compression, cycle),
-                rpo_local=recovery.rpo_local(tau, write, progress=progress),
-                rpo_local_expected=recovery.rpo_local(tau, write, expected=True, progress=progress),
+                **_rpo_local(v, out, tau, write, progress),
                 _rpo_offsite=rpo_offsite(expected=False), _rpo_offsite_expected=rpo_offsite(expected=True))
+
+
+def _rpo_local(v, out, tau, write, progress):
+    """The local RPOs: back to the last durable checkpoint, or with replica groups only the step in flight."""
+    if _groups(v) > 1:  # the other groups keep every committed step
+        return dict(rpo_local=recovery.rpo_local_replica_groups(out["step_time"], progress=progress),
+                    rpo_local_expected=recovery.rpo_local_replica_groups(out["step_time"], True, progress))
+    return dict(rpo_local=recovery.rpo_local(tau, write, progress=progress),
+                rpo_local_expected=recovery.rpo_local(tau, write, expected=True, progress=progress))
 
 
 def failover_step(v, out):
@@ -241,6 +271,9 @@ def _compare_tiers(v, out):
     every = {}
     for name in presets.DR_TIERS:
         tier_v, tier_out = {**v, "failover.tier": name}, dict(out)
+        if _groups(tier_v) != _groups(v):  # another local recovery: every step changes, not the tier's alone
+            every[name] = _derive(tier_v)
+            continue
         for step_name, step in STEPS:
             if step_name in _TIER_STEPS:
                 tier_out.update(step(tier_v, tier_out))
@@ -255,6 +288,9 @@ def _compare_tiers(v, out):
             "tier_standby_costs": each("standby_cost"),
             "tier_link_costs": {name: t["replication_cost"] + t["cross_site_cost"] for name, t in every.items()},
             "tier_disaster_losses": each("expected_disaster_loss"), "tier_total_costs": each("total_dr_cost"),
+            "tier_rto_locals": each("rto_local"), "tier_ettrs": each("ettr"),
+            "tier_goodput_lost_costs": each("goodput_lost_cost"),
+            "tier_resilience_costs": each("total_cost_of_resilience"),
             "break_even_delay_costs": {
                 name: cost.break_even_delay_cost(t["standby_cost"] + t["cross_site_cost"]
                                                  - cold["standby_cost"] - cold["cross_site_cost"],

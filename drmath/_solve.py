@@ -186,6 +186,20 @@ def _grid_points(base, grid):
     return {path: m.ravel() for path, m in zip(grid, mesh)}
 
 
+def _searched(tiers):
+    """The tiers to search: :data:`drmath.presets.SEARCHED_TIERS` when omitted; each checked, replica groups refused."""
+    tiers = list(presets.SEARCHED_TIERS) if tiers is None else list(tiers)
+    if not tiers:
+        raise ValueError("solve() needs at least one DR tier")
+    for name in tiers:
+        FIELDS["failover.tier"].coerce(name)
+        if name not in presets.SEARCHED_TIERS:
+            raise ValueError(f"solve() does not search tier {name!r}: its goodput is a first-order model no "
+                             f"simulation holds; compare it in the tier table instead (searched: "
+                             f"{', '.join(presets.SEARCHED_TIERS)})")
+    return tiers
+
+
 def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, seed=0):
     r"""The cheapest design that meets every requirement, and the Pareto front of cost against site RPO and RTO.
 
@@ -200,7 +214,7 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
     scenario : Scenario, optional
         The inputs, with the targets in its ``requirements`` section; the seed case when omitted.
     tiers : sequence of str, optional
-        DR tiers to search; all of :data:`drmath.presets.DR_TIERS` when omitted.
+        DR tiers to search; :data:`drmath.presets.SEARCHED_TIERS` (every checkpoint-restart tier) when omitted.
     grid : mapping of str to sequence, optional
         Search only these values of these levers, every combination (None: the field unset), and
         :data:`DEFAULT_GRID`'s values for the other levers: an exhaustive search of a small grid, for
@@ -270,13 +284,9 @@ def solve(scenario=None, tiers=None, grid=None, confidence=None, draws=2000, see
     scenario = Scenario() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
         raise TypeError(f"solve() needs a Scenario, got {type(scenario).__name__}")
+    tiers = _searched(tiers)
     if confidence is not None:
         return _at_confidence(scenario, tiers, grid, _check_confidence(confidence), draws, seed)
-    tiers = list(presets.DR_TIERS) if tiers is None else list(tiers)
-    if not tiers:
-        raise ValueError("solve() needs at least one DR tier")
-    for name in tiers:
-        FIELDS["failover.tier"].coerce(name)
     base = scenario.with_changes({"cost.link_hour_price": None})
     targets = {t.input: scenario.get(t.input) for t in TARGETS}
     if grid is not None:
@@ -343,7 +353,7 @@ def _at_confidence(scenario, tiers, grid, confidence, draws, seed):
                                    point_design_miss_probability=1.0 - met,
                                    message=point.message + _confidence_text(confidence, met, 1.0 - met, draws, True))
     (point_met,), _ = over_draws(base.flat(), inputs, [searched])
-    tiers = list(presets.DR_TIERS) if tiers is None else list(tiers)
+    tiers = _searched(tiers)
     changes, met, mean, feasible = robust_choice(scenario, base, tiers, point._table, inputs, confidence, _changes,
                                                  refine=grid is None)
     if feasible and grid is None:  # rounded as the point answer is, each rounding re-checked over the same draws

@@ -28,6 +28,9 @@ _SYMBOLS_RTO = {
     "t_{launch}": "launching (scheduler, containers, collective init)", "L": "loading the checkpoint",
     "t_{val}": "validating (the first steps reproduce the loss)"}
 _SYMBOLS_ETTR = {
+    r"\mathrm{ETTR}_{ft}": "the goodput of fault-tolerant replica groups",
+    "u": "the time a failed replica group is out (the local RTO)", "R": "the replica groups",
+    "t_{step}": "the time of one optimizer step",
     r"\mathrm{ETTR}": "the share of wall-clock time that makes progress", r"\tau": "the checkpoint interval",
     "u_0": "the restart overhead (the local RTO)", "W": "the checkpoint's write (persist) time",
     r"\delta": "the checkpoint stall", "M": "the cluster MTBF",
@@ -92,6 +95,8 @@ _BY_GROUP = {
         "b_w": "one GPU's write bandwidth (checkpoint.per_writer_bandwidth)",
         "b_r": "one GPU's read bandwidth (checkpoint.per_writer_bandwidth)",
         "b_h": "the rate one GPU copies its shard to host memory", r"\tau_{min}": "the interval floor",
+        "t_h": "the staging of one GPU's shard to host memory (the async blocking)",
+        r"\delta_m": "the blocking time measured on the run (checkpoint.blocking_time)",
         "u_{fs}": "the share of the filesystem's write bandwidth checkpoints take",
         "s_{st}": "the training state per GPU", "b_{st}": "the training state's bytes per parameter",
         "S_{st}": "the whole training state", "H": "each GPU's memory (HBM)",
@@ -100,7 +105,9 @@ _BY_GROUP = {
         r"\lambda": "each GPU's failure rate", "n": "the number of interruptions", "T": "the time to train",
         r"\tau_Y": "Young's interval", r"\tau_D": "Daly's interval", r"\tau^*": "the optimal interval",
         r"\tau_{min}": "the interval floor", r"\tau_{set}": "the interval set in the scenario (checkpoint.interval)",
-        r"\tau_A": "the availability-optimal interval", r"\mathrm{ETTR}_1": "the first-order ETTR"},
+        r"\tau_A": "the availability-optimal interval", r"\mathrm{ETTR}_1": "the first-order ETTR",
+        r"\mathrm{ETTR}_{ft}": "the goodput of fault-tolerant replica groups",
+        "u": "the time a failed replica group is out (the local RTO)", "R": "the replica groups"},
     "replication": {
         "k": "the number of checkpoints per off-site copy (every k-th is shipped)",
         "T_{rep}": "the off-site copy interval set (replication.interval)",

@@ -26,6 +26,13 @@ def asynchronous(p):
     return p.scenario.checkpoint.mode == "async"
 
 
+def stall_variant(p):
+    """Which blocking time the plan's stall is: measured (given), or the async or sync model."""
+    if p.scenario.checkpoint.blocking_time is not None:
+        return "measured"
+    return "asynchronous" if asynchronous(p) else "synchronous"
+
+
 def streamed(p):
     return p.scenario.replication.streamed
 
@@ -54,6 +61,11 @@ def behind_note(p):
             f"To fix it, {fix}, or ship less often: a replication interval of at least <replication_cycle> "
             "(replication.interval), or ship the newest copy only (replication.policy = newest), which skips "
             "stale copies and bounds the RPO.")
+
+
+def replica_groups(p):
+    """The tier recovers a local failure without a restart (fault-tolerant replica groups): how many groups."""
+    return tier(p).replica_groups
 
 
 def own_state(p):
@@ -86,7 +98,8 @@ def rpo_local_formula(p, expected):
     """:func:`drmath.recovery.rpo_local`'s formula, or its clipped variant where the clip at the progress binds."""
     clip_binds = clipped(p, "rpo_local_expected" if expected else "rpo_local", expected)
     name = "_".join(["clipped"] * clip_binds + ["expected"] * expected)
-    return recovery.rpo_local.tex_variants[name] if name else recovery.rpo_local.tex
+    func = recovery.rpo_local_replica_groups if replica_groups(p) else recovery.rpo_local
+    return func.tex_variants[name] if name else func.tex
 
 
 def rpo_site_formula(p, expected):

@@ -53,11 +53,13 @@ from ._variants import (
     exponential,
     interval_note,
     phases,
+    replica_groups,
     rpo_local_formula,
     rpo_site_formula,
     rpo_site_note,
     rpo_site_substitution,
     site_rto_note,
+    stall_variant,
     streamed,
     tier,
     unbounded,
@@ -72,6 +74,14 @@ __all__ = ["Quantity", "Group", "Target", "TARGETS", "UNITS", "QUANTITIES", "GRO
            "COMPARED", "PLAN_FIELDS", "in_group"]
 
 Text = str | Callable | None  # TeX or Markdown, or a function of the plan that returns it
+
+_FT_ETTR = (r"\frac{<checkpoint_interval>}{<checkpoint_interval> + <checkpoint_stall>}\, e^{-<step_time>/<mtbf>}"
+            r" \max\left(0,\; 1 - \frac{<restart_overhead>}{<tier.replica_groups|g> \times <mtbf>}\right)")
+_FT_ETTR_NOTE = ("Fault-tolerant replica groups (torchft-style): no restart. A failure drops the step in flight "
+                 "(a step commits when no failure lands in it) and keeps one group of <tier.replica_groups|g> out "
+                 "for the local RTO (Little's law); checkpoint stalls still cost δ every τ. The expected form of "
+                 "committed steps x participating groups, the PyTorch blog's training efficiency (Jun 2025: "
+                 "5,145/6,249 x 29.6/30 = 81.2%).")
 
 UNITS = {"duration": "[s]", "bytes": "[B]", "bandwidth": "[B/s]", "line_rate": "[B/s]", "flop": "[FLOP]",
          "flop_rate": "[FLOP/s]", "usd": "[USD]", "usd_rate": "[USD/s]", "fraction": "[1]", "count": "[1]",
@@ -293,14 +303,27 @@ _ALL = (
     Quantity("checkpoint_write_time", "duration", "Checkpoint write (persist) time", "checkpoints",
              checkpoint.checkpoint_write_time,
              r"\frac{<checkpoint_size>}{\min(<checkpoint.write_bandwidth>,\; <training.gpus> \times "
-             r"<checkpoint.per_writer_bandwidth>)}", "A checkpoint is not durable until this persist ends."),
-    Quantity("checkpoint_stall", "duration", "Checkpoint stall", "checkpoints",
-             variant(checkpoint.checkpoint_stall, lambda p: "asynchronous" if asynchronous(p) else "synchronous"),
-             lambda p: r"\min(<shard_size> / <checkpoint.host_copy_bandwidth>,\; <checkpoint_write_time>)"
-             if asynchronous(p) else "<checkpoint_write_time>",
-             lambda p: "Asynchronous: training stalls only for the copy to host memory; the persist runs behind it. "
-             "Never longer than a synchronous write: a trainer would write synchronously rather than wait longer."
-             if asynchronous(p) else "Synchronous: training waits for the whole persist."),
+             r"<checkpoint.per_writer_bandwidth>)}",
+             lambda p: "Persist (write to storage" + (", behind training" if asynchronous(p) else ", training waits")
+             + "). A checkpoint is not durable until this persist ends: it floors the interval and is the write "
+             "time W in the RPO."),
+    Quantity("checkpoint_staging_time", "duration", "Checkpoint staging to host", "checkpoints",
+             checkpoint.checkpoint_staging_time, r"<shard_size> / <checkpoint.host_copy_bandwidth>",
+             "Blocking (staging to host): each GPU copies its shard to host memory, what an asynchronous "
+             "checkpoint blocks for; the persist runs behind it."),
+    Quantity("checkpoint_stall", "duration", "Checkpoint stall (blocking)", "checkpoints",
+             variant(checkpoint.checkpoint_stall, stall_variant),
+             lambda p: {"measured": "<checkpoint.blocking_time>",
+                        "asynchronous": r"\min(<checkpoint_staging_time>,\; <checkpoint_write_time>)",
+                        "synchronous": "<checkpoint_write_time>"}[stall_variant(p)],
+             lambda p: {"measured": "Measured blocking time (checkpoint.blocking_time): it replaces the modelled "
+                        + ("staging to host (<checkpoint_staging_time>)" if asynchronous(p) else "persist")
+                        + "; the persist (<checkpoint_write_time>) still floors the interval and enters the RPO.",
+                        "asynchronous": "Asynchronous: blocking (staging to host) only; the persist (write to "
+                        "storage, <checkpoint_write_time>) runs behind training. Never longer than a synchronous "
+                        "write: a trainer would write synchronously rather than wait longer.",
+                        "synchronous": "Synchronous: training waits for the whole persist (write to storage)."}[
+                 stall_variant(p)]),
     Quantity("checkpoint_load_time", "duration", "Checkpoint load time", "checkpoints",
              checkpoint.checkpoint_load_time,
              r"\frac{<checkpoint_size>}{\min(<checkpoint.read_bandwidth>,\; <training.gpus> \times "
@@ -356,14 +379,17 @@ _ALL = (
     Quantity("restart_overhead", "duration", "Restart overhead u0", "cadence", r"u_0 = \mathrm{RTO}_{local}",
              None, "The restart overhead of ETTR is the local recovery time, checkpoint load included."),
     Quantity("ettr", "fraction", "ETTR", "cadence",
-             lambda p: reliability.ettr_exact if exponential(p) else reliability.ettr_weibull,
-             lambda p: (r"\frac{<checkpoint_interval>\, e^{-(<restart_overhead> + <checkpoint_write_time> - "
+             lambda p: reliability.ettr_replica_groups if replica_groups(p) else
+             reliability.ettr_exact if exponential(p) else reliability.ettr_weibull,
+             lambda p: _FT_ETTR if replica_groups(p) else
+             (r"\frac{<checkpoint_interval>\, e^{-(<restart_overhead> + <checkpoint_write_time> - "
                         r"<checkpoint_stall>)/<mtbf>}}{<mtbf> \left(e^{(<checkpoint_interval> + <checkpoint_stall>)"
                         r"/<mtbf>} - 1\right)}") if exponential(p) else (
                  r"\frac{<checkpoint_interval>}{<mtbf>} \sum_{j \ge 1} S\big(<restart_overhead> + "
                  r"<checkpoint_write_time> - <checkpoint_stall> + j\,(<checkpoint_interval> + <checkpoint_stall>)"
                  r"\big),\ k = <failures.weibull_shape>"),
-             lambda p: ("Exact in expectation for exponential failures (renewal-reward; Daly 2006's complete model "
+             lambda p: _FT_ETTR_NOTE if replica_groups(p) else
+             ("Exact in expectation for exponential failures (renewal-reward; Daly 2006's complete model "
                         "with the persist time W in the rework and failed restarts begun again), as drmath's "
                         "simulator runs the run." if exponential(p) else
                         "Expected for Weibull gaps between interruptions of shape k and mean M (renewal-reward "
@@ -380,9 +406,12 @@ _ALL = (
              "persist time W out of the rework (too optimistic when W is long) and drifts low, down to 0, once "
              "u₀ or τ is not small against M (at 100k GPUs it understates goodput by a quarter)."),
     Quantity("ettr_ceiling", "fraction", "ETTR ceiling (instant checkpoints)", "cadence",
-             reliability.ettr_ceiling,
-             r"e^{-<restart_overhead> / <mtbf>}",
-             "The most any checkpoint cadence can keep: the share of time not spent restarting."),
+             lambda p: reliability.ettr_replica_groups if replica_groups(p) else reliability.ettr_ceiling,
+             lambda p: _FT_ETTR.replace("<checkpoint_stall>", "0") if replica_groups(p)
+             else r"e^{-<restart_overhead> / <mtbf>}",
+             lambda p: "The most any checkpoint cadence can keep: " + (
+                 "the replica groups' goodput with instant checkpoints (δ = 0)." if replica_groups(p)
+                 else "the share of time not spent restarting.")),
     Quantity("goodput_collapsed", "flag", "Goodput has collapsed", "cadence",
              reliability.goodput_collapsed,
              r"<restart_overhead> \ge <mtbf> \ \text{or}\ <ettr> < 36.8\%",
@@ -459,9 +488,12 @@ _ALL = (
     # 5. RPO
     Quantity("rpo_local", "duration", "Local RPO (worst)", "rpo",
              lambda p: rpo_local_formula(p, False),
-             lambda p: clip(p, "rpo_local", False, r"<checkpoint_interval> + <checkpoint_write_time>").replace(
-                 "C,", "<compute_time>,"),
-             lambda p: "Worst case: the failure lands just before the next checkpoint is durable; never more than the "
+             lambda p: clip(p, "rpo_local", False, "<step_time>" if replica_groups(p) else
+                            r"<checkpoint_interval> + <checkpoint_write_time>").replace("C,", "<compute_time>,"),
+             lambda p: "Fault-tolerant replica groups: a failed group drops the step in flight and the others keep "
+             "every committed step, so a local failure loses one step at worst, half of one on average "
+             "(<rpo_local_expected>)." if replica_groups(p) else
+             "Worst case: the failure lands just before the next checkpoint is durable; never more than the "
              "run's whole progress C. Expected loss τ/2 + W = <rpo_local_expected>."
              + (" **The local RPO reaches the run's whole progress**: a checkpoint interval as long as the run "
                 "protects nothing (checkpoint.interval)." if whole_run(p, "rpo_local") else ""),
@@ -469,8 +501,8 @@ _ALL = (
              short="Local RPO", banded=True, compare=True, symbols=_SYMBOLS_RPO),
     Quantity("rpo_local_expected", "duration", "Local RPO (expected)", "rpo",
              lambda p: rpo_local_formula(p, True),
-             lambda p: clip(p, "rpo_local_expected", True, r"<checkpoint_interval>/2 + <checkpoint_write_time>")
-             .replace("C/2,", "<compute_time>/2,")),
+             lambda p: clip(p, "rpo_local_expected", True, "<step_time>/2" if replica_groups(p) else
+                            r"<checkpoint_interval>/2 + <checkpoint_write_time>").replace("C/2,", "<compute_time>/2,")),
     Quantity("rpo_site", "duration", "Site RPO (worst)", "rpo", lambda p: rpo_site_formula(p, False),
              lambda p: rpo_site_substitution(p, False), rpo_site_note,
              short="Site RPO", banded=True, compare=True, warn=lambda p: whole_run(p, "rpo_site"),
@@ -480,7 +512,12 @@ _ALL = (
     # 6. RTO
     Quantity("rto_local", "duration", "Local RTO", "rto",
              recovery.local_rto_phases,
-             phases("rto_local_phases", LOCAL_PHASES), "Phases: " + ", ".join(LOCAL_PHASES) + ".",
+             phases("rto_local_phases", LOCAL_PHASES),
+             lambda p: "Phases: " + ", ".join(LOCAL_PHASES) + "." + (
+                 " Fault-tolerant replica groups: the time a failed group is out before it rejoins, while the "
+                 "others keep training; its load is the state fetched from a healthy peer over the group's NICs "
+                 "(<checkpoint_size> over <tier.replica_groups|g> groups' share of the GPUs), and it has nothing to "
+                 "validate." if replica_groups(p) else ""),
              short="Local RTO", banded=True, compare=True, symbols=_SYMBOLS_RTO),
     Quantity("rto_site", "duration", "Site RTO", "rto",
              recovery.site_rto_phases,
@@ -522,6 +559,14 @@ _ALL = (
              short="site RTO", table=True,
              note="Each tier's own readiness, staging and decision (automatic tiers skip it); the other phases "
                   "are the scenario's."),
+    Quantity("tier_rto_locals", "duration", "Local RTO by tier", "rto", recovery.local_rto_phases,
+             short="local RTO", table=True,
+             note="The same restart for every checkpoint-restart tier; fault-tolerant replica groups: the time a "
+                  "failed group is out while the others train (no restart)."),
+    Quantity("tier_ettrs", "fraction", "Goodput (ETTR) by tier", "rto",
+             lambda p: reliability.ettr_exact, short="goodput", table=True,
+             note="Checkpoint-restart: ETTR, the same for every such tier. Fault-tolerant replica groups: "
+                  "committed steps x participating groups (torchft, PyTorch blog Jun 2025)."),
     Quantity("tier_schedule_slips", "duration", "Expected schedule slip by tier", "rto",
              recovery.schedule_slip.tex_variants["expected"], short="slip", table=True,
              note=lambda p: "Each tier at its own standby size." if p.scenario.failover.standby_fraction is None
@@ -610,6 +655,13 @@ _ALL = (
     Quantity("tier_total_costs", "usd", "Total DR cost by tier", "cost",
              r"C_{DR} = C_{standby} + C_{rep} + C_x + E[C_{loss}]",
              short="total", table=True),
+    Quantity("tier_goodput_lost_costs", "usd", "Goodput lost by tier", "cost", cost.goodput_lost_cost,
+             short="goodput lost", table=True,
+             note="The fleet's time lost to stalls, rework and restarts (or, with replica groups, to dropped steps "
+                  "and groups out), priced at its own cost."),
+    Quantity("tier_resilience_costs", "usd", "Total cost of resilience by tier", "cost",
+             r"C_{res} = C_{DR} + C_{goodput}", short="DR + goodput", table=True,
+             note="Total DR cost plus goodput lost: where recovery without restart pays for itself."),
     Quantity("break_even_delay_costs", "usd_rate", "Break-even cost of delay, against cold backup & restore", "cost",
              cost.break_even_delay_cost,
              short="pays for itself above",

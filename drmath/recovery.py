@@ -30,8 +30,8 @@ from ._validate import (
     short_repr,
 )
 
-__all__ = ["rpo_local", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto", "resume_slip",
-           "schedule_slip", "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
+__all__ = ["rpo_local", "rpo_local_replica_groups", "rpo_site_pipeline", "local_rto_phases", "site_rto_phases", "rto",
+           "resume_slip", "schedule_slip", "expected_remaining_run", "LOCAL_PHASES", "SITE_PHASES"]
 
 LOCAL_PHASES = ("detection", "reschedule", "launch", "load", "validation")
 """Phases of a local recovery, in order."""
@@ -99,6 +99,59 @@ def rpo_local(checkpoint_interval, write_time, expected=False, progress=np.inf):
     require_flag(expected=expected)
     return np.where(expected, np.minimum(checkpoint_interval / 2 + write_time, progress / 2),
                     np.minimum(checkpoint_interval + write_time, progress))
+
+
+@formula(r"\mathrm{RPO}_{local} = t_{step}", expected=r"E[\mathrm{loss}_{local}] = t_{step}/2",
+         clipped=r"\mathrm{RPO}_{local} = \min(C,\; t_{step})",
+         clipped_expected=r"E[\mathrm{loss}_{local}] = \min(C/2,\; t_{step}/2)")
+@broadcasting
+def rpo_local_replica_groups(step_time, expected=False, progress=np.inf):
+    r"""Progress lost to a local failure when replica groups recover it without a restart.
+
+    Parameters
+    ----------
+    step_time : float or array_like
+        Time of one optimizer step :math:`t_{step}`. [s]
+    expected : bool or array_like, default False
+        False for the worst case, True for the expected value. [1]
+    progress : float or array_like, default inf
+        The progress the run makes in all :math:`C`: no loss exceeds it (the
+        expected one, :math:`C/2`). [s]
+
+    Returns
+    -------
+    rpo_local_replica_groups : float or ndarray
+        Lost progress. [s]
+
+    Notes
+    -----
+    .. formula::
+
+    .. formula:: expected
+
+    A failed group drops the step in flight, which no group commits; the
+    other groups keep every committed step and go on, so nothing older is
+    lost. A failure at a uniform time in a step loses half a step on
+    average. Clipped at the run's progress as :func:`rpo_local` is:
+
+    .. formula:: clipped
+
+    .. formula:: clipped_expected
+
+    References
+    ----------
+    .. [1] PyTorch blog on torchft, Jun 2025: of 6,249 steps with 1,100
+       failures, 5,145 committed; a failure costs the step it interrupts.
+
+    Examples
+    --------
+    >>> rpo_local_replica_groups(12.0), rpo_local_replica_groups(12.0, expected=True)
+    (12.0, 6.0)
+    """
+    require_nonnegative(step_time=step_time)
+    require_nonnegative_or_inf(progress=progress)
+    require_flag(expected=expected)
+    return np.where(expected, np.minimum(step_time / 2, progress / 2), np.minimum(step_time, progress))
 
 
 @formula(

@@ -289,10 +289,10 @@ diagrams.recovery_timeline_figure(p).show()
 # none does, the one that comes closest. The requirements, not the tier's price, decide.
 
 # %%
-best = {name: solve(wanted, tiers=[name]) for name in presets.DR_TIERS}
+best = {name: solve(wanted, tiers=[name]) for name in presets.SEARCHED_TIERS}
 fields = ["meets_requirements", "rto_site", "rpo_site", "rpo_site_expected", "reduced_capacity_time", "schedule_slip",
           "standby_gpus", "total_dr_cost", "total_cost_of_resilience"]
-tiers = compare([b.plan for b in best.values()], [t.label for t in presets.DR_TIERS.values()], fields)
+tiers = compare([b.plan for b in best.values()], [presets.DR_TIERS[n].label for n in best], fields)
 display(tiers.drop(columns="title").T.rename_axis("tier").reset_index().style.hide()
         .format({f: partial(format_quantity, kind=QUANTITIES[f].kind) for f in fields})
         .relabel_index(["tier", *map(card_title, fields)], axis="columns"))

@@ -191,7 +191,7 @@ def test_formulas_refuses_what_the_library_does_not_hold():
         formulas()
     with pytest.raises(ValueError, match=r"unknown plan quantity 'rpo_sight': choose from .*rpo_site"):
         formulas("rpo_sight")
-    with pytest.raises(ValueError, match=r"checkpoint_stall needs a variant: choose from \['asynchronous', 'synch"):
+    with pytest.raises(ValueError, match=r"checkpoint_stall needs a variant: choose from \['asynchronous', 'measured'"):
         formulas(checkpoint.checkpoint_stall)
     with pytest.raises(ValueError, match=r"resume_slip has no formula variant 'worst': choose from \['expected'\]"):
         formulas((recovery.resume_slip, "worst"))

@@ -47,8 +47,9 @@ SPECS = {
     "checkpoint.shard_bytes": dict(size=POSITIVE, writers=POSITIVE),
     "checkpoint.checkpoint_write_time": dict(size=POSITIVE, write_bandwidth=POSITIVE, writers=POSITIVE,
                                              per_writer_bandwidth=POSITIVE),
-    "checkpoint.checkpoint_stall": dict(write_time=POSITIVE, shard=POSITIVE, host_copy_bandwidth=POSITIVE,
-                                        asynchronous=FLAG),
+    "checkpoint.checkpoint_staging_time": dict(shard=POSITIVE, host_copy_bandwidth=POSITIVE),
+    "checkpoint.checkpoint_stall": dict(write_time=POSITIVE, staging_time=POSITIVE, asynchronous=FLAG,
+                                        blocking_time=POSITIVE),
     "checkpoint.checkpoint_load_time": dict(size=POSITIVE, read_bandwidth=POSITIVE, readers=POSITIVE,
                                             per_reader_bandwidth=st.one_of(st.just(INF), POSITIVE)),
     "checkpoint.checkpoint_interval_floor": dict(write_time=POSITIVE, stall=POSITIVE),
@@ -89,6 +90,13 @@ SPECS = {
                                      write_time=NONNEGATIVE, restart_overhead=NONNEGATIVE, mtbf=POSITIVE,
                                      shape=_floats(0.1, 10.0, corners=(0.1, 1.0, 10.0))),
     "reliability.ettr_ceiling": dict(restart_overhead=NONNEGATIVE, mtbf=POSITIVE),
+    "reliability.replica_group_goodput": dict(committed_steps=NONNEGATIVE, total_steps=POSITIVE,
+                                              participating_groups=NONNEGATIVE, groups=POSITIVE),
+    "reliability.committed_step_fraction": dict(step_time=NONNEGATIVE, mtbf=POSITIVE),
+    "reliability.participating_fraction": dict(rejoin_time=NONNEGATIVE, mtbf=POSITIVE, groups=POSITIVE),
+    "reliability.ettr_replica_groups": dict(checkpoint_interval=POSITIVE, checkpoint_cost=NONNEGATIVE,
+                                            step_time=NONNEGATIVE, rejoin_time=NONNEGATIVE, mtbf=POSITIVE,
+                                            groups=POSITIVE),
     "reliability.goodput_collapsed": dict(ettr=SHARE, restart_overhead=NONNEGATIVE, mtbf=POSITIVE),
     "reliability.availability_interval": dict(checkpoint_cost=POSITIVE, recovery_time=NONNEGATIVE, mtbf=POSITIVE),
     "reliability.overhead_budget_interval": dict(checkpoint_cost=NONNEGATIVE, overhead_budget=FRACTION),
@@ -99,6 +107,7 @@ SPECS = {
     "reliability.availability_from_downtime": dict(downtime=NONNEGATIVE, period=POSITIVE),
     "recovery.rpo_local": dict(checkpoint_interval=POSITIVE, write_time=NONNEGATIVE, expected=FLAG,
                                progress=UNBOUNDED),
+    "recovery.rpo_local_replica_groups": dict(step_time=NONNEGATIVE, expected=FLAG, progress=UNBOUNDED),
     "recovery.rpo_site_pipeline": dict(replication_interval=POSITIVE, write_time=NONNEGATIVE,
                                        hop_times=st.lists(NONNEGATIVE, min_size=1, max_size=3), newest_only=FLAG,
                                        expected=FLAG, streamed=FLAG, launch_spacing=POSITIVE, progress=UNBOUNDED,
@@ -138,7 +147,8 @@ NOT_FORMULAS = {
 """Public functions that compute no quantity from numbers, with the reason."""
 
 ARRAY_FLAGS = {("checkpoint.checkpoint_stall", "asynchronous"), ("recovery.rpo_local", "expected"),
-               ("recovery.rpo_site_pipeline", "newest_only"), ("recovery.rpo_site_pipeline", "expected")}
+               ("recovery.rpo_local_replica_groups", "expected"), ("recovery.rpo_site_pipeline", "newest_only"),
+               ("recovery.rpo_site_pipeline", "expected")}
 """Flags documented as ``bool or array_like``: the array call passes them as one-element arrays too."""
 
 MODULES = (training, checkpoint, replication, reliability, recovery, cost, units)

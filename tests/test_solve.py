@@ -89,7 +89,7 @@ def test_no_cheaper_point_of_the_grid_meets_the_targets():
     base = Scenario().with_changes(TARGETS)
     solution = solve(base, grid=SMALL)
     best = math.inf
-    for tier, *levers in itertools.product(presets.DR_TIERS, *SMALL.values()):
+    for tier, *levers in itertools.product(presets.SEARCHED_TIERS, *SMALL.values()):  # what solve() searches
         p = plan(base.with_changes({"failover.tier": tier, **dict(zip(SMALL, levers))}))
         if p.meets_requirements:
             best = min(best, p.total_cost_of_resilience)
@@ -234,7 +234,7 @@ def _brute_force(scenario, seed=21, rounds=10):
         cost_ = np.broadcast_to(np.asarray(out["total_cost_of_resilience"], dtype=float), shape)
         return np.where(np.broadcast_to(out["meets_requirements"], shape) & np.isfinite(cost_), cost_, np.inf)
 
-    for tier, info in presets.DR_TIERS.items():
+    for tier, info in ((name, presets.DR_TIERS[name]) for name in presets.SEARCHED_TIERS):
         low = 0.01 if info.sites == 1 else 0.5  # sites that train together each hold their half at least
         grid = np.meshgrid(np.geomspace(max(1.0, floor), 1e5, 24), np.unique(np.round(np.geomspace(1, 600, 20))),
                            np.array([10, 20, 40, 100, 200, 400, 800, 1600, 3200, 6400, 800_000]) * Gbit_per_s,
@@ -323,7 +323,7 @@ from drmath.io import scenarios  # noqa: E402
 UNCERTAIN = {"uncertainty.failures.gpu_failure_rate": (3e-9, 1e-8),
              "uncertainty.failover.decision_time": {"low": 600.0, "high": 4 * hour},
              "uncertainty.replication.efficiency": (0.5, 0.95)}
-BRUTE = {"failover.tier": tuple(presets.DR_TIERS),
+BRUTE = {"failover.tier": presets.SEARCHED_TIERS,
          "replication.link_bandwidth": tuple(g * Gbit_per_s for g in (100, 200, 400, 800, 1600)),
          "replication.interval": (5 * minute, 10 * minute, 15 * minute),
          "checkpoint.interval": (None, 2 * minute, 5 * minute),
@@ -487,7 +487,7 @@ def _search_over_draws(scenario, inputs, confidence):
         return met.mean(axis=1), total.mean(axis=1)
 
     best = (math.inf, None)
-    for tier, info in presets.DR_TIERS.items():
+    for tier, info in ((name, presets.DR_TIERS[name]) for name in presets.SEARCHED_TIERS):
         reach, _ = judge(tier, 1.0, tau, k, bw)
         keep = reach >= confidence
         t, kk, b = tau[keep], k[keep], bw[keep]
