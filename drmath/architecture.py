@@ -484,7 +484,7 @@ class Architecture:
         >>> Architecture.from_config({"num_hidden_layers": 2, "sliding_windw": 4096})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: config key 'sliding_windw' is not known: drmath reads num_hidden_layers, hidden_size, ... and ignores ...
+        ValueError: config key 'sliding_windw' is not known: drmath reads num_hidden_layers, ... and ignores ...
         """
         if not isinstance(config, Mapping):
             from ._moved import HOOKS
@@ -519,7 +519,8 @@ IGNORED_CONFIG_KEYS = frozenset({
     "hidden_act", "initializer_range", "use_cache", "attention_dropout", "attention_bias", "mlp_bias",
     "pretraining_tp", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "sliding_window",
     "use_sliding_window", "max_window_layers", "norm_topk_prob", "routed_scaling_factor", "scoring_func",
-    "topk_method", "n_group", "topk_group", "aux_loss_alpha", "seq_aux", "ep_size", "dropout", "hidden_dropout", "embd_pdrop", "resid_pdrop", "attn_pdrop", "tokenizer_class", "auto_map", "quantization_config",
+    "topk_method", "n_group", "topk_group", "aux_loss_alpha", "seq_aux", "ep_size", "dropout", "hidden_dropout",
+    "embd_pdrop", "resid_pdrop", "attn_pdrop", "tokenizer_class", "auto_map", "quantization_config",
 })
 """``config.json`` keys known not to change the parameter count (dtypes, token ids, positions, norms' epsilon,
 routing's training losses): accepted and left out. Any other key is refused by name, among them the keys that would
@@ -537,8 +538,8 @@ def _from_config(cls, config, name):
                                  f"{short_repr(fields[field])}")
             fields[field] = value
         elif key not in IGNORED_CONFIG_KEYS:
-            raise ValueError(f"config key {short_repr(key)} is not known: drmath reads "
-                             f"{', '.join(dict.fromkeys(CONFIG_KEYS))} and ignores {', '.join(sorted(IGNORED_CONFIG_KEYS))}")
+            raise ValueError(f"config key {short_repr(key)} is not known: drmath reads {', '.join(CONFIG_KEYS)} "
+                             f"and ignores {', '.join(sorted(IGNORED_CONFIG_KEYS))}")
     if fields.get("experts") is None:  # a dense config may say "num_experts": null
         fields.pop("experts", None)
         fields.pop("experts_per_token", None)
