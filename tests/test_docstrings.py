@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-FORMULA_MODULES = ["training", "checkpoint", "replication", "reliability", "recovery", "cost"]
+FORMULA_MODULES = ["architecture", "training", "checkpoint", "replication", "reliability", "recovery", "cost"]
 """Modules whose public functions are formulas: units, Notes, References and Examples."""
 MODULES = [*FORMULA_MODULES, "units"]
 """units' functions read and write text: units and Examples only."""

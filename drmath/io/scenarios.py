@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .. import _resources, _spread_text, presets
 from .._validate import clip, short_repr
-from ..scenario import FIELDS, SECTIONS, Scenario
+from ..scenario import FIELDS, MODEL, SECTIONS, Scenario
 from ..units import parse_quantity
 from . import files
 
@@ -90,10 +90,12 @@ def parse_value(path, value):
     >>> parse_value("checkpoint.interval", "unset") is None
     True
     """
-    info = FIELDS[path]
-    if not isinstance(value, str):
+    if path == MODEL or not isinstance(value, str):  # training.model: a preset name or a table, read by the Scenario
         return value
+    info = FIELDS[path]
     text = value.strip()
+    if path == "training.params" and text in presets.MODELS:  # a mixture of experts' name: the Scenario says why not
+        return text
     if info.optional and text.lower() in ("unset", "none", "null", ""):
         return None
     if info.choices is not None:
