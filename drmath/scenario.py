@@ -606,6 +606,10 @@ class Scenario:
                 spreads.pop(path, None) if value is None else spreads.update({path: spread_for(path, value)})
                 continue
             if key == MODEL:
+                size = presets.MODELS.get(value) if isinstance(value, str) else None
+                if size is not None and not isinstance(size, Architecture):  # a published size, no architecture
+                    updates["training"].update(params=size.params, active_share=1.0)
+                    continue
                 updates["training"]["model"] = model_of(value)
                 continue
             if key == "training.params" and isinstance(value, str) and value in presets.MODELS \
@@ -630,7 +634,8 @@ class Scenario:
 
 MODEL = "training.model"
 """The change that sets the architecture: ``{"training.model": "mixtral-8x7b"}`` (or an Architecture, or a table of
-its fields); ``None`` drops it and keeps its counts as numbers."""
+its fields); ``None`` drops it and keeps its counts as numbers. The name of a preset that is a size only
+(``"gpt3-175b"``) sets ``training.params`` to it, dense."""
 
 
 def model_of(value):

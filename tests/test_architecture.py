@@ -185,3 +185,16 @@ def test_a_dense_head_line_shows_one_count(capsys):
     assert main(["plan"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert "405B params" in head and "active" not in head and math.isfinite(len(head))
+
+
+def test_the_dashboard_model_dropdown_sets_the_architecture():
+    from drmath.dashboard.app import build_app
+
+    app = build_app()
+    control = app.controls["training.params"]
+    control.value = "mixtral-8x7b"
+    assert app.scenario.training.model == MODELS["mixtral-8x7b"]
+    assert app.plan.active_params == pytest.approx(MODELS["mixtral-8x7b"].active_params, rel=1e-12)
+    control.value = MODELS["llama3-8b"].params  # a dense pick: every parameter active again
+    assert app.scenario.training.model is None and app.scenario.training.active_share == 1.0
+    assert app.plan.active_params == app.plan.params == MODELS["llama3-8b"].params
