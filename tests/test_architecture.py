@@ -198,3 +198,15 @@ def test_the_dashboard_model_dropdown_sets_the_architecture():
     control.value = MODELS["llama3-8b"].params  # a dense pick: every parameter active again
     assert app.scenario.training.model is None and app.scenario.training.active_share == 1.0
     assert app.plan.active_params == app.plan.params == MODELS["llama3-8b"].params
+
+
+def test_the_readme_shows_what_the_command_prints(capsys):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = readme.split("<!-- readme-architecture")[1].split("```console\n")[1].split("```")[0].splitlines()
+    command, shown = block[0].removeprefix("$ .venv/bin/drmath ").split(), [x for x in block[1:] if x[:1] != "$"]
+    args = [a.replace('"', "") for a in command]
+    assert main(args) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert shown and all(line in printed for line in shown), [line for line in shown if line not in printed]
