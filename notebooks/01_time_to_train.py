@@ -61,8 +61,8 @@ plan(fixed).explain("training_flops", "time_to_train", "gpu_hours", "run_cost")
 # %% [markdown]
 # ## A mixture of experts computes with a few of its parameters
 #
-# A mixture of experts holds every expert, but each token runs through only a few of them, so $N$ in
-# $C = kND$ is the *active* count, while the checkpoint holds the total (notebook `02`). Mixtral 8x7B
+# A mixture of experts holds every expert, but each token runs through only a few of them, so $N$ in the
+# compute above is the *active* count, while the checkpoint holds the total (notebook `02`). Mixtral 8x7B
 # (Jiang et al. 2024, arXiv:2401.04088) routes each token to 2 of 8 experts; its counts, term by term:
 
 # %%
