@@ -545,7 +545,7 @@ def format_quantity(value, kind, digits=3):
 
 _SYMBOLS = {
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η", "theta": "θ",
-    "lambda": "λ", "mu": "μ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω",
     "ell": "ℓ", "Delta": "Δ", "Sigma": "Σ", "Lambda": "Λ", "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥",
     "geq": "≥", "ne": "≠", "approx": "≈", "times": "×", "cdot": "·", "pm": "±", "to": "→", "rightarrow": "→",
     "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "sum": "Σ", "max": "max", "min": "min",
