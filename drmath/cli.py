@@ -29,7 +29,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import _resources, _spread_text
+from . import _resources, _spread_text, presets
 from ._plan import plan
 from ._validate import clip, short_repr
 from .formatting import format_quantity, params_pair, tex_text
@@ -550,7 +550,6 @@ def apply_model(scenario, model):
     config, read by :func:`drmath.io.models.read_config`); unchanged when ``model`` is None."""
     if model is None:
         return scenario
-    from . import presets
     from .io.models import read_config
 
     architecture = model if model in presets.MODELS else read_config(model)
@@ -559,8 +558,8 @@ def apply_model(scenario, model):
 
 def _model_option(parser):
     parser.add_argument("--model", metavar="config.json",
-                        help="the model: a Hugging Face-style config.json, or a preset architecture (llama3-405b, "
-                        "llama3-70b, llama3-8b, mixtral-8x7b); sets training.params and training.active_share")
+                        help="the model: a Hugging Face-style config.json, or a preset (" + ", ".join(presets.MODELS)
+                        + "); sets training.params and training.active_share")
 
 
 def _plan(args):

@@ -2,7 +2,6 @@
 experts (compute from the active parameters, bytes from the total)."""
 
 import json
-import math
 
 import pytest
 
@@ -184,7 +183,7 @@ def test_cli_set_and_model_give_the_same_plan(tmp_path, capsys):
 def test_a_dense_head_line_shows_one_count(capsys):
     assert main(["plan"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
-    assert "405B params" in head and "active" not in head and math.isfinite(len(head))
+    assert "405B params" in head and "active" not in head
 
 
 def test_the_dashboard_model_dropdown_sets_the_architecture():
