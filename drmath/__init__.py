@@ -20,8 +20,8 @@ from ._uncertainty import Bands, bands, uncertainty  # noqa: F401  (uncertainty:
 from .architecture import Architecture
 from .scenario import Scenario
 
-__all__ = ["Scenario", "Architecture", "Plan", "plan", "explain", "formulas", "Explanation", "sweep", "solve", "Solution", "bands",
-           "Bands", "compare", "units", "presets", "training", "checkpoint", "replication", "reliability", "recovery",
+__all__ = ["Scenario", "Architecture", "Plan", "plan", "explain", "formulas", "Explanation", "sweep", "solve",
+           "Solution", "bands", "Bands", "compare", "units", "presets", "training", "checkpoint", "replication", "reliability", "recovery",
            "cost"]
 __version__ = "0.1.0"
 
