@@ -21,8 +21,8 @@ from .architecture import Architecture
 from .scenario import Scenario
 
 __all__ = ["Scenario", "Architecture", "Plan", "plan", "explain", "formulas", "Explanation", "sweep", "solve",
-           "Solution", "bands", "Bands", "compare", "units", "presets", "training", "checkpoint", "replication", "reliability", "recovery",
-           "cost"]
+           "Solution", "bands", "Bands", "compare", "units", "presets", "training", "checkpoint", "replication",
+           "reliability", "recovery", "cost"]
 __version__ = "0.1.0"
 
 SUBMODULES = ("calibrate", "drills", "simulate", "scenario", "scenario_io", "quantities", "formatting", "diagrams",
