@@ -17,11 +17,12 @@ from ._explain import Explanation
 from ._plan import Plan, compare, explain, formulas, plan, sweep
 from ._solve import Solution, solve
 from ._uncertainty import Bands, bands, uncertainty  # noqa: F401  (uncertainty: bands()'s old name, warns)
+from .architecture import Architecture
 from .scenario import Scenario
 
-__all__ = ["Scenario", "Plan", "plan", "explain", "formulas", "Explanation", "sweep", "solve", "Solution", "bands",
-           "Bands", "compare", "units", "presets", "training", "checkpoint", "replication", "reliability", "recovery",
-           "cost"]
+__all__ = ["Scenario", "Architecture", "Plan", "plan", "explain", "formulas", "Explanation", "sweep", "solve",
+           "Solution", "bands", "Bands", "compare", "units", "presets", "training", "checkpoint", "replication",
+           "reliability", "recovery", "cost"]
 __version__ = "0.1.0"
 
 SUBMODULES = ("calibrate", "drills", "simulate", "scenario", "scenario_io", "quantities", "formatting", "diagrams",

@@ -122,8 +122,13 @@ def cadence_step(v, out):
 
 
 def training_step(v, out):
-    """Compute, and the run's length or its tokens (whichever the scenario does not set)."""
-    params, k = v["training.params"], v["training.flops_per_param_token"]
+    """Compute, and the run's length or its tokens (whichever the scenario does not set).
+
+    A token computes with the active parameters (a mixture of experts' routed few); the state, the checkpoint and
+    the gradients exchanged between sites hold them all (the other steps read ``training.params``).
+    """
+    total, k = v["training.params"], v["training.flops_per_param_token"]
+    params = total * v["training.active_share"]
     cluster = (v["training.gpus"], v["training.peak_flop_rate"], v["training.mfu"])
     ettr = out["ettr"]
     if v["training.tokens"] is None:
@@ -133,6 +138,7 @@ def training_step(v, out):
         tokens = v["training.tokens"] * np.ones_like(ettr)
         run = training.time_to_train(params, tokens, *cluster, ettr, k)
     return dict(run_driver="window" if v["training.tokens"] is None else "tokens",
+                params=total * np.ones_like(ettr), active_params=params * np.ones_like(ettr),
                 training_flops=training.training_flops(params, tokens, k),
                 compute_time=training.time_to_train(params, tokens, *cluster, 1.0, k),
                 time_to_train=run, tokens=tokens, gpu_hours=cost.gpu_hours(v["training.gpus"], run),

@@ -39,7 +39,8 @@ _SYMBOLS_ETTR = {
     r"\lambda": "the Weibull scale, set so that the mean gap is M", r"\Gamma": "the gamma function"}
 _SYMBOLS_RUN = {
     "T": "the time to train (wall-clock)", "T_{window}": "the run's window (training.window)",
-    "k": "FLOPs per parameter per token (6; 8 with full recomputation)", "N": "the parameters",
+    "k": "FLOPs per parameter per token (6; 8 with full recomputation)",
+    "N": "the parameters a token computes with (active; all of a dense model's)",
     "D": "the tokens", "G": "the GPUs", "P": "each GPU's peak FLOP rate", r"\mathrm{MFU}": "the model FLOP utilization",
     r"\mathrm{ETTR}": "the share of wall-clock time that makes progress"}
 _SYMBOLS_KEEPS_UP = {"T": "the time between copies the slowest hop can take (its time per copy)",
@@ -84,6 +85,7 @@ _SYMBOLS_SHIPPED = {
 
 _BY_GROUP = {
     "run": {
+        "N": "the parameters a token computes with (active; all of a dense model's)",
         "C": "the training compute", "D": "the tokens", "T": "the time to train (wall-clock)",
         "k": "the FLOPs per parameter per token (6; 8 with full recomputation)", "P": "each GPU's peak FLOP rate",
         "T_c": "the compute time (ETTR = 1)", "B_{tok}": "the tokens of one global batch (training.batch_tokens)",

@@ -31,14 +31,14 @@ import re
 import sys
 from pathlib import Path
 
-from . import _resources, _spread_text
+from . import _resources, _spread_text, presets
 from ._plan import plan
 from ._validate import clip, short_repr
-from .formatting import format_quantity, tex_text
+from .formatting import format_quantity, params_pair, tex_text
 from .io import files, scenarios
 from .io.scenarios import parse_value  # noqa: F401  (re-exported: ``--set`` reads values with it)
 from .quantities import GROUPS, QUANTITIES, TARGETS, in_group
-from .scenario import FIELDS, PREFIX, SECTIONS, Scenario
+from .scenario import FIELDS, MODEL, PREFIX, SECTIONS, Scenario
 
 _GROUPS = {g.title: [n for n in in_group(g.id) if not QUANTITIES[n].table] for g in GROUPS.values()}
 """The plan table's groups: :data:`drmath.quantities.GROUPS`, one line per scalar quantity."""
@@ -68,6 +68,9 @@ def apply_sets(scenario, assignments):
         if path.startswith(PREFIX) and spread in FIELDS:  # uncertainty.section.field=LOW,HIGH[,DISTRIBUTION]
             changes[path] = _spread_text.from_query_text(spread, text, parse_value)
             continue
+        if path == MODEL:  # training.model=PRESET: the architecture the counts come from
+            changes[path] = None if text.strip().lower() in ("unset", "none", "") else text.strip()
+            continue
         if path not in FIELDS and not path.startswith(PREFIX):
             scenario.get(path)  # raises the ValueError that names the sections or fields
         changes[path] = text if path.startswith(PREFIX) else parse_value(path, text)
@@ -95,7 +98,7 @@ def render_table(p, bands=None):
         lines.append("\n! " + text.replace("**", "").replace("&#36;", "$").replace("\n", " "))
     s = p.scenario
     head = (f"drmath plan: {s.training.gpus:,} GPUs, {p.format('time_to_train')}, "
-            f"{s.training.params / 1e9:g}B params, tier {s.failover.tier}")
+            f"{params_pair(p.params, p.active_params)} params, tier {s.failover.tier}")
     return head + "\n" + "\n".join(lines) + "\n"
 
 
@@ -473,7 +476,7 @@ def _solve(args):
 
     # no scenario named: the seed, with the worked answer's requirements (notebook 00 and the dashboard start there)
     scenario = load_merged([scenario_path(arg) for arg in args.scenario]) if args.scenario else scenarios.seed()
-    scenario = apply_sets(scenario, args.set)
+    scenario = apply_sets(apply_model(scenario, args.model), args.set)
     start = time.perf_counter()
     solution = solve(scenario, confidence=args.confidence, draws=args.draws, seed=args.seed)
     seconds = time.perf_counter() - start
@@ -596,6 +599,7 @@ def main(argv=None):
                         "ones field by field")
     p_plan.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
                         help=f"change one input; sections: {', '.join(SECTIONS)}")
+    _model_option(p_plan)
     p_plan.add_argument("--json", action="store_true", help="print the plan as JSON in SI")
     p_plan.add_argument("--explain", metavar="FIELD", help="print the worked derivation of one plan field")
     _draw_options(p_plan, "the headline quantities' 90%% ranges, when the scenario has [uncertainty]")
@@ -604,6 +608,7 @@ def main(argv=None):
                          f"({shipped}; default: the seed case); several merge, as for plan")
     p_solve.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
                          help='change one input, e.g. requirements.rpo_site="15 min"')
+    _model_option(p_solve)
     p_solve.add_argument("--json", action="store_true",
                          help="print design, plan, meets and front as JSON in SI")
     _confidence_options(p_solve)
@@ -661,9 +666,26 @@ def _message(exc):
     return str(exc)
 
 
+def apply_model(scenario, model):
+    """The scenario with ``--model``: a preset architecture's name, or a ``config.json`` (a Hugging Face-style model
+    config, read by :func:`drmath.io.models.read_config`); unchanged when ``model`` is None."""
+    if model is None:
+        return scenario
+    from .io.models import read_config
+
+    architecture = model if model in presets.MODELS else read_config(model)
+    return scenario.with_changes({MODEL: architecture})
+
+
+def _model_option(parser):
+    parser.add_argument("--model", metavar="config.json",
+                        help="the model: a Hugging Face-style config.json, or a preset (" + ", ".join(presets.MODELS)
+                        + "); sets training.params and training.active_share")
+
+
 def _plan(args):
     scenario = load_merged([scenario_path(arg) for arg in args.scenario]) if args.scenario else Scenario()
-    scenario = apply_sets(scenario, args.set)
+    scenario = apply_sets(apply_model(scenario, args.model), args.set)
     result = plan(scenario)
     if args.explain:
         return result.explain(args.explain).replace("&#36;", "$")  # plain text keeps its dollars

@@ -50,7 +50,7 @@ from .units import (
     year,
 )
 
-__all__ = ["format_quantity", "KINDS", "DURATION_UNITS", "MONEY_UNITS", "PARAM_UNITS", "duration_unit",
+__all__ = ["format_quantity", "params_pair", "KINDS", "DURATION_UNITS", "MONEY_UNITS", "PARAM_UNITS", "duration_unit",
            "short_duration", "money_unit", "money", "line_rate", "params", "ordinal", "every", "listed", "change",
            "tex_text", "markdown_text", "html_text"]
 
@@ -246,6 +246,33 @@ def params(count, digits=3):
         return format_quantity(value, "count")
     scale, suffix = _pick(value, PARAM_UNITS, (1.0, ""))
     return f"{float(f'{value / scale:.{digits}g}'):,g}{suffix}"
+
+
+def params_pair(total, active, digits=3):
+    """A model's parameters as a reader needs them: ``"405B"`` for a dense model, ``"46.7B total, 12.9B active"``
+    for a mixture of experts (the checkpoint holds the total; a token computes with the active).
+
+    Parameters
+    ----------
+    total : float
+        Parameters in total. [1]
+    active : float
+        Parameters a token computes with. [1]
+    digits : int, default 3
+        Significant figures at most.
+
+    Returns
+    -------
+    text : str
+        One count where the two agree to ``digits`` figures, else both. [1]
+
+    Examples
+    --------
+    >>> params_pair(405e9, 405e9), params_pair(46.7e9, 12.9e9)
+    ('405B', '46.7B total, 12.9B active')
+    """
+    whole, part = params(total, digits), params(active, digits)
+    return whole if whole == part else f"{whole} total, {part} active"
 
 
 def ordinal(k):
@@ -518,7 +545,7 @@ def format_quantity(value, kind, digits=3):
 
 _SYMBOLS = {
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η", "theta": "θ",
-    "lambda": "λ", "mu": "μ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω",
     "ell": "ℓ", "Delta": "Δ", "Sigma": "Σ", "Lambda": "Λ", "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥",
     "geq": "≥", "ne": "≠", "approx": "≈", "times": "×", "cdot": "·", "pm": "±", "to": "→", "rightarrow": "→",
     "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "sum": "Σ", "max": "max", "min": "min",

@@ -15,6 +15,7 @@ Registries map a lowercase-hyphen name to its preset. Look one up with
 
 from dataclasses import dataclass
 
+from .architecture import Architecture
 from .units import GB, Gbit_per_s, MB_per_s, TB_per_s, TiB, day, hour, minute, week
 
 __all__ = [
@@ -78,6 +79,11 @@ class ModelSize(_Preset):
     name: str
     params: float  #: [1]
     source: str
+
+    @property
+    def active_params(self):
+        """A dense model computes with every parameter: :attr:`params`. [1]"""
+        return self.params
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,17 +254,32 @@ ACCELERATORS = _registry(
 )
 """Accelerators by name: ``ACCELERATORS["h100-sxm"]``."""
 
+_LLAMA3_TABLE3 = ("Llama 3 (arXiv:2407.21783) Table 3, p.7: {layers} layers, model dimension {d:,}, FFN dimension "
+                  "{ffn:,}, {heads} attention heads, 8 KV heads, SwiGLU; vocabulary 128,256 (the released "
+                  "tokenizer; Table 3 prints 128,000 [R]), untied embeddings: {count} [V1 inputs, D]")
+
+
+def _llama3(name, layers, d, ffn, heads, count):
+    return Architecture(name=name, layers=layers, d_model=d, d_ffn=ffn, heads=heads, kv_heads=8, vocab=128_256,
+                        source=_LLAMA3_TABLE3.format(layers=layers, d=d, ffn=ffn, heads=heads, count=count))
+
+
 MODELS = _registry(
-    ModelSize(name="llama3-405b", params=405e9,
-              source="Llama 3 (arXiv:2407.21783) §1: 'a flagship model with 405B trainable parameters' [V1]"),
-    ModelSize(name="llama3-70b", params=70.55e9,
-              source="Llama 3 Table 3 (80 layers, d=8192, FFN 28672), untied embeddings: 70.55e9 [D]"),
-    ModelSize(name="llama3-8b", params=8.03e9,
-              source="Llama 3 Table 3 (32 layers, d=4096, FFN 14336), untied embeddings: 8.03e9 [D]"),
+    _llama3("llama3-405b", 126, 16_384, 53_248, 128, "405.85e9"),
+    _llama3("llama3-70b", 80, 8_192, 28_672, 64, "70.55e9"),
+    _llama3("llama3-8b", 32, 4_096, 14_336, 32, "8.03e9"),
+    Architecture(name="mixtral-8x7b", layers=32, d_model=4_096, d_ffn=14_336, heads=32, kv_heads=8, vocab=32_000,
+                 experts=8, experts_per_token=2,
+                 source="Mistral AI, 'Mixtral of Experts' (arXiv:2401.04088) Table 1: dim 4096, n_layers 32, "
+                        "head_dim 128, hidden_dim 14336, n_heads 32, n_kv_heads 8, vocab_size 32000, num_experts 8, "
+                        "top_k_experts 2; Sec. 2.1: '47B' total, '13B active parameters' [R: not in the domain "
+                        "reference]; counted here: 46.70e9 and 12.88e9 [D]"),
     ModelSize(name="gpt3-175b", params=175e9,
-              source="Brown et al. 2020 (GPT-3), Table D.1: 175B parameters [R]"),
+              source="Brown et al. 2020 (GPT-3), Table D.1: 175B parameters [R]; a size only: GPT-3's "
+                     "non-gated MLP and learned positions are not an Architecture here"),
 )
-"""Dense model sizes by name: ``MODELS["llama3-405b"].params``."""
+"""Models by name: :class:`~drmath.architecture.Architecture` where the architecture is published (its
+``params`` total and ``active_params``), else a :class:`ModelSize`: ``MODELS["llama3-405b"].params``."""
 
 BYTES_PER_PARAM = _registry(
     BytesPerParam(name="mixed-precision-adam-checkpoint", value=14.0,

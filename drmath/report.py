@@ -40,7 +40,7 @@ from markupsafe import Markup
 from . import __version__, presets, viz
 from ._plan import plan
 from ._templates import plain, templates
-from .formatting import format_quantity
+from .formatting import format_quantity, params_pair
 from .io.files import atomic_write
 from .quantities import GROUPS, QUANTITIES, in_group
 from .scenario import FIELDS, Scenario
@@ -297,7 +297,7 @@ def report_title(p):
     """
     t = p.scenario.training
     return (f"Disaster-recovery plan: {t.gpus:,} GPUs, {p.format('time_to_train')}, "
-            f"{t.params / 1e9:g}B parameters, {presets.DR_TIERS[p.scenario.failover.tier].label}")
+            f"{params_pair(p.params, p.active_params)} parameters, {presets.DR_TIERS[p.scenario.failover.tier].label}")
 
 
 def headline_html(p):

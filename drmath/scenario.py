@@ -25,6 +25,7 @@ import numpy as np
 
 from . import presets
 from ._validate import TINY, short_repr
+from .architecture import Architecture
 from .units import GB, Gbit_per_s, MB_per_s, day, hour, minute, year
 
 __all__ = ["Scenario", "FieldInfo", "FIELDS", "SECTIONS", "Requirements", "Spread", "Uncertainty", "DISTRIBUTIONS",
@@ -128,7 +129,13 @@ _NODE = presets.NODES["h100-hgx"]
 class _Section:
     def __post_init__(self):
         for f in fields(self):
-            object.__setattr__(self, f.name, f.metadata["info"].coerce(getattr(self, f.name)))
+            if "info" in f.metadata:  # an input; Training.model is the architecture its counts come from
+                object.__setattr__(self, f.name, f.metadata["info"].coerce(getattr(self, f.name)))
+
+
+_DENSE_MODELS = {name: m for name, m in presets.MODELS.items() if m.active_params == m.params}
+"""The model presets whose every parameter is active: a name ``training.params`` takes. A mixture of experts is
+named by ``training.model``, so its active parameters set the compute."""
 
 
 @dataclass(frozen=True)
@@ -143,9 +150,14 @@ class Training(_Section):
         preset=(presets.ACCELERATORS, "peak_flop_rate"))
     mfu: float = _field("training.mfu", 0.40, "[1]", "fraction", "Model FLOPs utilisation.",
                         "Llama 3 Table 4: 38-43% BF16 MFU [V1]", low=0.01, high=1.0)
-    params: float = _field("training.params", 405e9, "[1]", "params", "Trainable parameters (dense).",
-                           presets.MODELS["llama3-405b"].source, low=1e6, high=1e14,
-                           preset=(presets.MODELS, "params"))
+    params: float = _field("training.params", 405e9, "[1]", "params",
+                           "Trainable parameters, in total: what the training state and the checkpoint hold.",
+                           "Llama 3 (arXiv:2407.21783) §1: 'a flagship model with 405B trainable parameters' [V1]",
+                           low=1e6, high=1e14, preset=(_DENSE_MODELS, "params"))
+    active_share: float = _field(
+        "training.active_share", 1.0, "[1]", "fraction",
+        "Share of the parameters each token computes with: a mixture of experts' active over total; 1 is dense.",
+        "1: a dense model, every parameter active", low=1e-4, high=1.0)
     window: float = _field("training.window", 90 * day, "[s]", "duration",
                            "Wall-clock window of the run; drives it when tokens is unset.",
                            "drmath's seed case: a three-month run", low=hour, high=10 * year)
@@ -171,6 +183,25 @@ class Training(_Section):
         "Tokens per optimizer step (the global batch): one gradient exchange per step.",
         presets.GLOBAL_BATCHES["llama3-405b"].source, low=1e3, high=1e10,
         preset=(presets.GLOBAL_BATCHES, "tokens"))
+    model: Architecture | None = field(default=None)
+    """The architecture ``params`` and ``active_share`` are counted from (``training.model``: a preset name of
+    :data:`drmath.presets.MODELS`, an :class:`~drmath.architecture.Architecture` or a table of its fields); None when
+    they are given as numbers."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        model = self.model
+        if model is not None:
+            if not isinstance(model, Architecture):
+                raise TypeError(f"training.model must be an Architecture, got {type(model).__name__}")
+            object.__setattr__(self, "params", FIELDS["training.params"].coerce(model.params))
+            object.__setattr__(self, "active_share", FIELDS["training.active_share"].coerce(
+                model.active_params / model.params))
+
+    @property
+    def active_params(self):
+        """The parameters each token computes with: ``params × active_share`` (all of them for a dense model). [1]"""
+        return self.params * self.active_share
 
 
 @dataclass(frozen=True)
@@ -396,7 +427,7 @@ SECTIONS = tuple(_SECTION_TYPES)
 """Section names, in order."""
 
 FIELDS = {f.metadata["info"].path: f.metadata["info"]
-          for cls in _SECTION_TYPES.values() for f in fields(cls)}
+          for cls in _SECTION_TYPES.values() for f in fields(cls) if "info" in f.metadata}
 """Every input by ``section.field``: its :class:`FieldInfo`."""
 
 _PATHS = tuple((path, info.section, info.name) for path, info in FIELDS.items())
@@ -581,8 +612,20 @@ class Scenario:
                 path = key[len(PREFIX):]
                 spreads.pop(path, None) if value is None else spreads.update({path: spread_for(path, value)})
                 continue
+            if key == MODEL:
+                size = presets.MODELS.get(value) if isinstance(value, str) else None
+                if size is not None and not isinstance(size, Architecture):  # a published size, no architecture
+                    updates["training"].update(params=size.params, active_share=1.0)
+                    continue
+                updates["training"]["model"] = model_of(value)
+                continue
+            if key == "training.params" and isinstance(value, str) and value in presets.MODELS \
+                    and value not in _DENSE_MODELS:
+                raise ValueError(f"training.params = {value!r} is a mixture of experts: set training.model = "
+                                 f"{value!r}, so that its active parameters set the compute and its total the state")
             section, name = _split(key)
             updates[section][name] = value
+        _settle_model(updates["training"])
         return Scenario(**{s: dataclasses.replace(getattr(self, s), **updates[s]) if updates[s]
                            else getattr(self, s) for s in SECTIONS}, uncertainty=Uncertainty(spreads))
 
@@ -594,6 +637,51 @@ class Scenario:
         ('lognormal', True)
         """
         return self.with_changes(changes)
+
+
+MODEL = "training.model"
+"""The change that sets the architecture: ``{"training.model": "mixtral-8x7b"}`` (or an Architecture, or a table of
+its fields); ``None`` drops it and keeps its counts as numbers. The name of a preset that is a size only
+(``"gpt3-175b"``) sets ``training.params`` to it, dense."""
+
+
+def model_of(value):
+    """``training.model``'s value as an :class:`~drmath.architecture.Architecture` (or None): a preset name of
+    :data:`drmath.presets.MODELS`, an Architecture, or a mapping of its fields; a ValueError naming it otherwise.
+
+    >>> model_of("mixtral-8x7b").experts
+    8
+    """
+    if value is None or isinstance(value, Architecture):
+        return value
+    if isinstance(value, str):
+        names = [n for n, m in presets.MODELS.items() if isinstance(m, Architecture)]
+        if value not in names:
+            raise ValueError(f"{MODEL} = {short_repr(value)} is not a known architecture: must be one of "
+                             f"{', '.join(names)}, an Architecture or a table of its fields")
+        return presets.MODELS[value]
+    if isinstance(value, Mapping):
+        return Architecture.from_dict(value)
+    raise TypeError(f"{MODEL} = {short_repr(value)} has the wrong type ({type(value).__name__}): must be a preset "
+                    "name, an Architecture or a table of its fields")
+
+
+def _settle_model(training):
+    """A change to ``training``'s counts: set by the model when one is given (numbers given beside it must agree),
+    and the model dropped when the counts are changed without it."""
+    counted = [k for k in ("params", "active_share") if k in training]
+    if "model" not in training:
+        if counted:
+            training["model"] = None  # the numbers no longer come from the architecture
+        return
+    model = training["model"]
+    if model is None:
+        return
+    for name, own in (("params", model.params), ("active_share", model.active_params / model.params)):
+        given = training.pop(name, None)
+        if given is not None and not (isinstance(given, (int, float)) and math.isclose(given, own, rel_tol=1e-9)):
+            raise ValueError(f"training.{name} = {short_repr(given)} disagrees with training.model {model.name!r} "
+                             f"({own:g}): give one or the other")
 
 
 def _flatten(changes):

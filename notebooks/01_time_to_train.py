@@ -22,7 +22,7 @@
 import ipywidgets as widgets
 from IPython.display import Markdown, display
 
-from drmath import Scenario, cost, formulas, offline, plan, training, units, viz
+from drmath import Scenario, cost, formulas, offline, plan, presets, training, units, viz
 from drmath.formatting import format_quantity, markdown_text
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
@@ -59,11 +59,23 @@ fixed = Scenario().with_changes({"training.tokens": base.tokens})
 plan(fixed).explain("training_flops", "time_to_train", "gpu_hours", "run_cost")
 
 # %% [markdown]
-# ## Drag the cluster and the MFU
+# ## A mixture of experts computes with a few of its parameters
 #
-# The curve is the time to train the same tokens for every MFU from 20% to 60%; the dot is your choice.
+# A mixture of experts holds every expert, but each token runs through only a few of them, so $N$ in the
+# compute above is the *active* count, while the checkpoint holds the total (notebook `02`). Mixtral 8x7B
+# (Jiang et al. 2024, arXiv:2401.04088) routes each token to 2 of 8 experts; its counts, term by term:
 
 # %%
+plan(fixed.with_changes({"training.model": "mixtral-8x7b"})).explain("params", "active_params")
+
+# %% [markdown]
+# ## Pick a model, drag the cluster and the MFU
+#
+# The curve is the time to train the same tokens for every MFU from 20% to 60%; the dot is your choice.
+# The models are drmath's presets, each from its published architecture (`drmath.presets.MODELS`).
+
+# %%
+model = widgets.Dropdown(options=["as above (405B)", *presets.MODELS], description="model")
 gpus = widgets.IntSlider(value=fixed.training.gpus, min=1024, max=32768, step=512, description="GPUs",
                          continuous_update=False)
 mfu = widgets.FloatSlider(value=fixed.training.mfu, min=0.2, max=0.6, step=0.01, description="MFU",
@@ -73,13 +85,14 @@ view = offline.Redraw()
 
 
 def show(change=None):
-    q = plan(fixed.with_changes({"training.gpus": gpus.value, "training.mfu": mfu.value}))
-    view.show(viz.plan_figure("time_mfu", q), q.explain("time_to_train", "gpu_hours"))
+    picked = {} if model.value not in presets.MODELS else {"training.model": model.value}
+    q = plan(fixed.with_changes({"training.gpus": gpus.value, "training.mfu": mfu.value, **picked}))
+    view.show(viz.plan_figure("time_mfu", q), q.explain("active_params", "time_to_train", "gpu_hours"))
 
 
-for control in (gpus, mfu):
+for control in (model, gpus, mfu):
     control.observe(show, "value")
-display(widgets.HBox([gpus, mfu]), view.output)
+display(widgets.VBox([model, widgets.HBox([gpus, mfu])]), view.output)
 show()
 
 # %% [markdown]

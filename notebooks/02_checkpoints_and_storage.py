@@ -102,9 +102,11 @@ table.insert(0, "B/param", [q.scenario.checkpoint.bytes_per_param for q in layou
 #
 # The filesystem takes the hot path because only it writes and reads terabytes in seconds; the object
 # store takes the cold path because it is priced per byte, not per bandwidth, and replicates across
-# sites. Drag the layout, the mode and the filesystem below and watch the data path.
+# sites. Pick the model, drag the layout, the mode and the filesystem below and watch the data path. A mixture of
+# experts checkpoints every expert: Mixtral 8x7B's checkpoint holds all eight experts, though a token uses two.
 
 # %%
+model = widgets.Dropdown(options=["as above (405B)", *presets.MODELS], description="model")
 layout = widgets.Dropdown(options=list(presets.BYTES_PER_PARAM), value="mixed-precision-adam-checkpoint",
                           description="layout")
 mode = widgets.ToggleButtons(options=["async", "sync"], value=s.checkpoint.mode, description="mode")
@@ -114,15 +116,17 @@ view = offline.Redraw()
 
 
 def show(change=None):
+    picked = {} if model.value not in presets.MODELS else {"training.model": model.value}
     q = plan(s.with_changes({"checkpoint.bytes_per_param": layout.value, "checkpoint.mode": mode.value,
-                             "checkpoint.write_bandwidth": fs.value, "checkpoint.read_bandwidth": fs.value}))
-    view.show(diagrams.data_path_figure(q), q.explain("checkpoint_stall", "checkpoint_write_time",
-                                                      "checkpoint_interval", "checkpoint_bandwidth_share"))
+                             "checkpoint.write_bandwidth": fs.value, "checkpoint.read_bandwidth": fs.value, **picked}))
+    view.show(diagrams.data_path_figure(q), q.explain("params", "checkpoint_size", "checkpoint_stall",
+                                                      "checkpoint_write_time", "checkpoint_interval",
+                                                      "checkpoint_bandwidth_share"))
 
 
-for control in (layout, mode, fs):
+for control in (model, layout, mode, fs):
     control.observe(show, "value")
-display(widgets.VBox([layout, mode, fs]), view.output)
+display(widgets.VBox([model, layout, mode, fs]), view.output)
 show()
 
 # %% [markdown]

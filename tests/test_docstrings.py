@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-FORMULA_MODULES = ["training", "checkpoint", "replication", "reliability", "recovery", "cost", "measure"]
+FORMULA_MODULES = ["architecture", "training", "checkpoint", "replication", "reliability", "recovery", "cost",
+                   "measure"]
 """Modules whose public functions are formulas: units, Notes, References and Examples."""
 MODULES = [*FORMULA_MODULES, "units"]
 """units' functions read and write text: units and Examples only."""

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from drmath import checkpoint, cost, plan, quantities, recovery, reliability, replication, training
+from drmath import architecture, checkpoint, cost, plan, quantities, recovery, reliability, replication, training
 from drmath._formula import docstring_tex
 from drmath.io import scenarios
 from drmath.scenario import Scenario
 
-MODULES = (training, checkpoint, replication, reliability, recovery, cost)
+MODULES = (architecture, training, checkpoint, replication, reliability, recovery, cost)
 
 # every branch a formula picks on: sync/async, streamed, policy and keeping up, window- or token-driven,
 # inputs set or left to the model, a stall of at least 2M
@@ -28,6 +28,7 @@ CHANGES = [
     {"failover.standby_fraction": 0.5}, {"cost.link_hour_price": 50.0}, {"replication.policy": "newest"},
     {"replication.link_bandwidth": 1e8}, {"replication.link_bandwidth": 1e8, "replication.policy": "newest"},
     {"training.gpus": 8}, {"failures.gpu_failure_rate": 1e-3, "checkpoint.mode": "sync"},
+    {"training.model": "mixtral-8x7b"}, {"training.active_share": 0.5},
 ]
 
 

@@ -249,6 +249,7 @@ def test_the_ground_floor_imports_nothing_above_it(module):
 # --------------------------------------------------------------------------- the layer line (issue 33)
 
 CORE = {"drmath", "drmath.units", "drmath._validate", "drmath._formula", "drmath.training", "drmath.checkpoint",
+        "drmath.architecture",
         "drmath.replication", "drmath.reliability", "drmath.recovery", "drmath.cost", "drmath.presets",
         "drmath.scenario", "drmath.quantities", "drmath._plan", "drmath._explain", "drmath._solve",
         "drmath._search", "drmath._confidence", "drmath._uncertainty", "drmath.simulate", "drmath.calibrate",

@@ -451,7 +451,7 @@ class Dashboard:
     def _on_control(self, path, change):
         if self._syncing:
             return
-        self.apply({path: self._controls[path].to_si(change["new"])})
+        self.apply(self._controls[path].changes(change["new"]))
 
     def _sync_controls(self):
         """Set every control to the current scenario (after a change, a load or a rejection).
@@ -463,7 +463,7 @@ class Dashboard:
         try:
             for path, control in self._controls.items():
                 try:
-                    control.show(self.scenario.get(path))
+                    control.show(control.current(self.scenario))
                 except traitlets.TraitError as exc:
                     self._show_error(ValueError(f"{path}: the control cannot show {self.scenario.get(path)!r} "
                                                 f"({exc})"))

@@ -23,7 +23,7 @@ import math
 
 from .._moved import forwarder
 from ..formatting import html_text
-from ..scenario import PREFIX
+from ..scenario import MODEL, PREFIX
 from ..viz.palette import ORANGE, rgba
 
 __all__ = ["DRAWS", "SEED", "SHADED", "band_html", "shade", "shade_all", "whole_changes"]
@@ -182,6 +182,9 @@ def whole_changes(old, new):
     True
     """
     changes = new.flat()
+    if new.training.model is not None:  # the counts come from the architecture: carry it, not its numbers
+        changes = {k: v for k, v in changes.items() if k not in ("training.params", "training.active_share")}
+        changes[MODEL] = new.training.model
     changes.update({PREFIX + path: spread for path, spread in new.uncertainty.items()})
     changes.update({PREFIX + path: None for path in old.uncertainty if path not in new.uncertainty})
     return changes

@@ -17,8 +17,8 @@ import traitlets
 from ipywidgets.widgets.widget_description import DescriptionStyle
 
 from .. import _resources, presets
-from ..formatting import line_rate, short_duration
-from ..scenario import FIELDS
+from ..formatting import line_rate, params_pair, short_duration
+from ..scenario import FIELDS, MODEL
 from ..units import Gbit_per_s, day, hour, minute
 from .cards import TARGET_CONTROLS
 
@@ -158,6 +158,14 @@ class _Control:
     def to_si(self, value):
         return None if (self.optional and value == AUTO) else value
 
+    def changes(self, value):
+        """The scenario changes a widget value makes."""
+        return {self.path: self.to_si(value)}
+
+    def current(self, scenario):
+        """The SI value the widget shows for ``scenario``."""
+        return scenario.get(self.path)
+
     def from_si(self, value):
         return AUTO if (self.optional and value is None) else value
 
@@ -179,6 +187,22 @@ class _Control:
                 self.widget.value = value
         else:
             self.widget.value = value
+
+
+class _ModelControl(_Control):
+    """The model: a dense preset is its parameter count (every one active); a mixture of experts is its name, which
+    sets ``training.model`` (the total for the bytes, the active share for the compute)."""
+
+    def changes(self, value):
+        if isinstance(value, str):
+            return {MODEL: value}
+        return {self.path: value, "training.active_share": 1.0, MODEL: None}
+
+    def current(self, scenario):
+        model = scenario.training.model
+        if model is not None and model.moe and presets.MODELS.get(model.name) == model:
+            return model.name
+        return scenario.training.params
 
 
 def _controls(s):
@@ -206,6 +230,19 @@ def _controls(s):
                        layout=wide, tooltip=FIELDS[path].doc)
         return _Control(path, w, label=label, ordered=False)
 
+    def model_dropdown():
+        options = [(f"{m.name} · {params_pair(m.params, m.active_params)}",
+                    m.name if m.active_params != m.params else m.params) for m in presets.MODELS.values()]
+        label = lambda v: f"custom · {params_pair(v, v)}"  # noqa: E731
+        control = _ModelControl("training.params", W.Dropdown(options=options, description="Model",
+                                                              style=dropdown_style, layout=wide,
+                                                              tooltip=FIELDS["training.params"].doc),
+                                label=label, ordered=False)
+        current = control.current(s)
+        control.widget.options = _with_current(options, current, label, ordered=False)
+        control.widget.value = current
+        return control
+
     gpus = [512, 1024, 2048, 4096, 6000, 8000, 10000, 12000, 16384, 24576, 32768, 65536, 131072]
     mfu = [round(0.20 + 0.01 * i, 2) for i in range(41)]
     ckpt = [30.0, minute, 2 * minute, 3 * minute, 5 * minute, 10 * minute, 15 * minute, 20 * minute,
@@ -223,9 +260,7 @@ def _controls(s):
     controls = [
         slider("training.gpus", "GPUs", [(f"{n:,}", n) for n in gpus], lambda n: f"{n:,}"),
         slider("training.mfu", "MFU", [(pct(v), v) for v in mfu], pct),
-        dropdown("training.params", "Model",
-                 [(f"{m.name} · {m.params / 1e9:.4g}B", m.params) for m in presets.MODELS.values()],
-                 lambda v: f"custom · {v / 1e9:.4g}B"),
+        model_dropdown(),
         slider("checkpoint.interval", "Checkpoint every",
                [("optimal (Daly)", AUTO)] + [(short_duration(v), v) for v in ckpt], short_duration,
                optional=True),

@@ -10,11 +10,13 @@ link, lives here, one module a kind:
 - :mod:`drmath.io.fits`: a fitted failure model out as a scenario fragment (TOML);
 - :mod:`drmath.io.drills`: drill-record logs (CSV) in, the records :mod:`drmath.drills` takes;
 - :mod:`drmath.io.runs`: run-event logs (JSONL) in, their measured goodput (:mod:`drmath.measure`) out;
+- :mod:`drmath.io.models`: a model's ``config.json`` in, its :class:`~drmath.architecture.Architecture` out;
 - :mod:`drmath.io.files`: the guards every file read and write goes through, and atomic writes.
 
 Importing this package registers what moved here from the core's methods (:data:`drmath._moved.HOOKS`), so their
 old spelling works, with a :class:`FutureWarning`, until 0.3: ``Calibration.fragment()`` and
-``drills.promised_rto(path)``. Each module is imported only when one of them is called.
+``drills.promised_rto(path)``; and it registers the reader that ``Architecture.from_config(path)`` hands a path to.
+Each module is imported only when one of them is called.
 
     >>> from drmath.io import scenarios, links
     >>> links.to_query(scenarios.seed())[:39]
@@ -36,4 +38,11 @@ def _read_drill_records(path):
     return read_drill_records(path)
 
 
-HOOKS.update({"drmath.io.fits.fragment": _fragment, "drmath.io.drills.read_drill_records": _read_drill_records})
+def _read_config(path, name=None):
+    from .models import read_config
+
+    return read_config(path, name=name)
+
+
+HOOKS.update({"drmath.io.fits.fragment": _fragment, "drmath.io.drills.read_drill_records": _read_drill_records,
+              "drmath.io.models.read_config": _read_config})

@@ -19,9 +19,9 @@ import os
 import re
 from pathlib import Path
 
-from .. import _resources, _spread_text
+from .. import _resources, _spread_text, presets
 from .._validate import clip, short_repr
-from ..scenario import FIELDS, SECTIONS, Scenario
+from ..scenario import FIELDS, MODEL, SECTIONS, Scenario
 from ..units import parse_quantity
 from . import files
 
@@ -90,10 +90,12 @@ def parse_value(path, value):
     >>> parse_value("checkpoint.interval", "unset") is None
     True
     """
-    info = FIELDS[path]
-    if not isinstance(value, str):
+    if path == MODEL or not isinstance(value, str):  # training.model: a preset name or a table, read by the Scenario
         return value
+    info = FIELDS[path]
     text = value.strip()
+    if path == "training.params" and text in presets.MODELS:  # a mixture of experts' name: the Scenario says why not
+        return text
     if info.optional and text.lower() in ("unset", "none", "null", ""):
         return None
     if info.choices is not None:
@@ -490,7 +492,16 @@ def dumps(scenario, meta=None):
     named = {}  # (section, field) -> the SI value a preset name stands for
     for section, fields in scenario.to_dict().items():
         data[section] = {}
+        if section == "training" and fields.get("model") is not None:  # the counts follow from the architecture
+            fields = {k: v for k, v in fields.items() if k not in ("params", "active_share")}
+            model = scenario.training.model
+            named_model = presets.MODELS.get(model.name)
+            fields["model"] = model.name if named_model == model else \
+                {k: v for k, v in fields["model"].items() if v is not None and v != ""}
         for name, value in fields.items():
+            if name == "model":
+                data[section][name] = value
+                continue
             preset = preset_name(f"{section}.{name}", value)
             if preset is not None:
                 named[section, name] = value
