@@ -322,7 +322,9 @@ def _static_start(document, dashboard, plotly, notice, base):
     gzip, made once for every visitor of its scenario: the last :data:`~drmath.serve.settings.EXPLAINER_CACHE_COUNT`
     kept. Building and compressing it for each visitor was 47 % of the server process's py-spy samples (every
     thread) in the first 7 s of 50 arrivals (issue 24; :class:`~drmath.serve.handlers.GzipStart`)."""
-    return GzipStart(static_prelude(document, dashboard, plotly, notice, base).encode())
+    prelude = static_prelude(document, dashboard, plotly, notice, base)
+    prelude = prelude.replace("<body>\n", "<body>\n" + nav_html(base, ""), 1)  # issue 35: the site's pages
+    return GzipStart(prelude.encode())
 
 
 def _say_script(text, final=False):
