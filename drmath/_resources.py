@@ -237,7 +237,7 @@ def template_dir(name="drlab"):
     Examples
     --------
     >>> sorted(p.name for p in template_dir().iterdir())
-    ['conf.json', 'in_page_links.js', 'index.html.j2', 'static']
+    ['conf.json', 'in_page_links.js', 'index.html.j2', 'page.html', 'static', 'tree-lab.html']
     """
     return data_file("voila", "templates", name)
 
