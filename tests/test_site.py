@@ -133,14 +133,38 @@ def server(tmp_path_factory):
         # the two notebook pages the walk opens get their static renders now (a request that is not a page
         # navigation renders a page's static start and takes no kernel): the worked answer's before the walk, the
         # chapter's (the server renders one at a time) while the walk goes through the dashboard and the answer
+        renders = RenderWatch(proc.pid)
         threads = [threading.Thread(target=_static_request, args=(url + f"notebooks/{stem}",), daemon=True)
                    for stem in ("00_worked_answer", "01_time_to_train")]
         for thread in threads:
             thread.start()
         threads[0].join()
-        yield {"proc": proc, "url": url, "log": log}
+        yield {"proc": proc, "url": url, "log": log, "renders": renders, "warming": threads}
     finally:
         stop_voila(proc)
+
+
+class RenderWatch:
+    """The most notebook renders (nbclient's plain ipykernel, ``ipykernel_launcher``, under the server) seen at once,
+    sampled every 0.1 s."""
+
+    def __init__(self, pid):
+        import psutil
+
+        self.most, self.seen = 0, set()
+        server = psutil.Process(pid)
+
+        def sample():
+            while server.is_running():
+                try:
+                    found = {c.pid for c in server.children(recursive=True)
+                             if "ipykernel_launcher" in " ".join(c.cmdline())}
+                except psutil.Error:
+                    continue
+                self.most, self.seen = max(self.most, len(found)), self.seen | found
+                time.sleep(0.1)
+
+        threading.Thread(target=sample, daemon=True).start()
 
 
 def _static_request(url):
@@ -233,3 +257,10 @@ def test_the_browser_walks_the_site(server):
         browser.close()
     print(f"\nthe walk took {time.monotonic() - began:.1f} s; the worked answer's first paint "
           f"{first_paint:.2f} s")
+
+
+@pytest.mark.browser
+def test_the_server_rendered_one_notebook_at_a_time(server):
+    for thread in server["warming"]:  # two pages asked for at once
+        thread.join(timeout=300)
+    assert len(server["renders"].seen) == 2 and server["renders"].most == 1
