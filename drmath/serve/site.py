@@ -258,7 +258,7 @@ def render_notebook(stem):
 
     Runs in the server's worker thread (:class:`~drmath.serve.pages.Explainers`), one at a time; its kernel is
     plain ipykernel, started at a lower CPU priority, outside Voilà (no ``VOILA_KERNEL_ID``), so that the
-    notebook's figures are cell outputs; it is shut down when the notebook has run.
+    notebook's figures are cell outputs; it is shut down when the notebook has run (or failed).
 
     Parameters
     ----------
@@ -272,6 +272,7 @@ def render_notebook(stem):
     import nbclient
     import nbformat
     from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.utils import run_sync
 
     from . import settings
     from .kernels import _lower_priority, can_restore_priority
@@ -284,7 +285,11 @@ def render_notebook(stem):
                                      resources={"metadata": {"path": str(path.parent)}}, allow_errors=True,
                                      store_widget_state=False)
     kwargs = {"preexec_fn": _lower_priority} if can_restore_priority() else {}
-    client.execute(env=env, **kwargs)
+    try:
+        client.execute(env=env, **kwargs)
+    finally:  # nbclient shuts down only a kernel manager it made itself
+        if km.has_kernel:
+            run_sync(km.shutdown_kernel)(now=True)
     return notebook_html(nb)
 
 
