@@ -222,7 +222,8 @@ def test_serve_finds_template_and_bundle(installed):
     log = cwd / "voila.log"
     with open(log, "w") as out:
         proc = subprocess.Popen([python, "-m", "drmath.serve", f"--port={port}", "--pool-size=0",
-                                 "--max-kernels=2", "--no-prerender"], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+                                 "--max-kernels=2", "--no-prerender"],
+                                cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     try:
         wait_until(lambda: answers(url, proc, log), 120, lambda: f"the server up: {log.read_text()[-3000:]}",
