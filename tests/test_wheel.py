@@ -29,7 +29,8 @@ from waiting import wait_until  # noqa: E402
 from drmath import _resources  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "drmath", "data")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "drmath", "data", "notebooks")
+"""What the wheel is built from: setup.py copies data/ and the numbered notebooks of notebooks/ into the package."""
 
 pytestmark = pytest.mark.slow
 
