@@ -15,10 +15,12 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 # drmath._resources.SHIPPED (not imported: this runs before drmath)
 SHIPPED = ("scenarios", "drills_example.csv", "incidents_example.csv", "run_example.jsonl")
+NOTEBOOKS = "notebooks"  # drmath._resources.NOTEBOOKS: the numbered notebooks the served site shows
 
 
 class build_py_with_shipped_data(build_py):
-    """``build_py``, then a copy of ``data/<each of SHIPPED>`` into ``drmath/data/`` of the build tree."""
+    """``build_py``, then a copy of ``data/<each of SHIPPED>`` into ``drmath/data/`` of the build tree, and of the
+    numbered notebooks into ``drmath/data/notebooks/``."""
 
     def run(self):
         super().run()
@@ -31,6 +33,9 @@ class build_py_with_shipped_data(build_py):
             else:
                 target.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target / name)
+        (target / NOTEBOOKS).mkdir(parents=True, exist_ok=True)  # the site's pages (python -m drmath.serve)
+        for source in sorted((ROOT / NOTEBOOKS).glob("[0-9][0-9]_*.ipynb")):
+            shutil.copy2(source, target / NOTEBOOKS / source.name)
 
 
 setup(cmdclass={"build_py": build_py_with_shipped_data})

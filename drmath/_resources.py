@@ -31,10 +31,15 @@ from importlib.resources import files
 from pathlib import Path
 
 __all__ = ["data_dir", "data_file", "shipped_dir", "shipped_file", "scenario_dir", "scenario_files", "template_dir",
-           "plotly_bundle", "SHIPPED", "PLOTLY_JS_VERSION", "PLOTLY_STATIC"]
+           "plotly_bundle", "notebook_files", "SHIPPED", "NOTEBOOKS", "PLOTLY_JS_VERSION", "PLOTLY_STATIC"]
 
 SHIPPED = ("scenarios", "drills_example.csv", "incidents_example.csv", "run_example.jsonl")
 """What the repository's top-level ``data/`` holds for the package (``setup.py`` copies these into the wheel)."""
+
+NOTEBOOKS = "notebooks"
+"""The folder of the numbered notebooks (``00_worked_answer.ipynb`` …): ``notebooks/`` at the root of a checkout,
+``drmath/data/notebooks/`` in a wheel (``setup.py`` copies them there), so ``python -m drmath.serve`` serves them
+from either (:func:`notebook_files`)."""
 
 PLOTLY_JS_VERSION = "4.1.1"
 """Version of the vendored plotly.js "basic" bundle (scatter, bar and pie traces only)."""
@@ -192,6 +197,29 @@ def scenario_files():
     return sorted(scenario_dir().glob("*.toml"))
 
 
+def notebook_files():
+    """The numbered notebooks the served site shows (``NN_name.ipynb``), by name without ``.ipynb``.
+
+    Inside the installed package (``drmath/data/notebooks/``) when a wheel put them there, else the checkout's
+    top-level ``notebooks/``, where they live in git.
+
+    Returns
+    -------
+    paths : dict of str to pathlib.Path
+        Each notebook by its stem (``"00_worked_answer"``), in name order; empty when neither place holds any.
+
+    Examples
+    --------
+    >>> list(notebook_files())[:2]
+    ['00_worked_answer', '01_time_to_train']
+    """
+    for root in (data_dir() / NOTEBOOKS, Path(__file__).resolve().parent.parent / NOTEBOOKS):
+        found = sorted(p for p in root.glob("[0-9][0-9]_*.ipynb") if p.is_file())
+        if found:
+            return {p.stem: p for p in found}
+    return {}
+
+
 def template_dir(name="drlab"):
     """A Voilà template that ships with drmath: ``drmath/data/voila/templates/<name>/``.
 
@@ -209,7 +237,7 @@ def template_dir(name="drlab"):
     Examples
     --------
     >>> sorted(p.name for p in template_dir().iterdir())
-    ['conf.json', 'index.html.j2', 'static']
+    ['conf.json', 'in_page_links.js', 'index.html.j2', 'page.html', 'static', 'tree-lab.html']
     """
     return data_file("voila", "templates", name)
 

@@ -246,7 +246,9 @@ def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_ID
                 timeout=120, extra=()):
     """Start ``python -m drmath.serve`` on a free port; wait until its kernel pool is full.
 
-    ``extra``: more ``python -m drmath.serve`` arguments (e.g. ``["--max-kernels=3"]``).
+    ``extra``: more ``python -m drmath.serve`` arguments (e.g. ``["--max-kernels=3"]``). The notebook pages' static
+    starts are rendered on first request (``--no-prerender``), not all at start: a test server that renders nine
+    notebooks at start takes the CPU its test measures.
 
     Returns ``(process, url, log_path)``.
     """
@@ -254,7 +256,7 @@ def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_ID
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "drmath.serve", f"--port={port}", f"--pool-size={pool_size}",
-         f"--cull-interval={cull_interval}", f"--cull-idle-timeout={cull_idle_timeout}", *extra],
+         f"--cull-interval={cull_interval}", f"--cull-idle-timeout={cull_idle_timeout}", "--no-prerender", *extra],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}/"
     filled = log_has(log_path, "is filled with")

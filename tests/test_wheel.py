@@ -29,7 +29,8 @@ from waiting import wait_until  # noqa: E402
 from drmath import _resources  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "drmath", "data")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "drmath", "data", "notebooks")
+"""What the wheel is built from: setup.py copies data/ and the numbered notebooks of notebooks/ into the package."""
 
 pytestmark = pytest.mark.slow
 
@@ -116,6 +117,8 @@ def test_every_data_file_ships(installed):
     for name in _resources.SHIPPED:
         paths = [top / name] if (top / name).is_file() else (top / name).rglob("*")
         shipped |= {p.relative_to(top).as_posix() for p in paths if p.is_file()}
+    # and the numbered notebooks, the served site's pages (issue 35), which setup.py copies from notebooks/
+    shipped |= {f"{_resources.NOTEBOOKS}/{p.name}" for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
     shipped = sorted(shipped)
     listing = in_venv(installed, "from drmath import _resources as r\n"
                                  "print(r.data_dir())\n"
@@ -124,8 +127,8 @@ def test_every_data_file_ships(installed):
     data_dir, *files = listing.splitlines()
     assert Path(data_dir).is_relative_to(installed[0].parent.parent)
     assert files == shipped
-    assert {"dashboard.ipynb", "drills_example.csv", "scenarios/seed.toml",
-            "voila/templates/drlab/conf.json"} <= set(files)
+    assert {"dashboard.ipynb", "drills_example.csv", "scenarios/seed.toml", "notebooks/00_worked_answer.ipynb",
+            "notebooks/08_your_fleet.ipynb", "voila/templates/drlab/conf.json"} <= set(files)
 
 
 def _third_party_imports():
@@ -220,7 +223,8 @@ def test_serve_finds_template_and_bundle(installed):
     log = cwd / "voila.log"
     with open(log, "w") as out:
         proc = subprocess.Popen([python, "-m", "drmath.serve", f"--port={port}", "--pool-size=0",
-                                 "--max-kernels=2"], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+                                 "--max-kernels=2", "--no-prerender"],
+                                cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     try:
         wait_until(lambda: answers(url, proc, log), 120, lambda: f"the server up: {log.read_text()[-3000:]}",

@@ -64,6 +64,8 @@ defaults
 frontend drmath
     bind {bind_host}:{bind_port}
     # to terminate TLS here instead:  bind :443 ssl crt /etc/haproxy/drmath.pem
+    # every path to the replicas: each serves the whole site (the dashboard at /, the worked answer and the
+    # chapters at /notebooks/<name>), and the affinity cookie keeps each page on the replica of its kernel
     default_backend drmath_replicas
 
 backend drmath_replicas

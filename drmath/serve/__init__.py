@@ -1,4 +1,5 @@
-r"""Serve the dashboard with Voilà: ``python -m drmath.serve [--port N] [--ip 127.0.0.1]``.
+r"""Serve the workbook with Voilà: ``python -m drmath.serve [--port N] [--ip 127.0.0.1]``: the dashboard at ``/``,
+the worked answer and every chapter at ``/notebooks/<name>`` (:mod:`~drmath.serve.site`).
 
 The public page is hostile ground: every byte a visitor sends is checked before a library parses it,
 and everything a visitor can make the server spend is bounded. One module a job:
@@ -21,6 +22,8 @@ and everything a visitor can make the server spend is bounded. One module a job:
   at once and waits in line for a seat (issue 24);
 - :mod:`~drmath.serve.static_dashboard`: that page's first screen, the live dashboard's own boxes drawn without
   a kernel;
+- :mod:`~drmath.serve.site`: the site's pages (issue 35): the notebook pages, their navigation and their static
+  starts, each notebook run once by nbclient;
 - :mod:`~drmath.serve.query`: each preheated kernel's own request channel;
 - :mod:`~drmath.serve.handlers`: plain error pages, the kernel API behind the seat, security headers
   and bounded log lines;

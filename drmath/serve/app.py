@@ -21,6 +21,7 @@ import asyncio
 import collections
 import functools
 import os
+import re
 import signal
 import sys
 import threading
@@ -32,6 +33,7 @@ import voila.notebook_renderer
 from jupyter_server.services.kernels.handlers import KernelHandler
 from jupyter_server.utils import url_path_join
 from tornado.ioloop import IOLoop
+from traitlets import Bool
 from voila.exporter import VoilaExporter
 from voila.request_info_handler import RequestInfoSocketHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
@@ -43,6 +45,7 @@ from .figure_svg import SVGS, FigureSVGHandler, key_in
 from .handlers import (
     BoundedLog,
     LogoutHandler,
+    NotFoundHandler,
     SeatKernelHandler,
     SeatShutdownHandler,
     SecurityHeaders,
@@ -50,10 +53,11 @@ from .handlers import (
     log_request,
 )
 from .kernels import capped
-from .pages import CappedVoilaHandler, link_query
+from .pages import CappedVoilaHandler, SiteNotebookHandler, link_query
 from .query import KernelQueryHandler
 from .sessions import CONNECTIONS, SESSION_END
 from .settings import MAX_HEADER_SIZE, SHUTDOWN_TIMEOUT, SHUTDOWN_WAIT
+from .site import NOTEBOOK_PREFIX, pages
 from .websocket import KernelSessionWebsocketHandler
 from .zygote import enable as fork_kernels
 from .zygote import stop as stop_zygote
@@ -115,19 +119,36 @@ class CachedTemplatesExporter(VoilaExporter):
 
 
 class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
-    """Voilà with :data:`REPLACEMENTS`, ``/logout`` sent home, bounded logs, no ``Server`` header, and the static
-    dashboard's figures as SVG (:class:`~drmath.serve.figure_svg.FigureSVGHandler`)."""
+    """Voilà with :data:`REPLACEMENTS`, ``/logout`` sent home, bounded logs, no ``Server`` header, the static
+    dashboard's figures as SVG (:class:`~drmath.serve.figure_svg.FigureSVGHandler`), and the site's notebook pages
+    (issue 35, :mod:`drmath.serve.site`): each at its own route, anything else under ``notebooks/`` a 404."""
+
+    prerender = Bool(True, config=True, help="Render every notebook page's static start once the server is up, one "
+                                             "at a time (else each on its first request).")
 
     def init_handlers(self):
-        rules = []
+        rules, site = [], []
         for rule in super().init_handlers():
             if len(rule) > 1 and rule[1] in REPLACEMENTS:
                 rule = (rule[0], REPLACEMENTS[rule[1]], *rule[2:])
+                if rule[1] is CappedVoilaHandler and len(rule) > 2 and self.notebook_path:
+                    site = self._site_rules(rule[2])  # before Voilà's catch-all page rule
+                    rules.extend(site)
             elif str(rule[0]).endswith("/logout"):
                 rule = (rule[0], LogoutHandler)  # jupyter_server's logout page answered 500
             rules.append(rule)
+        if site:  # the notebook pages' figures are plotly's JSON: their pages (only) load plotly's extension
+            config = self.voila_configuration
+            config.page_config_hook = _with_plotly_extension(config.page_config_hook)
         # issue 24: the static dashboard's figures as SVG (drmath.serve.figure_svg), before Voilà's catch-all rules
         return [(url_path_join(self.base_url, SVG_ROUTE), FigureSVGHandler), *rules]
+
+    def _site_rules(self, kwargs):
+        """The notebook pages' rules (Voilà's page arguments, each page its notebook), then the 404 of the rest."""
+        rules = [(url_path_join(self.base_url, re.escape(page.route)), SiteNotebookHandler,
+                  {**kwargs, "notebook_path": str(page.path), "page": page}) for page in pages() if page.stem]
+        prefix = NOTEBOOK_PREFIX.rstrip("/")
+        return [*rules, (url_path_join(self.base_url, re.escape(prefix) + "(?:/.*)?"), NotFoundHandler)]
 
     _stopping = False  # a signal to stop came (the first starts the stop; another exits at once)
     _http_servers = ()  # the servers listening (listen)
@@ -153,6 +174,8 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
         IOLoop.current().add_callback(CappedVoilaHandler.explainers.get, link_query("")[0])
         SVGS.log = self.log
         IOLoop.current().add_callback(_default_dashboard)  # and its static dashboard, its figures as SVG (issue 24)
+        if self.prerender and self.notebook_path:  # issue 35: the notebook pages' static starts, one at a time
+            IOLoop.current().add_callback(_prerender_site, self.log)
         if fork_kernels(self.log):  # issue 24: page kernels are forks of one process that has imported what they need
             IOLoop.current().add_callback(zygote, self.log)
         return super().listen()
@@ -248,6 +271,49 @@ async def _default_dashboard():
     key = key_in(await CappedVoilaHandler.dashboards.get(""))
     if key:
         SVGS.prerender(key)
+
+
+async def _prerender_site(log):
+    """Render each notebook page's static start once, in the site's order (the worked answer first), one at a time:
+    a page asked for meanwhile is rendered next (:class:`~drmath.serve.pages.Explainers` runs one render at a
+    time, in the order asked)."""
+    began, done = time.monotonic(), 0
+    for page in pages():
+        if not page.stem:
+            continue
+        try:
+            await SiteNotebookHandler.notebooks.get(page.stem)
+            done += 1
+        except Exception as err:  # noqa: BLE001 - logged; the page renders when first asked for
+            log.warning("The static page of %s could not be rendered: %s", page.route, err)
+    log.info("Rendered the static pages of %d notebooks in %.1f s", done, time.monotonic() - began)
+
+
+@functools.cache
+def _plotly_extension():
+    """plotly's JupyterLab extension, as a page's ``federated_extensions`` lists it (None if it is not installed)."""
+    from jupyterlab_server.config import get_page_config
+    from voila.utils import get_voila_labextensions_path
+
+    extensions = get_page_config(get_voila_labextensions_path([]))["federated_extensions"]
+    return next((e for e in extensions if e.get("name") == "jupyterlab-plotly"), None)
+
+
+def _with_plotly_extension(hook):
+    """A page-config hook (Voilà's ``page_config_hook``, after ``hook``) that adds plotly's extension to a notebook
+    page's page (the dashboard's draws its figures itself and leaves its 4.8 MB out: ``cli.voila_argv``)."""
+    notebooks = {str(page.path) for page in pages() if page.stem}
+
+    def page_config_hook(page_config, **kwargs):
+        if hook is not None:
+            page_config = hook(page_config, **kwargs)
+        plotly = _plotly_extension()
+        names = {e.get("name") for e in page_config.get("federated_extensions", [])}
+        if str(kwargs.get("notebook_path")) in notebooks and plotly and plotly["name"] not in names:
+            page_config = {**page_config, "federated_extensions": [*page_config["federated_extensions"], plotly]}
+        return page_config
+
+    return page_config_hook
 
 
 def voila_main(argv=None):

@@ -73,7 +73,8 @@ def voila_env(environ=None):
 def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_interval=60,
                cull_idle_timeout=300, extra=(), max_kernels=MAX_KERNELS,
                idle_connected_timeout=IDLE_CONNECTED_TIMEOUT, kernel_memory_limit=KERNEL_MEMORY_LIMIT,
-               max_message_size=MAX_MESSAGE_SIZE, kernel_cpu_budget=KERNEL_CPU_BUDGET, max_starting=0):
+               max_message_size=MAX_MESSAGE_SIZE, kernel_cpu_budget=KERNEL_CPU_BUDGET, max_starting=0,
+               prerender=True):
     """The ``voila`` command line, after ``python -m voila``.
 
     Parameters
@@ -104,6 +105,8 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
         Most CPU-seconds a visitor's kernel may use in any minute; over it, its session ends (0: none). [s]
     max_starting : int, default 0
         Most kernels starting at once; the others wait their turn (0: no bound). [1]
+    prerender : bool, default True
+        Render every notebook page's static start once the server is up (else each on its first request).
 
     Returns
     -------
@@ -121,7 +124,10 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
 
     # drmath_dashboard: the page is the dashboard, whose preview (the drlab template's) waits for its cards and
     # charts; a plain notebook's goes as soon as its cells are shown
-    resources = {"drmath_plotly": PLOTLY_STATIC, "drmath_dashboard": True}
+    # drmath_notebooks: the site's notebook pages (issue 35), which are not the dashboard
+    from .site import site_resources
+
+    resources = {"drmath_plotly": PLOTLY_STATIC, "drmath_dashboard": True, **site_resources()}
     tornado = {"websocket_compression_options": {}, "websocket_max_message_size": int(max_message_size)}
     return [
         str(notebook), "--no-browser", f"--port={int(port)}", f"--Voila.ip={ip}", "--template=drlab",
@@ -149,6 +155,7 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
         "'@voila-dashboards/widgets-manager8', 'anywidget']",
         # issue 12: a visitor's ?theme= / ?template= never reaches a template (CappedVoilaHandler drops them too)
         "--VoilaConfiguration.allow_theme_override=NO", "--VoilaConfiguration.allow_template_override=NO",
+        f"--Voila.prerender={bool(prerender)}",  # issue 35: the notebook pages' static starts, at start
         *extra,
     ]
 
@@ -171,7 +178,8 @@ def command(argv=None):
     argv : list of str, optional
         ``--port``, ``--ip``, ``--pool-size``, ``--max-kernels``, ``--cull-interval``,
         ``--cull-idle-timeout``, ``--notebook``, ``--idle-connected-timeout``, ``--kernel-memory-limit``,
-        ``--max-message-size``, ``--kernel-cpu-budget``, ``--max-starting``; anything else is passed to Voilà.
+        ``--max-message-size``, ``--kernel-cpu-budget``, ``--max-starting``, ``--no-prerender``; anything else is
+        passed to Voilà.
 
     Returns
     -------
@@ -231,6 +239,9 @@ def command(argv=None):
     parser.add_argument("--kernel-cpu-budget", type=float, default=KERNEL_CPU_BUDGET,
                         help=f"most CPU-seconds a visitor's kernel may use in any minute; over it the session ends "
                              f"(default {KERNEL_CPU_BUDGET:g}; 0: none)")
+    parser.add_argument("--no-prerender", dest="prerender", action="store_false",
+                        help="render each notebook page's static start on its first request, not all of them (one "
+                             "at a time) once the server is up")
     args, extra = parser.parse_known_args(argv)
     if args.max_starting is None:
         args.max_starting = STARTING_PER_CORE * cores
@@ -258,7 +269,8 @@ def command(argv=None):
                        args.cull_idle_timeout, extra, max_kernels=args.max_kernels,
                        idle_connected_timeout=args.idle_connected_timeout,
                        kernel_memory_limit=args.kernel_memory_limit, max_message_size=args.max_message_size,
-                       kernel_cpu_budget=args.kernel_cpu_budget, max_starting=args.max_starting)]
+                       kernel_cpu_budget=args.kernel_cpu_budget, max_starting=args.max_starting,
+                       prerender=args.prerender)]
     return cmd, voila_env()
 
 

@@ -6,6 +6,7 @@
 - :class:`SeatKernelHandler`, :class:`SeatShutdownHandler`: the kernel API and Voilà's tab-close shutdown
   beacon answer only the page that holds the kernel's seat (:mod:`drmath.serve.sessions`).
 - :class:`LogoutHandler`: ``/logout`` (there is no login) sends the visitor to the workbook.
+- :class:`NotFoundHandler`: a path under the site's ``notebooks/`` that names no page: a plain 404 (issue 35).
 - :class:`SecurityHeaders`: no ``Server`` header on any response, ``X-Content-Type-Options: nosniff`` on
   every one (the static JavaScript had none).
 - :class:`BoundedLog` and :func:`log_request`: no log line longer than
@@ -31,8 +32,8 @@ from . import settings
 from .sessions import has_seat
 from .settings import MAX_LOG_LINE
 
-__all__ = ["PlainErrors", "SeatKernelHandler", "SeatShutdownHandler", "LogoutHandler", "SecurityHeaders",
-           "BoundedLog", "log_request", "cut", "Wire", "GzipStart", "cache_policy"]
+__all__ = ["PlainErrors", "SeatKernelHandler", "SeatShutdownHandler", "LogoutHandler", "NotFoundHandler",
+           "SecurityHeaders", "BoundedLog", "log_request", "cut", "Wire", "GzipStart", "cache_policy"]
 
 
 def cut(text, limit=MAX_LOG_LINE):
@@ -86,6 +87,13 @@ class SeatKernelHandler(_SeatRequired, KernelHandler):
 
 class SeatShutdownHandler(_SeatRequired, VoilaShutdownKernelHandler):
     """Voilà's tab-close beacon ``/voila/api/shutdown/<id>``, for the page that holds the seat only."""
+
+
+class NotFoundHandler(PlainErrors, tornado.web.RequestHandler):
+    """A path of the site that names no page (issue 35: ``notebooks/<anything else>``): a plain 404, nothing run."""
+
+    def prepare(self):
+        raise tornado.web.HTTPError(404)
 
 
 class LogoutHandler(PlainErrors, tornado.web.RequestHandler):

@@ -32,6 +32,7 @@ import collections
 import functools
 import html
 import json
+import os
 import re
 import urllib.parse
 
@@ -42,10 +43,11 @@ from . import settings
 from .handlers import GzipStart, PlainErrors, Wire
 from .kernels import SLOT
 from .sessions import bind_ticket, give_seat, give_ticket
+from .site import NAV_MARKER, nav_html, notebook_prelude
 from .static import SeatLine, cut_template_box, static_prelude, wants_static_first
 
 __all__ = ["BUSY_HTML", "BUSY_TEXT", "TOO_LONG_HTML", "PREVIEW_MARKER", "Overloaded", "RenderFailed", "Explainers",
-           "link_query", "dashboard_key", "page_scenario", "preview_html", "CappedVoilaHandler"]
+           "link_query", "dashboard_key", "page_scenario", "preview_html", "CappedVoilaHandler", "SiteNotebookHandler"]
 
 BUSY_HTML = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>drmath is busy</title>
@@ -320,7 +322,19 @@ def _static_start(document, dashboard, plotly, notice, base):
     gzip, made once for every visitor of its scenario: the last :data:`~drmath.serve.settings.EXPLAINER_CACHE_COUNT`
     kept. Building and compressing it for each visitor was 47 % of the server process's py-spy samples (every
     thread) in the first 7 s of 50 arrivals (issue 24; :class:`~drmath.serve.handlers.GzipStart`)."""
-    return GzipStart(static_prelude(document, dashboard, plotly, notice, base).encode())
+    prelude = static_prelude(document, dashboard, plotly, notice, base)
+    prelude = prelude.replace("<body>\n", "<body>\n" + nav_html(base, ""), 1)  # issue 35: the site's pages
+    return GzipStart(prelude.encode())
+
+
+def _say_script(text, final=False):
+    """The script that tells a static page's notice what its live page is doing (``final``: it will not come)."""
+    script = (f"<script>(function(){{var s=document.querySelector('#drmath-preview .drmath-preview-step');"
+              f"if(s)s.textContent={json.dumps(text)};")
+    if final:
+        script += ("var b=document.getElementById('drmath-preview');if(b){b.setAttribute('aria-busy','false');"
+                   "b.classList.add('drmath-static-final');}")
+    return script + "})();</script>\n"
 
 
 class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
@@ -333,6 +347,11 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
     _preview = None  # this request's preview, until the page's first chunk takes it (see write)
     _seated = False  # whether this response carries its kernel's seat
     _waiting = None  # the explainer this request waits for, cancelled if its visitor leaves
+    route = ""  # the page's route under the base URL (issue 35: the dashboard's)
+
+    def _home(self):
+        """This page's own URL, without its query."""
+        return self.base_url + self.route
 
     @tornado.web.authenticated
     async def get(self, path=None):
@@ -347,7 +366,7 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
             return await super().get(path)  # a redirect to a file: takes no kernel
         if _DROPPED.intersection(self.request.query_arguments):
             kept = _without(self.request.query, _DROPPED)
-            return self.redirect(self.base_url + ("?" + kept if kept else ""))
+            return self.redirect(self._home() + ("?" + kept if kept else ""))
         if self.request.headers.get("Sec-Fetch-Dest", "document") != "document":
             return await self._static()  # issue 19: another site's <img>, <iframe> or fetch takes no seat
         if hasattr(km, "admit") and wants_static_first(self.request.headers):
@@ -403,6 +422,9 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
                 self._seated = True
         if self._ticket is not None and isinstance(chunk, str):
             chunk = cut_template_box(chunk)  # the static page (dashboard, explainer) is its preview box
+        if isinstance(chunk, str) and NAV_MARKER in chunk:  # issue 35: the site's pages (a static start has them)
+            nav = "" if self._ticket is not None else nav_html(self.base_url, self.route)
+            chunk = chunk.replace(NAV_MARKER, nav, 1)
         # the template renders before the request (preheated kernels): its marker takes this request's preview
         if self._preview is not None and isinstance(chunk, str) and PREVIEW_MARKER in chunk:
             chunk, self._preview = chunk.replace(PREVIEW_MARKER, self._preview, 1), None
@@ -410,16 +432,25 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
 
     # ----------------------------------------------------------------------- static first (issue 24)
 
+    def _plotly(self):
+        """The URL of plotly.js (the drlab template's bundle), or None."""
+        plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
+        return plotly and self.base_url + plotly
+
+    async def _static_start(self):
+        """The static start of this request's page (a :class:`~drmath.serve.handlers.GzipStart`): the static
+        dashboard and explainer of its scenario."""
+        query, notice = link_query(self.request.query)
+        document = await self._explainer(query)
+        raw = self.request.query  # as its kernel will read it; cached under its scenario's link
+        dashboard = await self._explainer(dashboard_key(raw), self.dashboards, raw)
+        return _static_start(document, dashboard, self._plotly(), notice, self.base_url)
+
     async def _static_first(self):
-        """Send the static dashboard and explainer of this request's scenario at once, with a seat ticket; False
-        (nothing sent) if they cannot be had now: the page then goes as any other; None if its visitor left."""
+        """Send the static start of this request's page (:meth:`_static_start`) at once, with a seat ticket; False
+        (nothing sent) if it cannot be had now: the page then goes as any other; None if its visitor left."""
         try:
-            query, notice = link_query(self.request.query)
-            document = await self._explainer(query)
-            raw = self.request.query  # as its kernel will read it; cached under its scenario's link
-            dashboard = await self._explainer(dashboard_key(raw), self.dashboards, raw)
-            plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
-            start = _static_start(document, dashboard, plotly and self.base_url + plotly, notice, self.base_url)
+            start = await self._static_start()
         except asyncio.CancelledError:
             self.log.info("A visitor left before their explainer was rendered")
             return None
@@ -468,12 +499,7 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
 
     def _say(self, text, final=False):
         """Tell the static page's notice what the live page is doing (``final``: it will not come)."""
-        script = (f"<script>(function(){{var s=document.querySelector('#drmath-preview .drmath-preview-step');"
-                  f"if(s)s.textContent={json.dumps(text)};")
-        if final:
-            script += ("var b=document.getElementById('drmath-preview');if(b){b.setAttribute('aria-busy','false');"
-                       "b.classList.add('drmath-static-final');}")
-        self.write(script + "})();</script>\n")
+        self.write(_say_script(text, final))
         self.flush()
 
     def _beat(self):
@@ -529,3 +555,73 @@ class CappedVoilaHandler(PlainErrors, TornadoVoilaHandler):
         plotly = (self.voila_configuration.resources or {}).get("drmath_plotly")
         box = _notice_box(lead, retry, share, f"{self.request.protocol}://{self.request.host}{share}", notice)
         return self.finish(_explainer_page(document, box, plotly and self.base_url + plotly))
+
+
+# --------------------------------------------------------------------------- issue 35: the notebook pages
+
+def _render_notebook_page(stem):
+    """The static content of the notebook page ``stem`` (:func:`drmath.serve.site.render_notebook`)."""
+    from .site import render_notebook
+
+    return render_notebook(stem)
+
+
+@functools.lru_cache(maxsize=32)
+def _notebook_start(block, title, plotly, base, route):
+    """The static start of a notebook page (:func:`~drmath.serve.site.notebook_prelude`, same arguments) as bytes and
+    as gzip, made once for every visitor of the page."""
+    return GzipStart(notebook_prelude(block, title, plotly, base, route).encode())
+
+
+class _OneNotebook:
+    """What a notebook page's Voilà renderer reads its notebook through (in place of the contents manager, whose root
+    is the dashboard's folder): that one file, whatever path it is asked for."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def get(self, path=None, **kwargs):
+        import nbformat
+
+        return {"type": "notebook", "path": os.path.basename(self.path), "content": nbformat.read(self.path, 4)}
+
+
+class SiteNotebookHandler(CappedVoilaHandler):
+    """A notebook page of the site (issue 35, :mod:`drmath.serve.site`): the dashboard's handler (cap, seat, static
+    first, busy page) with the notebook's own static start, rendered once per page (:attr:`notebooks`), and no
+    scenario: its query is not read. Its route is the page's name, whole (``notebooks/00_worked_answer``)."""
+
+    notebooks = Explainers(_render_notebook_page, size=64, most=settings.MAX_RENDERS,
+                           most_bytes=settings.NOTEBOOK_CACHE_BYTES)
+    """The notebook pages' static renders: one at a time, each page once, kept (:data:`NOTEBOOK_CACHE_BYTES`)."""
+
+    def initialize(self, **kwargs):
+        page = kwargs.pop("page")
+        super().initialize(**kwargs)
+        self.page, self.route, self.notebook_path = page, page.route, str(page.path)
+
+    @property
+    def contents_manager(self):
+        return _OneNotebook(self.notebook_path)
+
+    def _page_preview(self):
+        return ""  # a notebook has no scenario preview: its static start is its page
+
+    async def _static_start(self):
+        block = await self._explainer(self.page.stem, self.notebooks)
+        return _notebook_start(block, self.page.label, self._plotly(), self.base_url, self.route)
+
+    async def _explainer_answer(self, lead, fallback):
+        """Finish with this page's static start, its notice saying the page stays static (``fallback`` if none)."""
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        try:
+            start = await self._static_start()
+        except asyncio.CancelledError:
+            self.log.info("A visitor left before their page was rendered")
+            return None
+        except Exception as err:  # noqa: BLE001 - logged; the visitor still gets the plain page
+            self.log.warning("No static page for this request: %s", err)
+            return self.finish(fallback)
+        words = ("the live workbook is busy: this page stays static. Reload later for its controls"
+                 if self.get_status() == 503 else "this page stays static here: open it for its controls")
+        return self.finish(start.data + _say_script(words, True).encode() + b"</body></html>\n")

@@ -21,7 +21,8 @@ __all__ = ["ROOT", "NOTEBOOK", "TEMPLATE_ROOT", "MAX_KERNELS", "KERNEL_RSS", "SE
            "KERNEL_CPU_BUDGET", "CPU_WINDOW", "MAX_QUEUED", "MAX_QUEUED_BYTES", "CONNECT_TIMEOUT",
            "DISCONNECT_GRACE", "MAX_DROPPED", "MAX_BUFFERS", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_RENDERS",
            "MAX_JSON_CONTAINERS", "MAX_LOG_LINE", "EXPLAINER_CACHE_COUNT",
-           "EXPLAINER_CACHE_BYTES", "SEAT_WAIT", "MAX_SEAT_WAITERS", "SEAT_POLL", "HEARTBEAT", "TICKET_MAX_AGE",
+           "EXPLAINER_CACHE_BYTES", "NOTEBOOK_CACHE_BYTES", "NOTEBOOK_RENDER_TIMEOUT", "SEAT_WAIT", "MAX_SEAT_WAITERS",
+           "SEAT_POLL", "HEARTBEAT", "TICKET_MAX_AGE",
            "parse_size",
            "machine_defaults"]
 
@@ -141,6 +142,15 @@ rendered at start, and the share links visitors opened. [1]"""
 
 EXPLAINER_CACHE_BYTES = 16 * 2**20
 """Most characters of rendered explainers the server keeps (one is about 0.3 M). [B]"""
+
+NOTEBOOK_CACHE_BYTES = 32 * 2**20
+"""Most characters of the notebook pages' static renders the server keeps (issue 35, :mod:`drmath.serve.site`):
+one per page, each rendered once (the worked answer's is the largest); past it the least recently asked for
+goes, and is rendered again when next asked for. [B]"""
+
+NOTEBOOK_RENDER_TIMEOUT = 300
+"""Longest one cell of a notebook may run in the static render of its page; past it the render fails (and the
+page goes live without a static start). [s]"""
 
 SEAT_WAIT = 600.0
 """Longest a browser's page, already showing its static explainer, waits for a free seat before it stays
