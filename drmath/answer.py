@@ -16,14 +16,74 @@ same solved design, cannot disagree. Nothing here derives a number. Money goes t
     True
 """
 
+import functools
+
 from . import presets
 from .drills import DRILLS, RTOPromise, drill_costs
 from .formatting import every, format_quantity, listed, markdown_text, short_duration
+from .io import scenarios
 from .quantities import TARGETS
 from .units import day, week
 
-__all__ = ["summary", "lead", "cadence_words", "SECTIONS", "EDGE", "promise_day", "margin_words", "slip_reasons",
-           "tier_tables_note", "talking_points"]
+__all__ = ["worked_answer", "design_toml", "DESIGN_META", "summary", "lead", "cadence_words", "SECTIONS", "EDGE",
+           "promise_day", "margin_words", "slip_reasons", "tier_tables_note", "talking_points"]
+
+
+@functools.cache
+def worked_answer():
+    """The worked answer: :func:`drmath.solve` of the seed scenario (:func:`drmath.io.scenarios.seed`, which
+    carries the answer's requirements), searched once per process.
+
+    The one place the answer's design is computed. Notebook 00, ``drmath solve`` and ``drmath report`` with no
+    scenario show it; the dashboard and the served page open on its design as the shipped copy
+    ``data/scenarios/answer.toml`` reads it (:func:`drmath.io.scenarios.answer`, no search at page start), which
+    ``tests/test_one_answer.py`` holds to :func:`design_toml` of this solution, so the two cannot drift.
+
+    Returns
+    -------
+    solution : Solution
+        The cheapest design meeting the seed's targets, its plan and why each other tier loses. The same object
+        on every call: treat it as read-only. [1]
+
+    Examples
+    --------
+    >>> worked_answer().scenario.failover.tier, worked_answer() is worked_answer()
+    ('warm', True)
+    """
+    from ._solve import solve
+
+    return solve(scenarios.seed())
+
+
+DESIGN_META = {
+    "name": "Worked answer: the seed, solved",
+    "description": ("The seed's requirements met at the lowest total cost of resilience: the design drmath.solve() "
+                    "finds for the seed (notebook 00, drmath solve, drmath report). The dashboard opens on it, with "
+                    "the seed's own design as the baseline it improves on."),
+}
+"""The ``[scenario]`` table of ``data/scenarios/answer.toml`` beside the seed's sources and date."""
+
+
+def design_toml():
+    """The worked answer's design as the TOML text of ``data/scenarios/answer.toml``.
+
+    ``data/make_answer.py`` writes it; a test checks the shipped file equals it byte for byte, so the design the
+    dashboard opens on is the one :func:`worked_answer` finds today.
+
+    Returns
+    -------
+    text : str
+        :func:`drmath.io.scenarios.dumps` of the solved scenario, with :data:`DESIGN_META` and the seed's sources
+        and date. [1]
+
+    Examples
+    --------
+    >>> scenarios.loads(design_toml()) == worked_answer().scenario
+    True
+    """
+    seed = scenarios.read_meta(scenarios.SCENARIO_DIR / "seed.toml")
+    meta = {**DESIGN_META, "sources": seed.get("sources"), "date": seed.get("date")}
+    return scenarios.dumps(worked_answer().scenario, meta)
 
 SECTIONS = {
     "requirements": "requirements",

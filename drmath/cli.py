@@ -103,7 +103,7 @@ def shipped_names():
     Examples
     --------
     >>> shipped_names()
-    ['frontier-100k-rsc1', 'llama3-405b', 'llama3-70b-2048', 'seed']
+    ['answer', 'frontier-100k-rsc1', 'llama3-405b', 'llama3-70b-2048', 'seed']
     """
     return [p.stem for p in _resources.scenario_files()]
 
@@ -135,7 +135,7 @@ def scenario_path(arg):
     >>> scenario_path("llama4")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    drmath.cli.CliError: 'llama4' is neither a file nor a shipped scenario: choose from frontier-100k-rsc1, ...
+    drmath.cli.CliError: 'llama4' is neither a file nor a shipped scenario: choose from answer, ...
     """
     if arg == files.STDIN:
         return arg
