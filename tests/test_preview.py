@@ -61,14 +61,17 @@ def test_the_preview_is_the_story_and_the_reports_headline_drawn_from_the_plan()
     assert headline_html(p) in build_report(scenario, include_plotlyjs=False)
 
 
-def test_the_default_page_explains_the_seed_the_dashboard_opens_on():
-    """The dashboard opens on the seed (the worked answer's targets); the default page's static explainer and
-    preview explained ``Scenario()``, with no targets, so the static page and the live one disagreed."""
-    from drmath.io.scenarios import seed
+def test_the_default_page_explains_the_worked_answer_the_dashboard_opens_on():
+    """The dashboard opens on the worked answer's design (issue 35; before, the seed); the default page's static
+    explainer and preview explained ``Scenario()``, with no targets, so the static page and the live one
+    disagreed."""
+    from drmath.dashboard import build_app
+    from drmath.io.scenarios import answer
 
-    assert pages.page_scenario("") == (seed(), None)
-    assert pages._render_explainer("") == build_report(seed(), include_plotlyjs=False)
-    assert pages._query_preview("") == pages.preview_html(seed())
+    assert build_app().scenario == answer()
+    assert pages.page_scenario("") == (answer(), None)
+    assert pages._render_explainer("") == build_report(answer(), include_plotlyjs=False)
+    assert pages._query_preview("") == pages.preview_html(answer())
 
 
 def test_the_preview_escapes_the_notice():
