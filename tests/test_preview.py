@@ -18,6 +18,7 @@ from conftest import READY_JS, http_get, problems, start_voila, stop_voila, watc
 
 import drmath
 from drmath.dashboard import CARDS
+from drmath.io import scenarios
 from drmath.io.links import to_query
 from drmath.report import build_report, headline_html, report_title
 from drmath.serve import pages
@@ -42,6 +43,12 @@ def numbers(fragment):
 def expected(changes=None):
     """``{card: Plan.format(card)}`` of the default scenario with ``changes``."""
     p = drmath.plan(drmath.Scenario().with_changes(changes or {}))
+    return {name: p.format(name) for name in CARDS}
+
+
+def opening():
+    """``{card: Plan.format(card)}`` of the page's opening scenario: the worked answer's design (issue 35)."""
+    p = drmath.plan(scenarios.answer())
     return {name: p.format(name) for name in CARDS}
 
 
@@ -104,7 +111,7 @@ def test_the_page_previews_the_default_scenario(server):
     status, _, body = http_get(server["url"], accept="text/html")
     assert status == 200
     preview = preview_of(body)
-    assert numbers(preview) == expected()
+    assert numbers(preview) == opening()  # the worked answer's design, as the dashboard opens (issue 35)
     assert 'role="progressbar"' in preview and "The live workbook is starting" in preview
     assert pages.PREVIEW_MARKER not in body  # the request's preview took the template's place for it
 
@@ -161,7 +168,7 @@ def test_the_preview_shows_until_the_workbook_has_drawn_itself(voila_server, bro
         watched = page.evaluate("window.__preview")
         assert watched["seen"] is not None and watched["cards"] is not None
         assert watched["seen"] < watched["cards"], watched  # on screen before the widgets drew
-        assert watched["texts"] == expected()
+        assert watched["texts"] == opening()
         steps = [int(s) for s in watched["steps"]]
         assert steps and steps == sorted(steps) and steps[-1] > steps[0], steps  # the bar moved, forward only
         assert page.locator(".drmath-cards").first.is_visible()
