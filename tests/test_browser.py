@@ -157,10 +157,14 @@ def test_targets_in_the_cheapest_design_out_with_its_front_and_a_baseline(sessio
     css = "drmath-control-requirements-rto_site"
     assert scenario_from_page(page).requirements.rto_site == 4 * 3600.0  # the worked answer's target, the seed's
     before = page.evaluate(SCENARIO_JS)
-    move_slider(page, css, "ArrowLeft")  # 4 h -> 2 h
+    move_slider(page, css, "ArrowLeft")  # 4 h -> 2 h, which the answer meets already
+    page.wait_for_function(f"(b) => ({SCENARIO_JS})() !== b", arg=before, timeout=15_000)
+    assert scenario_from_page(page).requirements.rto_site == 2 * 3600.0
+    before = page.evaluate(SCENARIO_JS)
+    move_slider(page, css, "ArrowLeft")  # 2 h -> 1 h: the answer's warm standby (1.67 h) no longer meets it
     page.wait_for_function(f"(b) => ({SCENARIO_JS})() !== b", arg=before, timeout=15_000)
     targeted = scenario_from_page(page)
-    assert targeted.requirements.rto_site == 2 * 3600.0
+    assert targeted.requirements.rto_site == 3600.0
     expected = drmath.solve(targeted)
     before = page.evaluate(SCENARIO_JS)
     page.locator(".drmath-solve button, button.drmath-solve").first.click()
