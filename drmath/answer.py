@@ -59,7 +59,7 @@ def worked_answer():
 
 
 DESIGN_META = {
-    "name": "Worked answer: the seed, solved",
+    "name": "Worked answer",  # short: the files row that shows it must not wrap at 1400 px
     "description": ("The seed's requirements met at the lowest total cost of resilience: the design drmath.solve() "
                     "finds for the seed (notebook 00, drmath solve, drmath report). The dashboard opens on it, with "
                     "the seed's own design as the baseline it improves on."),
