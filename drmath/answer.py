@@ -16,14 +16,77 @@ same solved design, cannot disagree. Nothing here derives a number. Money goes t
     True
 """
 
+import functools
+
 from . import presets
 from .drills import DRILLS, RTOPromise, drill_costs
 from .formatting import every, format_quantity, listed, markdown_text, short_duration
+from .io import scenarios
 from .quantities import TARGETS
 from .units import day, week
 
-__all__ = ["summary", "lead", "cadence_words", "SECTIONS", "EDGE", "promise_day", "margin_words", "slip_reasons",
-           "tier_tables_note", "talking_points"]
+__all__ = ["worked_answer", "design_toml", "DESIGN_META", "REASONS", "EXAMPLE_LOG", "TIER_FIELDS", "REPORT_ANCHORS",
+           "requirements_table", "design_table", "tier_solutions", "tier_table", "why_not", "expectation_note",
+           "example_promise", "evidence_table", "promise_note", "follow_ups", "worked_sections", "summary", "lead",
+           "cadence_words", "SECTIONS", "EDGE", "promise_day", "margin_words", "slip_reasons", "tier_tables_note",
+           "talking_points"]
+
+
+@functools.cache
+def worked_answer():
+    """The worked answer: :func:`drmath.solve` of the seed scenario (:func:`drmath.io.scenarios.seed`, which
+    carries the answer's requirements), searched once per process.
+
+    The one place the answer's design is computed. Notebook 00, ``drmath solve`` and ``drmath report`` with no
+    scenario show it; the dashboard and the served page open on its design as the shipped copy
+    ``data/scenarios/answer.toml`` reads it (:func:`drmath.io.scenarios.answer`, no search at page start), which
+    ``tests/test_one_answer.py`` holds to :func:`design_toml` of this solution, so the two cannot drift.
+
+    Returns
+    -------
+    solution : Solution
+        The cheapest design meeting the seed's targets, its plan and why each other tier loses. The same object
+        on every call: treat it as read-only. [1]
+
+    Examples
+    --------
+    >>> worked_answer().scenario.failover.tier, worked_answer() is worked_answer()
+    ('warm', True)
+    """
+    from ._solve import solve
+
+    return solve(scenarios.seed())
+
+
+DESIGN_META = {
+    "name": "Worked answer",  # short: the files row that shows it must not wrap at 1400 px
+    "description": ("The seed's requirements met at the lowest total cost of resilience: the design drmath.solve() "
+                    "finds for the seed (notebook 00, drmath solve, drmath report). The dashboard opens on it, with "
+                    "the seed's own design as the baseline it improves on."),
+}
+"""The ``[scenario]`` table of ``data/scenarios/answer.toml`` beside the seed's sources and date."""
+
+
+def design_toml():
+    """The worked answer's design as the TOML text of ``data/scenarios/answer.toml``.
+
+    ``data/make_answer.py`` writes it; a test checks the shipped file equals it byte for byte, so the design the
+    dashboard opens on is the one :func:`worked_answer` finds today.
+
+    Returns
+    -------
+    text : str
+        :func:`drmath.io.scenarios.dumps` of the solved scenario, with :data:`DESIGN_META` and the seed's sources
+        and date. [1]
+
+    Examples
+    --------
+    >>> scenarios.loads(design_toml()) == worked_answer().scenario
+    True
+    """
+    seed = scenarios.read_meta(scenarios.SCENARIO_DIR / "seed.toml")
+    meta = {**DESIGN_META, "sources": seed.get("sources"), "date": seed.get("date")}
+    return scenarios.dumps(worked_answer().scenario, meta)
 
 SECTIONS = {
     "requirements": "requirements",
@@ -279,9 +342,9 @@ def cadence_words(seconds):
     return {day: "daily", week: "weekly"}.get(float(seconds)) or f"every {short_duration(seconds)}"
 
 
-def _link(text, topic):
-    """``text`` as a Markdown link to the section of ``topic`` (:data:`SECTIONS`)."""
-    return f"[{text}](#{SECTIONS[topic]})"
+def _link(text, topic, anchors=None):
+    """``text`` as a Markdown link to the section of ``topic`` (``anchors``, :data:`SECTIONS` by default)."""
+    return f"[{text}](#{(anchors or SECTIONS)[topic]})"
 
 
 def _expiry(promise):
@@ -300,7 +363,7 @@ def _expiry(promise):
             f"{promise.as_of.isoformat()}); it expires unless {listed(drills)} runs again by then")
 
 
-def _drills(p):
+def _drills(p, anchors=None):
     """The drills' row: how many are held in the run, their GPU-hours, and which recur how often."""
     costs = drill_costs(p)
     plans = [f"{drill.label.lower()} {cadence_words(drill.cadence)} "
@@ -309,8 +372,9 @@ def _drills(p):
     held = sum(c["per_run"] for c in costs.values())
     gpu_hours = sum(c["total"] for c in costs.values())
     figure = f"{format_quantity(held, 'count')} drills, {format_quantity(gpu_hours, 'gpu_hours')}"
-    return (_link(figure, "drills"), f"{listed(plans)}: {format_quantity(gpu_hours / p.gpu_hours, 'fraction')} of "
-                                     "the run's GPU-hours, to keep measuring the phases the promise rests on")
+    return (_link(figure, "drills", anchors),
+            f"{listed(plans)}: {format_quantity(gpu_hours / p.gpu_hours, 'fraction')} of the run's GPU-hours, to "
+            "keep measuring the phases the promise rests on")
 
 
 def _check(solution, promise):
@@ -358,7 +422,7 @@ def lead(solution, promise):
         "section that derives it.")
 
 
-def summary(solution, promise, log="the drill log"):
+def summary(solution, promise, log="the drill log", anchors=None):
     """The worked answer at a glance, as Markdown: :func:`lead`, then one table row per point a reviewer checks.
 
     Parameters
@@ -370,6 +434,9 @@ def summary(solution, promise, log="the drill log"):
         (:func:`promise_day`). [1]
     log : str, default "the drill log"
         What the drill records are, in words (for drmath's example log, say that it is illustrative). [1]
+    anchors : dict of str to str, optional
+        Where each figure links: topic -> HTML id, for a page whose sections are not notebook 00's
+        (:data:`SECTIONS`, the default; ``drmath report`` gives :data:`REPORT_ANCHORS`). [1]
 
     Returns
     -------
@@ -405,42 +472,357 @@ def summary(solution, promise, log="the drill log"):
             continue
         state = margin_words(p, t)
         rows.append((f"Requirement: {t.label[0].lower()}{t.label[1:]} ≤ {format_quantity(target, 'duration')}",
-                     _link(p.format(t.value), _TARGET_SECTION[t.value]), state))
-    rows.append(("Site RPO", _link(p.format("rpo_site"), "rpo"),
+                     _link(p.format(t.value), _TARGET_SECTION[t.value], anchors), state))
+    rows.append(("Site RPO", _link(p.format("rpo_site"), "rpo", anchors),
                  f"the most training a site loss destroys (worst case; {p.format('rpo_site_expected')} expected)"))
     if promise.scope == "site" and promise.valid:
         promised = (f"the {100 * promise.confidence:.0f}th percentile of the drilled recoveries in {log}, "
                     + _expiry(promise))
     else:
         promised = f"from {log}: " + _expiry(promise)
-    rows.append(("Site RTO promised", _link(format_quantity(promise.promised, "duration"), "drills"), promised))
-    rows.append(("Site RTO planned", _link(p.format("rto_site"), "rto"),
+    rows.append(("Site RTO promised", _link(format_quantity(promise.promised, "duration"), "drills", anchors),
+                 promised))
+    rows.append(("Site RTO planned", _link(p.format("rto_site"), "rto", anchors),
                  "the sum of the planned recovery phases: a sum of planned durations that only drills can turn "
                  "into a promise"))
     link = format_quantity(s.replication.link_bandwidth, "line_rate")
     if p.replication_keeps_up:
         rows.append(("Replication", _link(f"{every(int(p.replication_every))}, one every "
-                                          f"{p.format('replication_interval')}", "rpo"),
+                                          f"{p.format('replication_interval')}", "rpo", anchors),
                      f"**keeps up**: each copy reaches the other site over the {link} link "
                      f"{p.format('replication_time')} after it is durable, the link "
                      f"{p.format('replication_utilization')} busy; below "
                      f"{p.format('replication_bandwidth_needed')} it would fall behind"))
     else:
-        rows.append(("Replication", _link(f"{every(int(p.replication_every))} over {link}", "rpo"),
+        rows.append(("Replication", _link(f"{every(int(p.replication_every))} over {link}", "rpo", anchors),
                      f"**does not keep up**: it needs {p.format('replication_bandwidth_needed')}, so the site RPO "
                      "has no bound"))
     why = ("the cheapest design that meets every requirement" if solution.feasible
            else "no searched design meets every requirement: this one comes closest")
-    rows.append(("DR tier", _link(f"{tier.label}, {p.format('standby_gpus')} GPUs", "rto"),
+    rows.append(("DR tier", _link(f"{tier.label}, {p.format('standby_gpus')} GPUs", "rto", anchors),
                  f"{why}; {p.format('standby_fraction')} of the primary, a site loss slips the run "
                  f"{p.format('schedule_slip')}"))
     for name, reason in solution.reasons.items():
-        rows.append((f"Why not {presets.DR_TIERS[name].label.lower()}", _link("see the tiers", "rto"), reason))
-    rows.append(("Cost", _link(p.format("total_cost_of_resilience"), "cost"),
+        rows.append((f"Why not {presets.DR_TIERS[name].label.lower()}", _link("see the tiers", "rto", anchors),
+                     reason))
+    rows.append(("Cost", _link(p.format("total_cost_of_resilience"), "cost", anchors),
                  f"total cost of resilience: {p.format('total_dr_cost')} for disaster recovery "
                  f"({p.format('standby_cost')} of it the standby) plus {p.format('goodput_lost_cost')} of goodput "
                  f"lost to checkpoints and restarts, beside the run's own {p.format('run_cost')}"))
-    rows.append(("Drills", *_drills(p)))
+    rows.append(("Drills", *_drills(p, anchors)))
     table = "| | figure | what it means |\n|---|---|---|\n" + "".join(
         f"| **{what}** | {figure} | {means} |\n" for what, figure, means in rows)
     return lead(solution, promise) + "\n\n" + markdown_text(table)
+
+
+# --------------------------------------------------------------------------- the worked answer, piece by piece
+# Notebook 00 and `drmath report` (no scenario) show the same pieces, built here from the same plans.
+
+REASONS = {  # path: (what it bounds, why)
+    "requirements.rpo_site": ("site RPO", "lose at most a quarter hour of the fleet's work to a site loss: redoing "
+                              "that costs less than shipping every checkpoint off-site"),
+    "requirements.rto_site": ("site RTO", "resume within the shift in which the site is lost, so the on-call team, "
+                              "not a new purchase of GPUs, brings training back"),
+    "requirements.max_slip": ("schedule slip", "let the model land at most a week late after a site loss (work lost, "
+                              "outage and time at reduced capacity): what the launch plan can absorb"),
+}
+"""The answer's stated assumptions: each requirement the seed sets, what it bounds and why."""
+
+EXAMPLE_LOG = "drmath's example drill log (illustrative, not measured)"
+"""What the worked answer's drill records are, in words (:func:`summary`'s ``log``)."""
+
+TIER_FIELDS = ("meets_requirements", "rto_site", "rpo_site", "rpo_site_expected", "reduced_capacity_time",
+               "schedule_slip", "standby_gpus", "total_dr_cost", "total_cost_of_resilience")
+"""The columns of :func:`tier_table`: each tier at its own best design."""
+
+
+def requirements_table(scenario):
+    """The requirements the answer starts from, as a Markdown table: what each bounds, its target and why.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The scenario whose targets are shown (the seed's, :data:`REASONS` for the why). [1]
+
+    Returns
+    -------
+    text : str
+        Markdown. [1]
+
+    Examples
+    --------
+    >>> "| site RTO | 4.00 h |" in requirements_table(scenarios.seed())
+    True
+    """
+    return markdown_text("| requirement | target | why |\n|---|---|---|\n" + "".join(
+        f"| {what} | {format_quantity(scenario.get(path), 'duration')} | {why} |\n"
+        for path, (what, why) in REASONS.items() if scenario.get(path) is not None))
+
+
+def design_table(solution):
+    """The scenario around the design, as a Markdown table: the fixed inputs, then the levers the search set.
+
+    Parameters
+    ----------
+    solution : Solution
+        From :func:`drmath.solve`. [1]
+
+    Returns
+    -------
+    text : str
+        Markdown; the rows the search set are marked *solved*. [1]
+    """
+    s, p = solution.scenario, solution.plan
+    interval = s.checkpoint.interval
+    return markdown_text(
+        f"| input | value |\n|---|---|\n"
+        f"| GPUs | {s.training.gpus:,} × {format_quantity(s.training.peak_flop_rate, 'flop_rate')} dense BF16 |\n"
+        f"| model | {format_quantity(s.training.params, 'params')} parameters |\n"
+        f"| window | {format_quantity(s.training.window, 'duration')} |\n"
+        f"| MFU | {format_quantity(s.training.mfu, 'fraction')} |\n"
+        f"| cost of delay | {format_quantity(s.cost.delay_cost, 'usd_rate')} |\n"
+        f"| failover tier (*solved*) | {presets.DR_TIERS[s.failover.tier].label} |\n"
+        f"| standby size (*solved*) | {p.format('standby_fraction')} of the primary |\n"
+        f"| cross-site link (*solved*) | {format_quantity(s.replication.link_bandwidth, 'line_rate')} |\n"
+        f"| off-site target interval (*solved*) | {format_quantity(s.replication.interval, 'duration')} |\n"
+        f"| checkpoint interval (*solved*) | "
+        f"{'Daly optimum' if interval is None else format_quantity(interval, 'duration')} |")
+
+
+def tier_solutions(wanted):
+    """Each DR tier at its own best: :func:`drmath.solve` of ``wanted`` restricted to that tier.
+
+    Parameters
+    ----------
+    wanted : Scenario
+        The scenario with the requirements. [1]
+
+    Returns
+    -------
+    best : dict of str to Solution
+        By tier name, in :data:`drmath.presets.SEARCHED_TIERS` order (the tiers :func:`drmath.solve` searches):
+        the cheapest design of the tier that meets every requirement, or the closest. [1]
+    """
+    from ._solve import solve
+
+    return {name: solve(wanted, tiers=[name]) for name in presets.SEARCHED_TIERS}
+
+
+def tier_table(best):
+    """Each tier at its own best design, as a Markdown table (:data:`TIER_FIELDS`).
+
+    Parameters
+    ----------
+    best : dict of str to Solution
+        From :func:`tier_solutions`. [1]
+
+    Returns
+    -------
+    text : str
+        Markdown: a row per tier, each figure :meth:`Plan.format <drmath.Plan.format>` of its plan. [1]
+    """
+    from .viz.headline import card_title
+
+    head = "| tier | " + " | ".join(card_title(f) for f in TIER_FIELDS) + " |\n|---" + "|---" * len(TIER_FIELDS)
+    rows = "".join(f"| {presets.DR_TIERS[name].label} | " + " | ".join(b.plan.format(f) for f in TIER_FIELDS)
+                   + " |\n" for name, b in best.items())
+    return markdown_text(head + "|\n" + rows)
+
+
+def why_not(solution):
+    """Why not each other tier, in one Markdown paragraph: :attr:`Solution.reasons <drmath.Solution.reasons>`.
+
+    Parameters
+    ----------
+    solution : Solution
+        From :func:`drmath.solve`. [1]
+
+    Returns
+    -------
+    text : str
+        Markdown. [1]
+    """
+    return markdown_text("**Why not the others.** " + " ".join(
+        f"{presets.DR_TIERS[name].label}: {why}." for name, why in solution.reasons.items()))
+
+
+def expectation_note(p):
+    """Why the tier is bought although, on expected cost, it may not pay for itself: the requirements decide.
+
+    Parameters
+    ----------
+    p : Plan
+        The solved design's plan. [1]
+
+    Returns
+    -------
+    text : str
+        Markdown. [1]
+    """
+    s = p.scenario
+    label = presets.DR_TIERS[s.failover.tier].label.lower()
+    return markdown_text(
+        f"On expected cost alone the {label} pays for itself against cold backup & restore only once a "
+        f"day of delay costs more than {format_quantity(p.break_even_delay_costs[s.failover.tier], 'usd_rate')}, "
+        f"and this scenario assumes {format_quantity(s.cost.delay_cost, 'usd_rate')}. The expectation is not "
+        f"why it is bought: the requirements are. A site event is rare (probability "
+        f"{p.format('site_event_probability')} during the run), but when it happens the business needs training "
+        f"back within {format_quantity(s.requirements.rto_site, 'duration')}, and only the tiers that meet the "
+        f"requirements are candidates; among them, the {label} is the cheapest.")
+
+
+def example_promise():
+    """The RTO the worked answer promises: drmath's example drill log, at the 95th percentile, on its day.
+
+    Returns
+    -------
+    records : list of DrillRecord
+        :func:`drmath.io.drills.example_log`, read. [1]
+    promise : RTOPromise
+        :func:`drmath.drills.promised_rto` of the site phases as of :func:`promise_day`. [1]
+
+    Examples
+    --------
+    >>> example_promise()[1].as_of.isoformat()
+    '2025-06-27'
+    """
+    from . import drills
+    from .io.drills import example_log, read_drill_records
+
+    records = read_drill_records(example_log())
+    return records, drills.promised_rto(records, 0.95, scope="site", as_of=promise_day(records))
+
+
+def evidence_table(p, promise):
+    """Each site phase as the plan assumes it and as the drills measured it, as a Markdown table.
+
+    Parameters
+    ----------
+    p : Plan
+        The design's plan. [1]
+    promise : RTOPromise
+        From :func:`example_promise`. [1]
+
+    Returns
+    -------
+    text : str
+        Markdown. [1]
+    """
+    rows = "".join(
+        f"| {phase.split('.', 1)[1]} | {format_quantity(p.rto_site_phases[phase.split('.', 1)[1]], 'duration')} | "
+        f"{format_quantity(e.best, 'duration')} | {format_quantity(e.mean, 'duration')} | "
+        f"{format_quantity(e.worst, 'duration')} | {e.count} | {e.last.isoformat()} | {DRILLS[e.owner].label} |\n"
+        for phase, e in promise.phases.items())
+    return ("| site phase | planned | drilled best | drilled mean | drilled worst | records | last drilled | "
+            "kept fresh by |\n|---|---|---|---|---|---|---|---|\n" + rows)
+
+
+def promise_note(p, promise, start):
+    """The drilled sums against the plan's, the promise, and the day it is made against the run's start.
+
+    Parameters
+    ----------
+    p : Plan
+        The design's plan. [1]
+    promise : RTOPromise
+        From :func:`example_promise`. [1]
+    start : datetime.date
+        The run's first day (the scenario file's ``date``). [1]
+
+    Returns
+    -------
+    text : str
+        Markdown. [1]
+    """
+    from .drills import promise_sentence
+
+    return markdown_text(
+        f"Summed, the drills' best cases give {format_quantity(promise.best_case_sum, 'duration')} and their "
+        f"means {format_quantity(promise.mean_sum, 'duration')}; the plan's phases give {p.format('rto_site')}. "
+        f"{promise_sentence(promise)} The promise is made on {promise.as_of.isoformat()}, the day of the "
+        f"newest drill it rests on, {(promise.as_of - start).days} days after the run starts on "
+        f"{start.isoformat()}: before that day those drills had not run.")
+
+
+def follow_ups(solution, wanted, hot, promise, game_days_planned):
+    """:func:`talking_points` for a solved design: each follow-up question's scenario planned and solved here.
+
+    Parameters
+    ----------
+    solution : Solution
+        The solved design. [1]
+    wanted : Scenario
+        The scenario with the requirements, that ``solution`` solved. [1]
+    hot : Solution
+        The cheapest hot standby (:func:`tier_solutions`'s ``"hot"``). [1]
+    promise : RTOPromise
+        The drilled promise. [1]
+    game_days_planned : int
+        Failover game days the drill schedule holds in the run. [1]
+
+    Returns
+    -------
+    text : str
+        :func:`talking_points`'s Markdown list: the link halved, hot, MFU at 30% on the same tokens, and 100,000
+        GPUs, each planned and solved afresh. [1]
+    """
+    from ._plan import plan
+    from ._solve import solve
+
+    p, s = solution.plan, solution.scenario
+    half = plan(s.with_changes({"replication.link_bandwidth": s.replication.link_bandwidth / 2}))
+    slower = {"training.mfu": 0.30, "training.tokens": p.tokens}
+    bigger = {"training.gpus": 100_000}
+    return talking_points(
+        p, half=half,
+        half_solution=solve(wanted, grid={"replication.link_bandwidth": [half.scenario.replication.link_bandwidth]}),
+        hot=hot, mfu=plan(s.with_changes(slower)), mfu_solution=solve(wanted.with_changes(slower)),
+        promise=promise, game_days_planned=game_days_planned,
+        big=plan(s.with_changes(bigger)), big_solution=solve(wanted.with_changes(bigger)))
+
+
+REPORT_ANCHORS = {"requirements": "the-requirements", "rpo": "rpo", "rto": "rto", "cost": "cost", "drills": "promise"}
+"""Where :func:`summary`'s figures link in ``drmath report``: topic -> the report's section that derives it."""
+
+
+def worked_sections(progress=None):
+    """The worked answer's own sections, as ``drmath report`` (no scenario) opens with them: the same pieces
+    notebook 00 shows, from the same functions and the same :func:`worked_answer`.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        Called with a short message before each search. [1]
+
+    Returns
+    -------
+    sections : list of tuple
+        ``(id, title, markdown)``: the answer (:func:`summary`), the requirements and the design, each tier at its
+        own best and why not the others, the drilled promise, and the talking points. Each figure of the summary
+        links to its section of the report (:data:`REPORT_ANCHORS`). [1]
+    """
+    from .drills import drill_schedule
+
+    say = progress or (lambda message: None)
+    say("solving the seed: the worked answer")
+    solution, wanted = worked_answer(), scenarios.seed()
+    p = solution.plan
+    start = scenarios.read_meta(scenarios.SCENARIO_DIR / "seed.toml")["date"]
+    _, promise = example_promise()
+    say("solving each tier at its own best")
+    best = tier_solutions(wanted)
+    plans = {name: b.plan for name, b in best.items()}
+    game_days = drill_schedule(p, start).loc["failover-game-day", "held"]
+    say("answering the follow-up questions")
+    points = follow_ups(solution, wanted, best["hot"], promise, game_days)
+    return [
+        ("answer", "The answer", summary(solution, promise, log=EXAMPLE_LOG, anchors=REPORT_ANCHORS)),
+        ("the-requirements", "The requirements, and the design that meets them",
+         requirements_table(wanted) + "\n\n" + markdown_text(solution.message) + "\n\n" + design_table(solution)),
+        ("tiers", "Each tier at its own best, and why not the others",
+         "\n\n".join([tier_table(best), slip_reasons(plans), why_not(solution), tier_tables_note(p, plans),
+                       expectation_note(p)])),
+        ("promise", "The RTO the drills promise",
+         evidence_table(p, promise) + "\n\n" + promise_note(p, promise, start)),
+        ("talking-points", "Talking points: the follow-up questions", points),
+    ]

@@ -108,7 +108,7 @@ def shipped_names():
     Examples
     --------
     >>> shipped_names()
-    ['frontier-100k-rsc1', 'llama3-405b', 'llama3-70b-2048', 'seed']
+    ['answer', 'frontier-100k-rsc1', 'llama3-405b', 'llama3-70b-2048', 'seed']
     """
     return [p.stem for p in _resources.scenario_files()]
 
@@ -140,7 +140,7 @@ def scenario_path(arg):
     >>> scenario_path("llama4")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    drmath.cli.CliError: 'llama4' is neither a file nor a shipped scenario: choose from frontier-100k-rsc1, ...
+    drmath.cli.CliError: 'llama4' is neither a file nor a shipped scenario: choose from answer, ...
     """
     if arg == files.STDIN:
         return arg
@@ -478,7 +478,12 @@ def _solve(args):
     scenario = load_merged([scenario_path(arg) for arg in args.scenario]) if args.scenario else scenarios.seed()
     scenario = apply_sets(apply_model(scenario, args.model), args.set)
     start = time.perf_counter()
-    solution = solve(scenario, confidence=args.confidence, draws=args.draws, seed=args.seed)
+    if scenario == scenarios.seed() and args.confidence is None:  # the worked answer itself, searched in one place
+        from .answer import worked_answer
+
+        solution = worked_answer()
+    else:
+        solution = solve(scenario, confidence=args.confidence, draws=args.draws, seed=args.seed)
     seconds = time.perf_counter() - start
     if not args.json:
         return render_solution(solution, seconds), 0 if solution.feasible else 1
@@ -500,14 +505,26 @@ def _report(args):
     from . import report
 
     path = scenario_path(args.scenario) if args.scenario else None
-    scenario, meta = load_with_meta(path) if path else (Scenario(), {"description": ""})
     out = Path(args.output)
     files.output_target(out)  # refuse a directory, socket, block device, symlink loop before the work
     if args.png is not None and Path(args.png).exists() and not Path(args.png).is_dir():
         raise CliError(f"{args.png}: --png needs a directory")
     say = (lambda message: None) if args.quiet else report._progress_printer()
-    written = report.write_report(scenario, out, png_dir=args.png, description=meta.get("description", ""),
-                                  progress=say)
+    title, sections = None, None
+    if path:
+        scenario, meta = load_with_meta(path)
+    else:  # no scenario: the worked answer, its design solved from the seed's requirements
+        from . import answer
+
+        sections = answer.worked_sections(progress=say)
+        scenario, meta = answer.worked_answer().scenario, scenarios.read_meta(scenarios.SCENARIO_DIR / "seed.toml")
+        title = f"The worked answer: {report.report_title(answer.worked_answer().plan)}"
+        meta = {**meta, "description": "The seed scenario's requirements met at the lowest total cost of "
+                                       "resilience: the design drmath solve finds, why not each other tier, every "
+                                       "number's derivation, the drills and the follow-up questions."}
+    written = report.write_report(scenario, out, png_dir=args.png, title=title,
+                                  description=meta.get("description", ""), progress=say, start=meta.get("date"),
+                                  answer=sections)
     say("done")
     return "\n".join(str(p) for p in written)
 
@@ -617,9 +634,15 @@ def main(argv=None):
                        help=f"2 to 4 scenario files, - (standard input) or shipped names ({shipped}); the first is "
                        "the baseline")
     p_cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    p_rep = sub.add_parser("report", help="write the worked answer as one standalone HTML file")
+    p_rep = sub.add_parser(
+        "report", help="write the worked answer as one standalone HTML file",
+        description="Write one self-contained HTML file (opens offline: plotly.js inlined, formulas as MathML). "
+        "With no SCENARIO it is the worked answer: the seed's requirements, the cheapest design that meets them "
+        "(as drmath solve finds it), why not each other tier, every number's derivation with interactive figures, "
+        "the drill schedule and the RTO the drills promise, and the follow-up questions answered. With a "
+        "SCENARIO it is that scenario's plan: every number's derivation, the figures, the drills and the inputs.")
     p_rep.add_argument("scenario", nargs="?", help=f"scenario TOML file, - (standard input) or shipped name "
-                       f"({shipped}; default: the seed case)")
+                       f"({shipped}); default: the worked answer")
     p_rep.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the HTML file (written atomically)")
     p_rep.add_argument("--png", metavar="DIR", help="also write each figure as PNG into DIR (through kaleido)")
     p_rep.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

@@ -165,7 +165,7 @@ GROUPS = {g.id: g for g in (
           "What each choice costs: the standby, replication, and the expected loss from a site event, priced with "
           "the cost of delay."),
     Group("requirements", "Requirements",
-          "The targets the design must meet (requirements.*), each met or missed and by how much: the margin is "
+          "The targets the design must meet (requirements.*), each met or not, and by how much: the margin is "
           "the target minus the design's value, positive when met. A target that is not set is not judged."),
 )}
 """Every group, in reading order: the CLI's groups and the report's sections (the report numbers them, once, with

@@ -186,7 +186,9 @@ def markdown_html(text):
     """
     text = str(text)
     simple = _simple_html(text)
-    return _markdown()(text) if simple is None else simple
+    # money is written &#36; (drmath.formatting.markdown_text): mistune escapes its "&", so it is put back (a "$"
+    # would pair with the next one as math)
+    return _markdown()(text).replace("&amp;#36;", "&#36;") if simple is None else simple
 
 
 _SAFE = r"(?:[^*`_\\\[\]<>&!|$#~\n]|(?<=[A-Za-z0-9])_(?=[A-Za-z0-9]))"
@@ -410,8 +412,15 @@ def _json_script(obj):
     return Markup(json.dumps(obj, cls=PlotlyJSONEncoder, separators=(",", ":")).replace("</", "<\\/"))
 
 
+def _answer_html(markdown):
+    """The worked answer's Markdown (:mod:`drmath.answer`) as the report's HTML: its money spans, made for
+    MathJax, undone to the entity alone (the report escapes raw HTML, so the span would show as text), then
+    :func:`markdown_html`."""
+    return Markup(markdown_html(re.sub(r'<span class="drmath-money">(&#36;[^<]*)</span>', r"\1", markdown)))
+
+
 def build_report(scenario=None, title=None, description="", include_plotlyjs=True, progress=None, figures=None,
-                 start=None):
+                 start=None, answer=None):
     """The worked answer for one scenario as one standalone HTML document.
 
     Parameters
@@ -432,11 +441,14 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     start : datetime.date, optional
         The run's first day (a scenario file's ``date``): the drill schedule then gives dates; without it, days
         of the run.
+    answer : list of tuple, optional
+        Sections ``(id, title, markdown)`` that open the document before the derivations: the worked answer's
+        (:func:`drmath.answer.worked_sections`), for the scenario it solved.
 
     Returns
     -------
     html : str
-        The document: headline numbers, one section per step of the answer
+        The document: the ``answer`` sections if given, headline numbers, one section per step of the answer
         with each number's derivation (formula, inputs, result), interactive
         figures with slider steps, and every input with its basis.
 
@@ -478,14 +490,15 @@ def build_report(scenario=None, title=None, description="", include_plotlyjs=Tru
     return templates().get_template("report.html.j2").render(
         title=title, description=description, version=__version__, headline=[_kpi(p, n) for n in HEADLINE],
         palette_css=Markup(viz.css_variables()),
-        sections=sections,
+        sections=sections, answer=[{"id": aid, "title": atitle, "body": _answer_html(text)}
+                                   for aid, atitle, text in answer or ()],
         warnings=warnings, floored=p.checkpoint_interval_floored, inputs=_inputs(scenario), bands=_bands(scenario),
         plotlyjs=Markup(viz.PLOTLY_BASIC_JS.read_text(encoding="utf-8")) if include_plotlyjs else None,
         config=_json_script(viz.PLOTLY_CONFIG), figures=_json_script(plots),
         drills_title=SECTION_TITLES["drills"], inputs_title=SECTION_TITLES["inputs"], drills=drill_rows(p, start))
 
 
-def write_report(scenario, path, png_dir=None, title=None, description="", progress=None, start=None):
+def write_report(scenario, path, png_dir=None, title=None, description="", progress=None, start=None, answer=None):
     """Write the report to ``path`` atomically and, optionally, each figure as PNG.
 
     Parameters
@@ -506,6 +519,8 @@ def write_report(scenario, path, png_dir=None, title=None, description="", progr
         Called with a short message at each stage.
     start : datetime.date, optional
         The run's first day, for the drill schedule's dates (:func:`build_report`).
+    answer : list of tuple, optional
+        The worked answer's sections, opening the document (:func:`build_report`).
 
     Returns
     -------
@@ -526,7 +541,8 @@ def write_report(scenario, path, png_dir=None, title=None, description="", progr
     say = progress or (lambda message: None)
     say("planning")
     figures = report_figures(scenario, progress=say)
-    document = build_report(scenario, title, description, progress=say, figures=figures, start=start)
+    document = build_report(scenario, title, description, progress=say, figures=figures, start=start,
+                            answer=answer)
     pngs = []
     if png_dir is not None:
         pngs = _write_pngs(figures, Path(png_dir), say)

@@ -19,43 +19,30 @@
 import datetime as dt
 from functools import partial
 
-import pandas as pd
 from IPython.display import Markdown, display
 
-from drmath import answer, compare, cost, drills, formulas, offline, plan, presets, replication, solve, training, viz
+from drmath import answer, cost, drills, formulas, offline, plan, replication, training, viz
 from drmath.formatting import format_quantity, markdown_text, short_duration
 from drmath.io import scenarios
-from drmath.io.drills import example_log, read_drill_records
-from drmath.quantities import QUANTITIES, TARGETS
+from drmath.quantities import TARGETS
 from drmath.scenario import FIELDS
 from drmath.viz import diagrams
-from drmath.viz.headline import card_title
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 # Setting this also loads plotly's renderer stack here, once, rather than inside the first widget callback.
 offline.use()
 
 # %%
-# The answer's stated assumptions: the requirements a design review starts from, each with its reason. The
-# targets themselves are the seed scenario's (its [requirements]), so the dashboard and `drmath solve` start
-# from the same three.
-REASONS = {  # path: (what it bounds, why)
-    "requirements.rpo_site": ("site RPO", "lose at most a quarter hour of the fleet's work to a site loss: redoing "
-                              "that costs less than shipping every checkpoint off-site"),
-    "requirements.rto_site": ("site RTO", "resume within the shift in which the site is lost, so the on-call team, "
-                              "not a new purchase of GPUs, brings training back"),
-    "requirements.max_slip": ("schedule slip", "let the model land at most a week late after a site loss (work lost, "
-                              "outage and time at reduced capacity): what the launch plan can absorb"),
-}
+# The worked answer: drmath.solve() of the seed scenario, whose [requirements] are the answer's stated assumptions
+# (answer.REASONS gives each one's reason). The dashboard, `drmath solve` and `drmath report` show this same
+# solution: answer.worked_answer() is the one place it is searched.
 SEED = scenarios.SCENARIO_DIR / "seed.toml"
 meta = scenarios.read_meta(SEED)  # its `date` is the day the run starts: the drill schedule starts then
-wanted = scenarios.load(SEED)  # the seed carries the requirements; REQUIREMENTS: path -> (what, target, why)
-REQUIREMENTS = {path: (what, wanted.get(path), why) for path, (what, why) in REASONS.items()}
-solution = solve(wanted)
+wanted = scenarios.seed()  # the seed carries the requirements
+solution = answer.worked_answer()
 s, p = solution.scenario, solution.plan  # the solved design: every section below shows it
-records = read_drill_records(example_log())
-promise = drills.promised_rto(records, 0.95, scope="site", as_of=answer.promise_day(records))  # the drills' day
-display(Markdown(answer.summary(solution, promise, log="drmath's example drill log (illustrative, not measured)")))
+records, promise = answer.example_promise()  # the drills' promise, made on the day of the newest drill
+display(Markdown(answer.summary(solution, promise, log=answer.EXAMPLE_LOG)))
 
 # %% [markdown]
 # The rest of this page derives every number in that table: the formula, the inputs substituted with
@@ -93,10 +80,7 @@ display(Markdown(answer.summary(solution, promise, log="drmath's example drill l
 # DR cost plus the goodput the cadences cost) that meets all of them.
 
 # %%
-display(Markdown(markdown_text(
-    "| requirement | target | why |\n|---|---|---|\n"
-    + "".join(f"| {label} | {format_quantity(target, 'duration')} | {why} |\n"
-              for label, target, why in REQUIREMENTS.values()))))
+display(Markdown(answer.requirements_table(wanted)))
 display(Markdown(markdown_text(solution.message)))
 
 # %% [markdown]
@@ -105,22 +89,7 @@ display(Markdown(markdown_text(solution.message)))
 # `drmath.scenario.FIELDS`; the rows marked *solved* are the levers `solve()` set.
 
 # %%
-tier = presets.DR_TIERS[s.failover.tier]
-display(Markdown(markdown_text(
-    f"| input | value |\n|---|---|\n"
-    f"| GPUs | {s.training.gpus:,} × {format_quantity(s.training.peak_flop_rate, 'flop_rate')} "
-    f"dense BF16 |\n"
-    f"| model | {format_quantity(s.training.params, 'params')} parameters |\n"
-    f"| window | {format_quantity(s.training.window, 'duration')} |\n"
-    f"| MFU | {format_quantity(s.training.mfu, 'fraction')} |\n"
-    f"| cost of delay | {format_quantity(s.cost.delay_cost, 'usd_rate')} |\n"
-    f"| failover tier (*solved*) | {tier.label} |\n"
-    f"| standby size (*solved*) | {p.format('standby_fraction')} of the primary |\n"
-    f"| cross-site link (*solved*) | {format_quantity(s.replication.link_bandwidth, 'line_rate')} |\n"
-    f"| off-site target interval (*solved*) | {format_quantity(s.replication.interval, 'duration')} |\n"
-    f"| checkpoint interval (*solved*) | "
-    f"{'Daly optimum' if s.checkpoint.interval is None else format_quantity(s.checkpoint.interval, 'duration')}"
-    f" |")))
+display(Markdown(answer.design_table(solution)))
 
 # %% [markdown]
 # ## 1. Time to train and GPU-hours
@@ -289,16 +258,10 @@ diagrams.recovery_timeline_figure(p).show()
 # none does, the one that comes closest. The requirements, not the tier's price, decide.
 
 # %%
-best = {name: solve(wanted, tiers=[name]) for name in presets.SEARCHED_TIERS}
-fields = ["meets_requirements", "rto_site", "rpo_site", "rpo_site_expected", "reduced_capacity_time", "schedule_slip",
-          "standby_gpus", "total_dr_cost", "total_cost_of_resilience"]
-tiers = compare([b.plan for b in best.values()], [presets.DR_TIERS[n].label for n in best], fields)
-display(tiers.drop(columns="title").T.rename_axis("tier").reset_index().style.hide()
-        .format({f: partial(format_quantity, kind=QUANTITIES[f].kind) for f in fields})
-        .relabel_index(["tier", *map(card_title, fields)], axis="columns"))
+best = answer.tier_solutions(wanted)  # each tier at its own best: solve() restricted to it
+display(Markdown(answer.tier_table(best)))
 display(Markdown(answer.slip_reasons({name: b.plan for name, b in best.items()})))
-display(Markdown(markdown_text("**Why not the others.** " + " ".join(
-    f"{presets.DR_TIERS[name].label}: {why}." for name, why in solution.reasons.items()))))
+display(Markdown(answer.why_not(solution)))
 
 # %% [markdown]
 # <a id="cost"></a>
@@ -329,14 +292,7 @@ p.explain("run_cost", "standby_cost", "replication_cost", "site_event_probabilit
 # %%
 display(p.explain("tier_total_costs", "break_even_delay_costs"))
 display(Markdown(answer.tier_tables_note(p, {name: b.plan for name, b in best.items()})))
-display(Markdown(markdown_text(
-    f"On expected cost alone the {tier.label.lower()} pays for itself against cold backup & restore only once a "
-    f"day of delay costs more than {format_quantity(p.break_even_delay_costs[s.failover.tier], 'usd_rate')}, "
-    f"and this scenario assumes {format_quantity(s.cost.delay_cost, 'usd_rate')}. The expectation is not "
-    f"why it is bought: the requirements are. A site event is rare (probability "
-    f"{p.format('site_event_probability')} during the run), but when it happens the business needs training "
-    f"back within {format_quantity(s.requirements.rto_site, 'duration')}, and only the tiers that meet the "
-    f"requirements are candidates; among them, the {tier.label.lower()} is the cheapest.")))
+display(Markdown(answer.expectation_note(p)))
 
 # %% [markdown]
 # <a id="drills"></a>
@@ -368,24 +324,8 @@ display(Markdown(markdown_text(
 # log. Each site phase as the plan assumes it and as the drills measured it:
 
 # %%
-evidence = pd.DataFrame({
-    "planned": [p.rto_site_phases[phase.split(".", 1)[1]] for phase in promise.phases],
-    "drilled best": [e.best for e in promise.phases.values()],
-    "drilled mean": [e.mean for e in promise.phases.values()],
-    "drilled worst": [e.worst for e in promise.phases.values()],
-    "records": [e.count for e in promise.phases.values()],
-    "last drilled": [e.last.isoformat() for e in promise.phases.values()],
-    "kept fresh by": [drills.DRILLS[e.owner].label for e in promise.phases.values()],
-}, index=[phase.split(".", 1)[1] for phase in promise.phases])
-display(evidence.rename_axis("site phase").style.format(
-    partial(format_quantity, kind="duration"),
-    subset=["planned", "drilled best", "drilled mean", "drilled worst"]))
-display(Markdown(markdown_text(
-    f"Summed, the drills' best cases give {format_quantity(promise.best_case_sum, 'duration')} and their "
-    f"means {format_quantity(promise.mean_sum, 'duration')}; the plan's phases give {p.format('rto_site')}. "
-    f"{drills.promise_sentence(promise)} The promise is made on {promise.as_of.isoformat()}, the day of the "
-    f"newest drill it rests on, {(promise.as_of - meta['date']).days} days after the run starts on "
-    f"{meta['date'].isoformat()}: before that day those drills had not run.")))
+display(Markdown(answer.evidence_table(p, promise)))
+display(Markdown(answer.promise_note(p, promise, meta["date"])))
 
 # %% [markdown]
 # ## 8. Talking points: the follow-up questions
@@ -394,12 +334,5 @@ display(Markdown(markdown_text(
 # scenario, so it is as worked as the design itself.
 
 # %%
-half = plan(s.with_changes({"replication.link_bandwidth": s.replication.link_bandwidth / 2}))
-slower = {"training.mfu": 0.30, "training.tokens": p.tokens}
-bigger = {"training.gpus": 100_000}
-display(Markdown(answer.talking_points(
-    p, half=half,
-    half_solution=solve(wanted, grid={"replication.link_bandwidth": [half.scenario.replication.link_bandwidth]}),
-    hot=best["hot"], mfu=plan(s.with_changes(slower)), mfu_solution=solve(wanted.with_changes(slower)),
-    promise=promise, game_days_planned=schedule.loc["failover-game-day", "held"],
-    big=plan(s.with_changes(bigger)), big_solution=solve(wanted.with_changes(bigger)))))
+display(Markdown(answer.follow_ups(solution, wanted, best["hot"], promise,
+                                   schedule.loc["failover-game-day", "held"])))

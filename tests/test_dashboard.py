@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import drmath
-from drmath import dashboard, formatting, viz
+from drmath import answer, dashboard, formatting, viz
 from drmath.dashboard import AUTO, CARDS, CONTROLS, FIGURES, build_app, cards_html
 from drmath.io import scenarios
 from drmath.units import Gbit_per_s, minute
@@ -58,11 +58,29 @@ def test_every_control_and_card_has_its_hook(app):
     assert set(FIGURES) < set(viz.FIGURES)
 
 
-def test_opens_on_the_default_scenario(app):
-    assert app.scenario == scenarios.seed()  # the defaults plus the worked answer's targets (issue 21)
-    assert_cards_match(app, drmath.plan(scenarios.seed()))
-    assert app.controls["checkpoint.interval"].value == AUTO
-    assert app.controls["failover.tier"].value == "warm"
+def test_opens_on_the_worked_answer_with_the_seed_one_click_away(app):
+    """Issue 35: the page opened on the seed's unsolved design, its site RPO missed in red, while notebook 00 and
+    `drmath solve` gave the answer. It opens on the answer's design now, the seed pinned as its baseline."""
+    solved = answer.worked_answer()  # the search itself, not the shipped copy the page reads
+    assert app.scenario == solved.scenario and solved.feasible
+    assert_cards_match(app, solved.plan)
+    assert app.controls["checkpoint.interval"].value == solved.scenario.checkpoint.interval
+    assert app.controls["replication.link_bandwidth"].value == solved.scenario.replication.link_bandwidth
+    assert app.controls["failover.tier"].value == solved.scenario.failover.tier
+    assert app.warnings.value == "" and "missed" not in "".join(card.value for card in app.cards.values())
+    assert "Worked answer" in app.opened.value and "edited" not in app.opened.value
+    # the seed is the baseline, pinned: every card says what the answer changed, and one click shows the seed
+    seed = drmath.plan(scenarios.seed())
+    assert app.baseline.scenario == scenarios.seed() and app.pin.description == "clear baseline"
+    assert "vs baseline" in app.cards["rpo_site"].value
+    toggle = app.compare_view.toggle
+    assert not toggle.disabled and not toggle.value and app.compare_view.root.layout.display == "none"
+    toggle.value = True  # the one click
+    assert app.compare_view.root.layout.display == "flex"
+    table = html.unescape(app.compare_view.table.value)
+    assert seed.format("rpo_site") in table and solved.plan.format("rpo_site") in table
+    assert seed.format("total_dr_cost") in table and solved.plan.format("total_dr_cost") in table
+    assert "replication.link_bandwidth" in table and "checkpoint.interval" in table  # what the answer changed
 
 
 @pytest.mark.parametrize("path, pick", [
@@ -82,7 +100,7 @@ def test_moving_a_control_re_derives_everything(app, path, pick):
     widget = app.controls[path]
     value = pick(widget)
     widget.value = value
-    want = scenarios.seed().with_changes({path: value})
+    want = scenarios.answer().with_changes({path: value})
     assert app.scenario == want
     p = drmath.plan(want)
     assert_cards_match(app, p)
@@ -138,7 +156,8 @@ def test_unset_optional_fields_through_auto(app):
     assert app.scenario.checkpoint.interval == 5 * minute
     app.controls["checkpoint.interval"].value = AUTO
     assert app.scenario.checkpoint.interval is None
-    assert app.plan.checkpoint_interval == drmath.plan().checkpoint_interval
+    assert app.plan.checkpoint_interval == drmath.plan(scenarios.answer().with_changes(
+        {"checkpoint.interval": None})).checkpoint_interval
 
 
 def test_rejected_input_changes_nothing(app):
@@ -306,8 +325,10 @@ def test_site_loss_card_adds_work_lost_resume_and_slip(app):
     assert p.site_loss_cost == pytest.approx(p.site_loss_time * (p.fleet_cost_rate + p.scenario.cost.delay_cost))
 
 
-def test_targets_are_controls_and_every_card_says_met_or_missed(app):
+def test_targets_are_controls_and_every_card_says_met_or_missed():
     # issue 21: the page opens on the seed's targets, the worked answer's
+    assert {path: build_app().scenario.get(path) for path in TARGETS} == TARGETS
+    app = build_app(scenarios.seed())  # the seed's own design, which misses one
     assert {path: app.scenario.get(path) for path in TARGETS} == TARGETS
     app.controls["requirements.rpo_site"].value = AUTO
     assert target_verdict(app, "rpo_site") is None  # no target set, no verdict
@@ -326,13 +347,14 @@ def test_targets_are_controls_and_every_card_says_met_or_missed(app):
     assert app.scenario.requirements.rpo_site is None and target_verdict(app, "rpo_site") is None
 
 
-def test_the_cheapest_design_is_applied_and_its_front_drawn(app):
+def test_the_cheapest_design_is_applied_and_its_front_drawn():
+    app = build_app(scenarios.seed())
     for path, value in TARGETS.items():
         app.controls[path].value = value
     before = app.scenario
     app.solve_button.click()
     expected = drmath.solve(before)
-    assert expected.feasible and app.scenario == expected.scenario
+    assert expected.feasible and app.scenario == expected.scenario == scenarios.answer()  # the page's opening
     assert all(target_verdict(app, card)[0] == "met" for card in ("rpo_site", "rto_site", "site_loss_time"))
     assert app.controls["failover.tier"].value == expected.scenario.failover.tier
     assert app.pareto.layout.display == "block" and app.pareto.figure["data"]
@@ -351,7 +373,10 @@ def test_no_design_meets_the_targets_then_nothing_is_applied(app):
 
 def test_a_pinned_baseline_shows_every_cards_change():
     app = build_app()
-    assert "vs baseline" not in app.cards["rto_site"].value
+    assert "vs baseline" in app.cards["rto_site"].value  # the seed, pinned at the start
+    app.pin.click()  # cleared
+    assert app.baseline is None and "vs baseline" not in app.cards["rto_site"].value
+    assert app.compare_view.toggle.disabled
     app.pin.click()
     base = app.plan
     assert app.baseline is base and app.pin.description == "clear baseline"

@@ -181,7 +181,7 @@ def test_cli_dashboard_and_notebook_start_from_the_same_targets_and_agree(capsys
     assert sol.scenario.failover.tier == cli["design"]["failover.tier"] == "warm"
     # the notebook takes its targets from the seed, and writes none of its own
     source = (scenarios.SCENARIO_DIR.parent.parent / "notebooks" / "00_worked_answer.py").read_text()
-    assert "wanted = scenarios.load(SEED)" in source and "solution = solve(wanted)" in source
+    assert "wanted = scenarios.seed()" in source and "solution = answer.worked_answer()" in source
     assert not any(f"{path}\": (" in source and "units." in source.split(path)[1].split("\n")[0]
                    for path in WORKED)
     assert np.isfinite(sol.plan.max_slip_margin)

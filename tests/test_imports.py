@@ -291,7 +291,9 @@ VIEWS = ("drmath.viz", "drmath.dashboard", "drmath.report", "drmath.comparison",
 
 CLIENTS = {"drmath.dashboard.app": "the dashboard: plans each input change, bands it, solves on a click",
            "drmath.dashboard.fleet": "the fleet panel: fits an incident log and plans the fitted scenario",
-           "drmath.report": "`drmath report`'s entry: plans the scenario once and hands the plan to its renderers"}
+           "drmath.report": "`drmath report`'s entry: plans the scenario once and hands the plan to its renderers",
+           "drmath.answer": "the worked answer: solves the seed once (worked_answer), then each tier and each "
+                            "follow-up question's scenario, for notebook 00 and `drmath report`"}
 """The views that run the model for a reader, as the CLI and the notebooks do, with what they run it for."""
 
 def step_calls(source):

@@ -196,10 +196,15 @@ def test_slider_labels_and_banners_fit(phone, voila_server, browser):
     cut = [(text, scroll, client, edge) for text, scroll, client, edge in pg.evaluate(READOUTS_JS)
            if scroll > client + 1 or edge > right]
     assert cut == [], "a slider's readout runs out of its box"
+    # the page opens on the worked answer, which meets every target: a tighter site RPO target makes a banner
+    assert pg.locator(".drmath-warning").count() == 0
+    pg.locator(".drmath-control-requirements-rpo_site .noUi-handle").first.focus()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_selector(".drmath-warning", timeout=30_000)
     banners = pg.evaluate("() => [...document.querySelectorAll('.drmath-warning, .drmath-notice-message, "
                           ".drmath-error-message')].map(e => { const r = e.getBoundingClientRect();"
                           " return [r.left, r.right, e.scrollWidth, e.clientWidth]; })")
-    assert banners, "the seed scenario misses its site RPO target: the page shows a warning"
+    assert banners, "a tighter site RPO target than the answer meets: the page shows a warning"
     for left, right, scroll, client in banners:
         assert 0 <= left and right <= width and scroll <= client + 1
 
@@ -277,6 +282,10 @@ def test_on_a_laptop_the_chart_menu_leaves_every_title_clear(voila_server, brows
             found.append(f"{f['name']}: title {f['title']} and chart menu {f['modebar']} overlap")
         if _meet(f["title"], f["legend"]):
             found.append(f"{f['name']}: title {f['title']} and legend {f['legend']} overlap")
+    # the page opens on the worked answer, which meets every target: a tighter site RPO target makes a banner
+    pg.locator(".drmath-control-requirements-rpo_site .noUi-handle").first.focus()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_selector(".drmath-warning", timeout=30_000)
     banners = pg.evaluate("() => [...document.querySelectorAll('.drmath-warning')]"
                           ".map(e => e.getBoundingClientRect().right)")
     width = pg.evaluate("() => document.documentElement.clientWidth")

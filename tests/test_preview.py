@@ -18,6 +18,7 @@ from conftest import READY_JS, http_get, problems, start_voila, stop_voila, watc
 
 import drmath
 from drmath.dashboard import CARDS
+from drmath.io import scenarios
 from drmath.io.links import to_query
 from drmath.report import build_report, headline_html, report_title
 from drmath.serve import pages
@@ -45,6 +46,12 @@ def expected(changes=None):
     return {name: p.format(name) for name in CARDS}
 
 
+def opening():
+    """``{card: Plan.format(card)}`` of the page's opening scenario: the worked answer's design (issue 35)."""
+    p = drmath.plan(scenarios.answer())
+    return {name: p.format(name) for name in CARDS}
+
+
 # --------------------------------------------------------------------------- the fragment (no server)
 
 
@@ -61,14 +68,17 @@ def test_the_preview_is_the_story_and_the_reports_headline_drawn_from_the_plan()
     assert headline_html(p) in build_report(scenario, include_plotlyjs=False)
 
 
-def test_the_default_page_explains_the_seed_the_dashboard_opens_on():
-    """The dashboard opens on the seed (the worked answer's targets); the default page's static explainer and
-    preview explained ``Scenario()``, with no targets, so the static page and the live one disagreed."""
-    from drmath.io.scenarios import seed
+def test_the_default_page_explains_the_worked_answer_the_dashboard_opens_on():
+    """The dashboard opens on the worked answer's design (issue 35; before, the seed); the default page's static
+    explainer and preview explained ``Scenario()``, with no targets, so the static page and the live one
+    disagreed."""
+    from drmath.dashboard import build_app
+    from drmath.io.scenarios import answer
 
-    assert pages.page_scenario("") == (seed(), None)
-    assert pages._render_explainer("") == build_report(seed(), include_plotlyjs=False)
-    assert pages._query_preview("") == pages.preview_html(seed())
+    assert build_app().scenario == answer()
+    assert pages.page_scenario("") == (answer(), None)
+    assert pages._render_explainer("") == build_report(answer(), include_plotlyjs=False)
+    assert pages._query_preview("") == pages.preview_html(answer())
 
 
 def test_the_preview_escapes_the_notice():
@@ -101,7 +111,7 @@ def test_the_page_previews_the_default_scenario(server):
     status, _, body = http_get(server["url"], accept="text/html")
     assert status == 200
     preview = preview_of(body)
-    assert numbers(preview) == expected()
+    assert numbers(preview) == opening()  # the worked answer's design, as the dashboard opens (issue 35)
     assert 'role="progressbar"' in preview and "The live workbook is starting" in preview
     assert pages.PREVIEW_MARKER not in body  # the request's preview took the template's place for it
 
@@ -158,7 +168,7 @@ def test_the_preview_shows_until_the_workbook_has_drawn_itself(voila_server, bro
         watched = page.evaluate("window.__preview")
         assert watched["seen"] is not None and watched["cards"] is not None
         assert watched["seen"] < watched["cards"], watched  # on screen before the widgets drew
-        assert watched["texts"] == expected()
+        assert watched["texts"] == opening()
         steps = [int(s) for s in watched["steps"]]
         assert steps and steps == sorted(steps) and steps[-1] > steps[0], steps  # the bar moved, forward only
         assert page.locator(".drmath-cards").first.is_visible()

@@ -44,7 +44,8 @@ def _handler_for(rules, path):
 
 
 def test_every_notebook_is_a_page_and_anything_else_under_notebooks_is_a_404():
-    assert STEMS[0] == "00_worked_answer" and [s[:2] for s in STEMS] == [f"{i:02d}" for i in range(len(STEMS))] and len(STEMS) >= 10
+    assert STEMS[0] == "00_worked_answer" and len(STEMS) >= 10  # 00 to 09, the run's chapter included
+    assert [s[:2] for s in STEMS] == [f"{i:02d}" for i in range(len(STEMS))]
     rules = Voila._site_rules(SimpleNamespace(base_url="/"), {"voila_configuration": None})
     for stem in STEMS:
         assert _handler_for(rules, f"/notebooks/{stem}") is SiteNotebookHandler

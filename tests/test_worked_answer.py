@@ -364,7 +364,8 @@ def test_the_100k_gpu_point_gives_dalys_interval_at_100k(points):
 def test_the_worked_answer_notebook_builds_its_prose_here():
     """Notebook 00 writes its talking points, its tier notes and its promise's day through drmath.answer."""
     source = (scenarios.SCENARIO_DIR.parent.parent / "notebooks" / "00_worked_answer.py").read_text()
-    for call in ("answer.talking_points(", "answer.slip_reasons(", "answer.tier_tables_note(",
-                 "as_of=answer.promise_day(records)"):
+    for call in ("answer.worked_answer()", "answer.follow_ups(", "answer.slip_reasons(", "answer.tier_tables_note(",
+                 "answer.example_promise()", "answer.summary(", "answer.requirements_table(", "answer.tier_table(",
+                 "answer.why_not(", "answer.evidence_table(", "answer.promise_note("):
         assert call in source, call
     assert 'as_of=meta["date"]' not in source

@@ -133,8 +133,10 @@ class Dashboard:
             self._build(scenario)
 
     def _build(self, scenario):
-        seed = scenarios.seed() if scenario is None else None  # read once: it is also what "open" shows first
-        self.scenario = seed if scenario is None else scenario  # the seed carries the targets
+        # no scenario: the worked answer's design (the seed solved, shipped: no search at page start), with the
+        # seed's own design pinned as the baseline it improves on, one click ("compare with baseline") away
+        opening = scenarios.answer() if scenario is None else None  # read once: it is also what "open" shows first
+        self.scenario = opening if scenario is None else scenario  # both carry the seed's targets
         self.plan = drmath.plan(self.scenario)
         self.bands = bands_for(self.scenario)  # None for the seed: no uncertainty, nothing drawn
         self._syncing = False
@@ -150,8 +152,8 @@ class Dashboard:
         self.inert_note, self._inert_tier = self._html("").add_class("drmath-note"), None  # controls that do nothing
         self.notice = self._html("", layout=full).add_class("drmath-notice")
         self.warnings = self._html("", layout=full).add_class("drmath-warnings")  # what is wrong with the design
-        self._make_files(seed)
-        self._make_solver()
+        self._make_files(opening)
+        self._make_solver(None if scenario is not None else drmath.plan(scenarios.seed()))
         self.tiers = self._html("", layout=full).add_class("drmath-tiers")
         card_boxes = self._make_cards()
         self.fleet = FleetPanel(self)  # "your own fleet": an incident log in, applied as the failure model
@@ -164,9 +166,9 @@ class Dashboard:
 
     # ---- the parts of the page
 
-    def _make_files(self, seed_scenario=None):
-        """The files row: the share link, the scenario picker, the save link and what is open (the seed, as
-        ``seed_scenario`` when already read)."""
+    def _make_files(self, opening=None):
+        """The files row: the share link, the scenario picker, the save link and what is open (the worked answer's
+        design, as ``opening`` when already read)."""
         self.share = ShareLink(layout=self._plain)
         self._scenario_files = scenarios.shipped_scenarios()
         self.picker = W.Dropdown(options=[("open a scenario…", "")] + [(n, n) for n in self._scenario_files],
@@ -176,18 +178,20 @@ class Dashboard:
         self.picker.observe(lambda change: self._pick(change["new"]), "value")
         self.save_link = self._html("").add_class("drmath-save")
         self.opened = self._html("").add_class("drmath-opened-holder")  # the scenario last opened, and if edited
-        seed = scenarios.SCENARIO_DIR / "seed.toml"
-        if seed_scenario is None and seed.exists():
-            seed_scenario = scenarios.seed()
-        self._opened = ((seed_scenario, scenarios.read_meta(seed)) if seed.exists()
+        path = scenarios.SCENARIO_DIR / "answer.toml"
+        if opening is None and path.exists():
+            opening = scenarios.answer()
+        self._opened = ((opening, scenarios.read_meta(path)) if path.exists()
                         else (Scenario(), {"name": "default scenario"}))
 
-    def _make_solver(self):
-        """The baseline each card is compared with (pinned by a button), and the "meet these targets" panel."""
-        self.baseline = None
+    def _make_solver(self, baseline=None):
+        """The baseline each card is compared with (pinned by a button; ``baseline``, a Plan, pinned at the start),
+        and the "meet these targets" panel."""
+        self.baseline = baseline
         self.compare_view = BaselineView()  # every card, baseline against now, and one chart
         button_style = ButtonStyle()  # the two buttons share it and the auto-width layout
-        self.pin = W.Button(description="pin as baseline", icon="", layout=self._auto, style=button_style,
+        self.pin = W.Button(description="pin as baseline" if baseline is None else "clear baseline", icon="",
+                            layout=self._auto, style=button_style,
                             tooltip="keep this design's numbers: every card then shows its change against them")
         self.pin.add_class("drmath-pin")
         self.pin.on_click(lambda _: self.pin_baseline(self.baseline is None))
@@ -563,8 +567,9 @@ def build_app(scenario=None):
     ----------
     scenario : Scenario or mapping, optional
         The inputs it opens with: a Scenario, or changes to the seed
-        (``{"training.gpus": 4096}``); the seed (:func:`drmath.io.scenarios.seed`, with the worked answer's
-        targets) when omitted.
+        (``{"training.gpus": 4096}``). When omitted, the worked answer's design (:func:`drmath.io.scenarios.answer`,
+        the seed solved), with the seed's own design (:func:`drmath.io.scenarios.seed`) pinned as the baseline it
+        improves on: "compare with baseline" shows the two side by side.
 
     Returns
     -------
@@ -576,6 +581,9 @@ def build_app(scenario=None):
     >>> app = build_app({"training.gpus": 4096})
     >>> app.controls["training.gpus"].value
     4096
+    >>> app = build_app()
+    >>> app.scenario == scenarios.answer(), app.baseline.scenario == scenarios.seed()
+    (True, True)
     """
     if scenario is not None and not isinstance(scenario, Scenario):
         scenario = scenarios.seed().with_changes(scenario)

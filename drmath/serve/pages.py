@@ -128,7 +128,7 @@ def link_query(query):
 def dashboard_key(query):
     """What the static dashboard of a page request's query is cached under: the same for every spelling of one
     scenario (its share link, and the reason a bad link was not used), as its kernel restores it
-    (:meth:`~drmath.dashboard.Dashboard.restore`; no query: the seed's page, ``""``). 400 spellings of one
+    (:meth:`~drmath.dashboard.Dashboard.restore`; no query: the worked answer's page, ``""``). 400 spellings of one
     scenario were 400 renders and 79 MiB of server RSS (issue 32).
 
     >>> dashboard_key("training.gpus=4096&") == dashboard_key("training.gpus=4096") != dashboard_key("")
@@ -143,13 +143,13 @@ def dashboard_key(query):
 
 
 def page_scenario(query):
-    """``(scenario, notice)`` of a page request's query, as the dashboard opens it: the seed
-    (:func:`~drmath.io.scenarios.seed`, the worked answer's targets) for no query, else the link's scenario (the
+    """``(scenario, notice)`` of a page request's query, as the dashboard opens it: the worked answer's design
+    (:func:`~drmath.io.scenarios.answer`, the seed solved) for no query, else the link's scenario (the
     default's when the link is bad or its work past a bound, with the reason: :func:`_link_scenario`)."""
-    from ..io.scenarios import seed
+    from ..io.scenarios import answer
 
     if not query:
-        return seed(), None
+        return answer(), None
     return _link_scenario(query)
 
 
