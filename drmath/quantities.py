@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from . import architecture, checkpoint, cost, recovery, reliability, replication, training
+from . import _params_text, checkpoint, cost, recovery, reliability, replication, training
 from ._moved import forwarder
 from ._symbols import (
     _BY_GROUP,
@@ -259,73 +259,12 @@ def _shipped(p):
 
 # --------------------------------------------------------------------------- the quantities
 
-_ARCHITECTURE_SYMBOLS = {
-    "N": "the parameters in total (training.params): every expert, what the checkpoint holds",
-    "N_a": "the parameters a token computes with (active): the N of C = kND",
-    "W": "the embeddings (input and output, once if tied)", "L": "the layers", "A": "one layer's attention",
-    "L_0": "the dense layers", "F_0": "one dense feed-forward block (SwiGLU)", "E": "the routed experts of a layer",
-    "k": "the routed experts a token uses", "S": "the shared experts", "F_e": "one expert (SwiGLU)",
-    "R": "one layer's router", r"\nu": "the norm weights",
-    "s": "the share of the parameters a token computes with (training.active_share)"}
-
-
-def _model(p):
-    return p.scenario.training.model
-
-
-def _params_formula(active):
-    def tex(p):
-        if _model(p) is None:
-            return r"N_a = s\,N" if active else "N"
-        return architecture.decoder_params.tex_variants["active"] if active else architecture.decoder_params
-
-    return tex
-
-
-def _params_substitution(active):
-    def substitution(p):
-        model = _model(p)
-        if model is None:
-            return r"<training.active_share|g> \times <params>" if active else None
-        t = model.terms()
-
-        def n(x):
-            return r"\text{" + format_quantity(x, "params").replace(",", "{,}") + "}"
-
-        experts = model.experts_per_token if active else model.experts
-        moe = (rf" + {model.layers - model.dense_layers:g} \times [({experts:g} + {model.shared_experts:g}) \times "
-               rf"{n(t['expert_ffn'])} + {n(t['router'])}]") if model.moe else ""
-        return (rf"{n(t['embeddings'])} + {t['layers']:g} \times {n(t['attention'])} + {t['dense_layers']:g} \times "
-                rf"{n(t['dense_ffn'])}{moe} + {n(t['norms'])}")
-
-    return substitution
-
-
-def _params_note(active):
-    def note(p):
-        model = _model(p)
-        if model is None:
-            if active:
-                return ("A dense model (training.active_share = 1): every parameter is active."
-                        if p.scenario.training.active_share == 1 else "The share is an input (training.active_share).")
-            return "Given as an input (training.params)."
-        kind = "a mixture of experts" if model.moe else "dense"
-        return (f"Architecture `{model.name}` ({kind}; training.model): {model.layers} layers, d = {model.d_model:,}, "
-                f"{model.heads} heads, {model.kv_heads} key/value heads, vocabulary {model.vocab:,}, "
-                f"{'tied' if model.tied else 'untied'} embeddings"
-                + (f", {model.experts} experts, {model.experts_per_token} a token" if model.moe else "") + ". "
-                + ("A token computes with these; the checkpoint holds <params>." if active else
-                   "The checkpoint, the training state and the cross-site gradients hold these."))
-
-    return note
-
-
 _ALL = (
     # 1. the run
-    Quantity("params", "params", "Parameters (total)", "run", _params_formula(False), _params_substitution(False),
-             _params_note(False), symbols=_ARCHITECTURE_SYMBOLS),
-    Quantity("active_params", "params", "Parameters a token computes with (active)", "run", _params_formula(True),
-             _params_substitution(True), _params_note(True), symbols=_ARCHITECTURE_SYMBOLS),
+    Quantity("params", "params", "Parameters (total)", "run", _params_text.formula(False),
+             _params_text.substitution(False), _params_text.note(False), symbols=_params_text.SYMBOLS),
+    Quantity("active_params", "params", "Parameters a token computes with (active)", "run", _params_text.formula(True),
+             _params_text.substitution(True), _params_text.note(True), symbols=_params_text.SYMBOLS),
     Quantity("training_flops", "flop", "Training compute", "run", training.training_flops,
              r"<training.flops_per_param_token|g> \times <active_params> \times <tokens>",
              "Kaplan et al. 2020 §2.1 (k = 6; 8 with full recomputation, Narayanan et al. 2021)."),

@@ -254,7 +254,7 @@ CORE = {"drmath", "drmath.units", "drmath._validate", "drmath._formula", "drmath
         "drmath.scenario", "drmath.quantities", "drmath._plan", "drmath._explain", "drmath._solve",
         "drmath._search", "drmath._confidence", "drmath._uncertainty", "drmath.simulate", "drmath.calibrate",
         "drmath.drills", "drmath.formatting", "drmath._spread_text", "drmath._resources", "drmath._probe",
-        "drmath._moved", "drmath._variants",
+        "drmath._moved", "drmath._variants", "drmath._params_text",
         "drmath._symbols", "drmath.measure"}
 """The model core: numbers and arrays in, results out (DESIGN.md, "Architecture")."""
 
