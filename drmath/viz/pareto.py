@@ -163,7 +163,8 @@ def pareto_spec(solution):
             axis["ticktext"] = [f"≤ {t}" if math.isclose(v * t_scale, _FLOOR, rel_tol=1e-4) else t
                                 for v, t in zip(axis["tickvals"], axis["ticktext"], strict=True)]
         layout[f"xaxis{n}"].update(title={"text": label, "standoff": 4}, **axis)
-        layout[f"yaxis{n}"]["title"] = {"text": f"cost [${suffix}]"}  # the figure's title says which cost
+        # on two lines: on one, the objective's name ran past its panel's height into the figure's title
+        layout[f"yaxis{n}"]["title"] = {"text": f"{objective.replace(' of ', ' of<br>', 1)} [${suffix}]"}
     return {"data": data, "layout": layout}
 
 
