@@ -517,6 +517,19 @@ class SimulationResult:
         return out
 
 
+def _simulated(scenario):
+    """The scenario to simulate (the default one for None), refused when its tier is not checkpoint-restart."""
+    scenario = Scenario() if scenario is None else scenario
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    tier = scenario.failover.tier
+    if tier not in presets.SEARCHED_TIERS:  # replica groups: no restart, which this simulation does not draw
+        raise ValueError(f"failover.tier = {tier!r} is not simulated: the simulation draws checkpoint-restart runs, "
+                         f"and the {tier} tier's replica groups recover without a restart; simulate one of "
+                         f"{', '.join(presets.SEARCHED_TIERS)}")
+    return scenario
+
+
 def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=None, restart_cv=0.5,
                  site_rto_cv=0.5, record_events=False, progress=None, replication_policy=None):
     r"""Monte Carlo of the whole run: many draws of its failures, checkpoints and restarts.
@@ -600,9 +613,7 @@ def simulate_run(scenario=None, trials=10_000, seed=0, *, failure_shape=None, re
     >>> [round(x, 4) for x in r.ettr_interval(0.99)]             # 99% of the runs
     [0.9532, 0.9753]
     """
-    scenario = Scenario() if scenario is None else scenario
-    if not isinstance(scenario, Scenario):
-        raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    scenario = _simulated(scenario)
     trials = _require_number("trials", trials, 1, 10_000_000, integer=True)
     seed = _require_number("seed", seed, 0, 2**63 - 1, integer=True)
     if failure_shape is None:
@@ -772,9 +783,7 @@ def simulate_run_log(scenario=None, seed=0, *, failure_shape=None, restart_cv=0.
     >>> len(log["event"]), log["failures"], round(log["goodput"], 4)
     (6973, 6, 0.9506)
     """
-    scenario = Scenario() if scenario is None else scenario
-    if not isinstance(scenario, Scenario):
-        raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
+    scenario = _simulated(scenario)
     seed = _require_number("seed", seed, 0, 2**63 - 1, integer=True)
     failure_shape = _require_number("failure_shape", scenario.failures.weibull_shape if failure_shape is None
                                     else failure_shape, 0, 10, low_open=True)

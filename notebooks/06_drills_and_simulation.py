@@ -118,7 +118,7 @@ gpus = widgets.IntSlider(value=Scenario().training.gpus, min=1_000, max=32_000, 
                          description="GPUs", continuous_update=False)
 failure_rate = widgets.Dropdown(options=sorted(presets.FAILURE_RATES), value="llama3",
                                 description="Failure rate")
-tier = widgets.Dropdown(options=list(presets.DR_TIERS), value=Scenario().failover.tier,
+tier = widgets.Dropdown(options=list(presets.SEARCHED_TIERS), value=Scenario().failover.tier,  # simulated
                         description="DR tier")
 stale_days = widgets.IntSlider(value=0, min=0, max=45, description="Days since last drill",
                                style={"description_width": "initial"}, continuous_update=False)

@@ -365,3 +365,14 @@ def test_the_simulator_takes_the_scenarios_weibull_shape():
     s = Scenario().with_changes({**WEIBULL_RUN, "failures.weibull_shape": 0.6})
     assert simulate_run(s, trials=20, seed=1).failure_shape == 0.6
     assert simulate_run(s, trials=20, seed=1, failure_shape=1.0).failure_shape == 1.0
+
+
+def test_a_tier_the_simulation_does_not_draw_is_refused_not_simulated_as_another():
+    # replica groups recover with no restart; simulated as checkpoint-restart, their "simulated ETTR" would sit
+    # beside a plan that says otherwise (notebook 06 offered the tier)
+    from drmath.simulate import simulate_run_log
+
+    ft = Scenario().with_changes({"failover.tier": "fault-tolerant"})
+    for simulate in (lambda s: simulate_run(s, trials=10), simulate_run_log):
+        with pytest.raises(ValueError, match=r"failover.tier = 'fault-tolerant' is not simulated.*one of cold"):
+            simulate(ft)
