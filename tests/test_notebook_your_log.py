@@ -178,6 +178,15 @@ def test_the_upload_form_hands_its_fit_on_and_says_a_refusal_in_one_line():
     assert html.unescape(re.sub(r"<[^>]+>", "", form.error.value)) == (
         "failures.gpu_failure_rate = 1.0 is out of range (2 lines)")
     assert form.status.value == ""
+
+    def fail(fit):  # what solve(confidence=...) raised on a log of a failure every 3 minutes
+        raise IndexError("index 0 is out of bounds for axis 0 with size 0")
+
+    form._callbacks[-1:] = [fail]
+    assert form.fit() is None
+    assert html.unescape(re.sub(r"<[^>]+>", "", form.error.value)) == (
+        "mine.csv: the page could not be drawn from this log (IndexError: index 0 is out of bounds for axis 0 "
+        "with size 0); nothing changed")
     assert form.use_example() and form.is_example
 
 

@@ -373,7 +373,9 @@ class LogUpload(LogForm):
         Returns
         -------
         fit : Calibration or None
-            The fit; None when refused (by the reader or by a callback).
+            The fit; None when refused (by the reader or by a callback). A ``ValueError`` shows as its one line;
+            anything else a callback raises as one line naming it (a bug of the model, not of the log, but the
+            page's reader gets no traceback).
         """
         self.status.value = f'<span class="drmath-fleet-note">fitting {html.escape(self._name or "")}…</span>'
         try:
@@ -382,6 +384,11 @@ class LogUpload(LogForm):
                 callback(fit)
         except ValueError as exc:
             self._show_error(one_line(exc))
+            return None
+        except Exception as exc:  # a log the model cannot take, whatever it raised: one line on the page, never
+            # a traceback, and the page as it was (the callbacks compute before they show)
+            self._show_error(f"{self._name}: the page could not be drawn from this log ({type(exc).__name__}: "
+                             f"{one_line(exc)}); nothing changed")
             return None
         finally:
             self.status.value = ""
