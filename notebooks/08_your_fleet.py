@@ -23,21 +23,40 @@
 # 3. Apply the fit to the worked answer's scenario, see each headline number's 90% range, and solve for the
 #    cheapest design that meets the targets with 95% probability.
 #
-# **What you'll need:** nothing but this page. The log used here is **generated**, not a real fleet's (its
-# parameters are stated below). With your own log, the same fit runs in a terminal:
-# `drmath calibrate incidents.csv --start-column start --end-column end --gpus 16384 -o fleet.toml`, and
-# the dashboard's "your own fleet" panel takes a CSV upload.
+# **What you'll need:** nothing but this page. It opens on a log that ships with drmath, **generated**, not a
+# real fleet's (its parameters are stated below). To read your own, one incident a row in a CSV:
+#
+# - **In Jupyter** (JupyterLab or Notebook, on your machine): set `LOG`, in the cell after the imports, to your CSV's path and
+#   `OPTIONS` to how it reads, then run every cell. The cell is tagged `parameters`, so papermill sets them too.
+# - **On the published page**, where no code but the page's runs: upload the CSV under "The log" below, map its
+#   columns and press "fit". Every section after the upload is drawn again from your log.
+#
+# `OPTIONS` holds the keywords of `drmath.io.incidents.read_incidents`: `start_column`; `end_column`, or
+# `duration_column` with `duration_unit` (`"s"`, `"min"` or `"h"`); `time_format` (one or a list; left out, the
+# formats are inferred from the values); `where` (`["COLUMN=VALUE"]` keeps the rows where it holds); `since` and
+# `until` (the window); `cause_column` and `scope_column`; `merge_within`; and `gpus`, the GPUs the log covers (for
+# a rate per GPU). The ticket export `data/tickets_example.csv` reads with `{"start_column": "Created",
+# "end_column": "Resolved", "cause_column": "Component", "where": ["Cluster=prod"]}`. In a terminal the same fit is
+# `drmath calibrate` (its `--help` names the same options), and the dashboard's "your own fleet" panel takes an
+# upload too.
 
 # %%
-from IPython.display import HTML, Markdown, display
+from IPython.display import HTML, Markdown, Pretty, display
 
 from drmath import bands, calibrate, formulas, offline, plan, reliability, solve, units, viz
-from drmath.formatting import markdown_text, short_duration
+from drmath.dashboard.logform import LogUpload, Sections
+from drmath.formatting import html_text, markdown_text, short_duration
 from drmath.io import incidents, scenarios
 from drmath.viz.headline import CARDS, card_title
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 offline.use()
+
+# %% tags=["parameters"]
+# Your incident log: None reads the example that ships with drmath; a path reads your CSV with OPTIONS.
+LOG = None
+# How LOG reads (the keywords of drmath.io.incidents.read_incidents); these read the example.
+OPTIONS = {"start_column": "start", "end_column": "end", "where": ["cluster=primary"], "gpus": 16384}
 
 # %% [markdown]
 # ## The fits
@@ -78,28 +97,64 @@ formulas(calibrate.laplace_trend)
 # %%
 formulas((calibrate.lognormal_fit, 0), (calibrate.lognormal_fit, 1))
 
+
 # %% [markdown]
-# ## The log: generated, from stated parameters
+# ## The log
 #
-# The shipped example is written by `data/make_incidents_example.py` from a fixed seed. Its first lines state
-# how it was made: 54 days of a 16,384-GPU cluster whose failure rate falls over the window, and a second
-# cluster to filter out.
+# With `LOG = None`, and on the published page until a log is uploaded, the page reads the shipped example,
+# written by `data/make_incidents_example.py` from a fixed seed; its first lines state how it was made. A log of
+# yours is described by what was read of it. An upload here draws every section below again from its fit; a log
+# that cannot be fitted gets one line saying why, and the page stays as it was.
 
 # %%
-log = incidents.example_log()
-stated = [line.lstrip("# ").rstrip() for line in log.read_text("utf-8").splitlines() if line.startswith("#")]
-display(Markdown("\n".join(f"> {markdown_text(line)}" for line in stated)))
+fit = incidents.read_incidents(LOG if LOG is not None else incidents.example_log(), **OPTIONS)
+page = Sections(fit=fit, options=OPTIONS, example=LOG is None)
+upload = LogUpload()
+upload.on_fit(lambda fit: page.refill(fit=fit, options=upload.keywords(), example=upload.is_example))
+display(upload.root)
+
+
+def the_log(page):
+    """The example's own statement of how it was made, or what was read of your log."""
+    if page.example:
+        text = incidents.example_log().read_text("utf-8")
+        stated = [line.lstrip("# ").rstrip() for line in text.splitlines() if line.startswith("#")]
+        return [Markdown("\n".join(f"> {markdown_text(line)}" for line in stated))]
+    p = page.fit.provenance
+    kept = f", {p['rows_used']:,} kept where {' and '.join(p['filter'])}" if p["filter"] else ""
+    opens = "; the first interruption opens it" if p["window_opens_at_first_event"] else ""
+    said = (f"Your log, {p['file']}: {p['rows_read']:,} rows read{kept}. Its window runs from {p['window_start']} "
+            f"to {p['window_end']}{opens}.")
+    return [HTML(f"<p>{html_text(said)}</p>")]
+
+
+page.section(the_log)
 
 # %% [markdown]
 # ## Fit it
 #
-# The log's columns are mapped by name: each interruption's `start` and `end`, its `cause` and `scope`. Only the
-# rows of the cluster `primary` are kept. Rows joined to the one before (`joins_previous`) count as one
-# interruption, and so do rows that start at the same instant.
+# The log's columns are mapped by name (`OPTIONS`, or the upload's dropdowns): each interruption's start, and its
+# end or duration; its cause and scope where the log has them. A filter keeps only the rows it names. Rows joined
+# to the one before (`joins_previous`) count as one interruption, and so do rows that start at the same instant; a
+# row exported twice counts once, and an incident still open counts as a failure whose repair has not ended.
+
 
 # %%
-fit = incidents.read_incidents(log, start_column="start", end_column="end", where=["cluster=primary"], gpus=16384)
-print(fit.summary())
+def the_fit(page):
+    """Which columns were read, and the fit's summary."""
+    o, fit = page.options, page.fit
+    read = [f"the start from `{o['start_column']}`"]
+    read += ([f"the end from `{o['end_column']}`"] if o.get("end_column") else
+             [f"the duration from `{o['duration_column']}` in {o.get('duration_unit')}"])
+    read += [f"the {what} from `{o.get(f'{what}_column') or what}`" for what in ("cause", "scope")
+             if getattr(fit, f"{what}s")]
+    kept = f"; the rows kept are those where {' and '.join(f'`{w}`' for w in o['where'])}" if o.get("where") else ""
+    gpus = (f"; the log covers {o['gpus']:,} GPUs" if o.get("gpus") else
+            "; no GPU count was given, so the fit sets the cluster's MTBF, not a rate per GPU")
+    return [Markdown(markdown_text(f"Read {', '.join(read)}{kept}{gpus}.")), Pretty(fit.summary())]
+
+
+page.section(the_fit)
 
 # %% [markdown]
 # ## The gaps, the trend and the causes
@@ -110,7 +165,7 @@ print(fit.summary())
 # the rate falls, the count runs above the line early and meets it at the end.
 
 # %%
-display(viz.gaps_figure(fit), viz.trend_figure(fit), HTML(viz.cause_table_html(fit)))
+page.section(lambda page: [viz.gaps_figure(page.fit), viz.trend_figure(page.fit), HTML(viz.cause_table_html(page.fit))])
 
 # %% [markdown]
 # ## Apply it to a design
@@ -120,11 +175,17 @@ display(viz.gaps_figure(fit), viz.trend_figure(fit), HTML(viz.cause_table_html(f
 # input, drawn from a lognormal distribution whose central 95% is that interval. Where the shape is not 1, the
 # plan's goodput comes from a renewal model of Weibull gaps, not from the exponential one.
 
+
 # %%
-design = fit.apply(scenarios.seed())
-for path, spread in design.uncertainty.items():
-    print(f"{path:28s} {design.get(path):.4g}   95% interval {spread.low:.4g} to {spread.high:.4g} "
-          f"({spread.distribution})")
+def applied(page):
+    """The fit as the scenario's failure model: each uncertain input with its 95% interval."""
+    page.design = design = page.fit.apply(scenarios.seed())
+    return [Pretty("\n".join(f"{path:28s} {design.get(path):.4g}   95% interval {spread.low:.4g} to "
+                             f"{spread.high:.4g} ({spread.distribution})"
+                             for path, spread in design.uncertainty.items()))]
+
+
+page.section(applied)
 
 # %% [markdown]
 # ## How sure: each headline number's 90% range
@@ -134,12 +195,18 @@ for path, spread in design.uncertainty.items():
 # percentile). The failure rate moves the goodput (ETTR) and the time lost to failures most; the site RPO and RTO
 # are set mostly by the checkpoint, replication and failover design, so the fit's spread moves them little.
 
+
 # %%
-spread = bands(design, draws=2000)
-point = plan(design)
-rows = ["| headline | point estimate | where 90% of the draws fall |", "|---|---|---|"]
-rows += [f"| {card_title(name)} | {point.format(name)} | {spread.format_range(name)} |" for name in CARDS]
-display(Markdown(markdown_text("\n".join(rows))))
+def how_sure(page):
+    """Each headline number's point value and the middle 90% of its draws."""
+    page.spread = spread = bands(page.design, draws=2000)
+    point = plan(page.design)
+    rows = ["| headline | point estimate | where 90% of the draws fall |", "|---|---|---|"]
+    rows += [f"| {card_title(name)} | {point.format(name)} | {spread.format_range(name)} |" for name in CARDS]
+    return [Markdown(markdown_text("\n".join(rows)))]
+
+
+page.section(how_sure)
 
 # %% [markdown]
 # ## Design for a confidence level
@@ -150,21 +217,34 @@ display(Markdown(markdown_text("\n".join(rows))))
 # hold in at least 95% of the draws, judged on the same draws for every candidate. It also says how often the
 # design chosen on the point estimates alone would miss.
 
+
 # %%
-reviewed = design.replace(**{"uncertainty.failover.decision_time": (10 * units.minute, 2 * units.hour)})
-at_95 = solve(reviewed, confidence=0.95)
-display(Markdown(markdown_text(at_95.message)))
+def at_95(page):
+    """The cheapest design whose targets hold in 95% of the draws, with the decision time uncertain too."""
+    reviewed = page.design.replace(**{"uncertainty.failover.decision_time": (10 * units.minute, 2 * units.hour)})
+    page.at_95 = solve(reviewed, confidence=0.95)
+    return [Markdown(markdown_text(page.at_95.message))]
+
+
+page.section(at_95)
 
 # %% [markdown]
 # ## Takeaway
 
+
 # %%
-lo, hi = fit.mtbf_ci
-display(Markdown(markdown_text(
-    f"Over {short_duration(fit.window)} this fleet had **{fit.events:,} interruptions**: one every "
-    f"**{short_duration(fit.mtbf)}** on average (95% interval {short_duration(lo)} to {short_duration(hi)}). The "
-    f"fitted Weibull shape is {fit.weibull_shape:.2f}. The Laplace test says {fit.trend['sentence']}. Applied "
-    f"to the worked answer, it puts ETTR in the {spread.format_range('ettr')}. With the decision time uncertain "
-    f"too, the design chosen on point estimates would miss a target in "
-    f"**{at_95.point_design_miss_probability:.0%}** of the draws; the 95% design meets every target in "
-    f"**{at_95.probability_met:.0%}**.")))
+def takeaway(page):
+    """What this log says, in a paragraph: its numbers, not the example's."""
+    fit, at = page.fit, page.at_95
+    lo, hi = fit.mtbf_ci
+    return [Markdown(markdown_text(
+        f"Over {short_duration(fit.window)} this fleet had **{fit.events:,} interruptions**: one every "
+        f"**{short_duration(fit.mtbf)}** on average (95% interval {short_duration(lo)} to {short_duration(hi)}). "
+        f"The fitted Weibull shape is {fit.weibull_shape:.2f}. The Laplace test says {fit.trend['sentence']}. "
+        f"Applied to the worked answer, it puts ETTR in the {page.spread.format_range('ettr')}. With the decision "
+        f"time uncertain too, the design chosen on point estimates would miss a target in "
+        f"**{at.point_design_miss_probability:.0%}** of the draws; the 95% design meets every target in "
+        f"**{at.probability_met:.0%}**."))]
+
+
+page.section(takeaway)
