@@ -139,7 +139,8 @@ def robust_choice(scenario, base, tiers, table, inputs, confidence, changes_of, 
 
     ``table`` is the point search's, ``changes_of(table, i)`` a row's levers. Returns ``(changes, probability,
     mean_cost, feasible)``: when no candidate reaches the confidence, the one that meets the targets most often
-    (the cheapest of those) and ``feasible`` False. ``refine`` False judges the table's designs only (a grid)."""
+    (the cheapest of those) and ``feasible`` False; None when the search found no candidate at all (at inputs
+    where every searched design's goodput collapses). ``refine`` False judges the table's designs only (a grid)."""
     v = base.flat()
     index, designs = {}, []
 
@@ -176,6 +177,8 @@ def robust_choice(scenario, base, tiers, table, inputs, confidence, changes_of, 
         designs = designs + [d for d, _, _ in refit]
         prob = np.concatenate([prob, [p for _, p, _ in refit]])
         cost = np.concatenate([cost, [c for _, _, c in refit]])
+    if not designs:  # no tightening found a candidate in any tier: the caller keeps the point search's closest
+        return None
     good = prob >= confidence
     if good.any():
         best = int(np.flatnonzero(good)[np.argmin(cost[good])])

@@ -354,8 +354,10 @@ def _at_confidence(scenario, tiers, grid, confidence, draws, seed):
                                    message=point.message + _confidence_text(confidence, met, 1.0 - met, draws, True))
     (point_met,), _ = over_draws(base.flat(), inputs, [searched])
     tiers = _searched(tiers)
-    changes, met, mean, feasible = robust_choice(scenario, base, tiers, point._table, inputs, confidence, _changes,
-                                                 refine=grid is None)
+    chosen = robust_choice(scenario, base, tiers, point._table, inputs, confidence, _changes, refine=grid is None)
+    if chosen is None:  # no candidate in any tier (every design's goodput collapses): the point search's closest
+        chosen = searched, float(point_met), float("nan"), False
+    changes, met, mean, feasible = chosen
     if feasible and grid is None:  # rounded as the point answer is, each rounding re-checked over the same draws
 
         def enough(rounded, path, values):

@@ -533,3 +533,18 @@ def test_a_closest_miss_is_rounded_and_misses_by_no_more():
     mine = max(max(getattr(s.plan, t.value) - scenario.get(t.input), 0.0) / x
                for t, x in zip(TARGETS_, scale) if scenario.get(t.input) is not None)
     assert mine <= np.min(shortfalls[running]) * (1 + 1e-9)
+
+
+def test_a_confidence_solve_where_no_design_survives_answers_with_the_closest_not_an_index_error():
+    # a fleet that fails every 3 minutes: every design's goodput collapses, the robust search finds no candidate
+    # and indexed an empty array (notebook 08's upload met it); the answer is the point search's closest, refused
+    s = Scenario()
+    rate = 1 / (180.0 * s.training.gpus)
+    s = s.with_changes({"failures.gpu_failure_rate": rate}).replace(
+        **{"uncertainty.failures.gpu_failure_rate": (rate / 2, rate * 2)})
+    point = solve(s)
+    assert not point.feasible
+    got = solve(s, confidence=0.95, draws=200)
+    assert not got.feasible and got.probability_met == 0.0
+    assert got.scenario.failover.tier == point.scenario.failover.tier
+    assert got.message.startswith("No searched design meets every target in 95% of the draws")
