@@ -192,7 +192,7 @@ def scenario_files():
     Examples
     --------
     >>> [p.name for p in scenario_files()]
-    ['frontier-100k-rsc1.toml', 'llama3-405b.toml', 'llama3-70b-2048.toml', 'seed.toml']
+    ['answer.toml', 'frontier-100k-rsc1.toml', 'llama3-405b.toml', 'llama3-70b-2048.toml', 'seed.toml']
     """
     return sorted(scenario_dir().glob("*.toml"))
 

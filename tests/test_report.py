@@ -11,7 +11,7 @@ import pytest
 from latex2mathml.converter import convert
 from markupsafe import escape
 
-from drmath import Scenario, comparison, plan, quantities, report
+from drmath import Scenario, comparison, plan, presets, quantities, report
 from drmath.cli import main
 from drmath.io import scenarios
 from drmath.viz import headline
@@ -276,11 +276,14 @@ def test_numbers_shown_equal_plan(page):
 @pytest.mark.browser
 def test_a_slider_step_changes_the_figure(page):
     gd = "document.getElementById('fig-rto')"
-    before = page.evaluate(f"[{gd}.data[0].y.slice(), {gd}.layout.title.text, {gd}.layout.sliders[0].active]")
+    before = page.evaluate(f"[{gd}.data[0].y.slice(), {gd}.layout.title.text, {gd}.layout.sliders[0].active, "
+                           f"{gd}.layout.sliders[0].steps.map(s => s.label)]")
     page.locator("#fig-rto").scroll_into_view_if_needed()
     rail = page.locator("#fig-rto .slider-rail-touch-rect").bounding_box()
-    # five steps (cold … multi-site) across the rail: click the fourth, "hot"
-    page.mouse.click(rail["x"] + rail["width"] * 0.75, rail["y"] + rail["height"] / 2)
+    # a step a tier (cold … multi-site, fault-tolerant), evenly across the rail: click the fourth, "hot"
+    steps = len(before[3])
+    assert steps == len(presets.DR_TIERS) and "hot" in before[3][3].lower(), before[3]
+    page.mouse.click(rail["x"] + rail["width"] * 3 / (steps - 1), rail["y"] + rail["height"] / 2)
     page.wait_for_function(f"{gd}.layout.sliders[0].active === 3 && {gd}.layout.title.text !== {json.dumps(before[1])}")
     after = page.evaluate(f"[{gd}.data[0].y.slice(), {gd}.layout.title.text]")
     hot = plan(Scenario().with_changes({"failover.tier": "hot"}))

@@ -22,7 +22,7 @@ import tornado.httputil
 import tornado.web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
-from conftest import CHROMIUM, launch_browser, run_async, start_voila, stop_voila, watch  # noqa: E402
+from conftest import CHROMIUM, run_async, start_voila, stop_voila, watch  # noqa: E402
 
 from drmath import _resources  # noqa: E402
 from drmath.serve import settings, site  # noqa: E402
@@ -194,68 +194,64 @@ def test_unknown_pages_are_404s_and_run_no_notebook(server):
 
 
 @pytest.mark.browser
-def test_the_browser_walks_the_site(server):
-    from playwright.sync_api import sync_playwright
-
+def test_the_browser_walks_the_site(server, browser):
     began = time.monotonic()
-    with sync_playwright() as p:
-        browser = launch_browser(p)
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        external, opened = [], []
-        context.route(lambda u: urlparse(u).hostname not in ("127.0.0.1", "localhost"),
-                      lambda route: (external.append(route.request.url), route.abort()))
-        page = context.new_page()
-        context.on("page", lambda new: opened.append(new))
-        log = watch(page)
-        # the dashboard: its figures drawn, the site's navigation there
-        page.goto(server["url"], wait_until="commit", timeout=120_000)
-        page.wait_for_function(PAGE_FIGURES_JS, arg=".drmath-figure .js-plotly-plot, .drmath-s-figure [data-figure]",
-                               timeout=120_000)
-        # -> the worked answer, by the navigation: static first, its text and figures at once
-        page.click("#drmath-site-nav summary")
-        t0 = time.monotonic()
-        page.click('#drmath-site-nav a[href$="notebooks/00_worked_answer"]')
-        page.wait_for_function(PAGE_FIGURES_JS, arg=".drmath-static-nbfigure", timeout=30_000)
-        first_paint = time.monotonic() - t0
-        assert page.locator(".drmath-static-notebook h1").count() == 1
-        # its live page: the summary's links scroll within the page (no new tab, no new kernel)
-        page.wait_for_function("() => !document.getElementById('drmath-preview')", timeout=240_000)
-        page.wait_for_function("""() => document.querySelectorAll('#rendered_cells a[href^="#"][target="_blank"]')
-                                   .length >= 5""", timeout=60_000)  # JupyterLab's renderer opens them in a tab
-        link = page.locator('#rendered_cells a[href^="#"][target="_blank"]').first
-        anchor = link.get_attribute("href")[1:]
-        before = page.evaluate(SCROLLED_JS, anchor)
-        link.click()
-        page.wait_for_function(f"() => location.hash === '#{anchor}'", timeout=5_000)
-        page.wait_for_function(f"(b) => ({SCROLLED_JS})({anchor!r}) !== b", arg=before, timeout=5_000)
-        assert opened == [] and len(context.pages) == 1 and page.url.split("#")[0].endswith("00_worked_answer")
-        # -> a chapter: static first, then its live controls: a slider moves and its number changes
-        page.click("#drmath-site-nav summary")
-        page.click('#drmath-site-nav a[href$="notebooks/01_time_to_train"]')
-        page.wait_for_function(PAGE_FIGURES_JS, arg=".drmath-static-nbfigure", timeout=30_000)
-        page.wait_for_function("() => !document.getElementById('drmath-preview') && "
-                               "document.querySelector('.widget-slider .noUi-handle') && "
-                               "document.querySelector('.widget-output .js-plotly-plot .main-svg')", timeout=240_000)
-        readout = page.locator(".widget-slider .widget-readout").first
-        shown = page.locator(".widget-output").first
-        value, text = readout.inner_text(), shown.inner_text()
-        page.locator(".widget-slider .noUi-handle").first.focus()
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function("(v) => document.querySelector('.widget-slider .widget-readout').textContent.trim() "
-                               "!== v", arg=value.strip(), timeout=10_000)
-        page.wait_for_function("(t) => document.querySelector('.widget-output').innerText !== t", arg=text,
-                               timeout=30_000)
-        # <- back: the worked answer again, drawn
-        page.go_back(wait_until="commit")
-        page.wait_for_function(PAGE_FIGURES_JS, arg=".drmath-static-nbfigure, #rendered_cells .js-plotly-plot",
-                               timeout=60_000)
-        assert external == [], external
-        # plotly's JupyterLab extension caches each figure it draws as a PNG on its output's model, which Voilà's
-        # models cannot take ("r.setData is not a function", jupyterlab-plotly 7.1.0): the figure is drawn
-        errors = [e for e in log["errors"] if "setData is not a function" not in e]
-        assert not errors, errors
-        page.close(run_before_unload=True)
-        browser.close()
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    external, opened = [], []
+    context.route(lambda u: urlparse(u).hostname not in ("127.0.0.1", "localhost"),
+                  lambda route: (external.append(route.request.url), route.abort()))
+    page = context.new_page()
+    context.on("page", lambda new: opened.append(new))
+    log = watch(page)
+    # the dashboard: its figures drawn, the site's navigation there
+    page.goto(server["url"], wait_until="commit", timeout=120_000)
+    page.wait_for_function(PAGE_FIGURES_JS, arg=".drmath-figure .js-plotly-plot, .drmath-s-figure [data-figure]",
+                           timeout=120_000)
+    # -> the worked answer, by the navigation: static first, its text and figures at once
+    page.click("#drmath-site-nav summary")
+    t0 = time.monotonic()
+    page.click('#drmath-site-nav a[href$="notebooks/00_worked_answer"]')
+    page.wait_for_function(PAGE_FIGURES_JS, arg=".drmath-static-nbfigure", timeout=30_000)
+    first_paint = time.monotonic() - t0
+    assert page.locator(".drmath-static-notebook h1").count() == 1
+    # its live page: the summary's links scroll within the page (no new tab, no new kernel)
+    page.wait_for_function("() => !document.getElementById('drmath-preview')", timeout=240_000)
+    page.wait_for_function("""() => document.querySelectorAll('#rendered_cells a[href^="#"][target="_blank"]')
+                               .length >= 5""", timeout=60_000)  # JupyterLab's renderer opens them in a tab
+    link = page.locator('#rendered_cells a[href^="#"][target="_blank"]').first
+    anchor = link.get_attribute("href")[1:]
+    before = page.evaluate(SCROLLED_JS, anchor)
+    link.click()
+    page.wait_for_function(f"() => location.hash === '#{anchor}'", timeout=5_000)
+    page.wait_for_function(f"(b) => ({SCROLLED_JS})({anchor!r}) !== b", arg=before, timeout=5_000)
+    assert opened == [] and len(context.pages) == 1 and page.url.split("#")[0].endswith("00_worked_answer")
+    # -> a chapter: static first, then its live controls: a slider moves and its number changes
+    page.click("#drmath-site-nav summary")
+    page.click('#drmath-site-nav a[href$="notebooks/01_time_to_train"]')
+    page.wait_for_function(PAGE_FIGURES_JS, arg=".drmath-static-nbfigure", timeout=30_000)
+    page.wait_for_function("() => !document.getElementById('drmath-preview') && "
+                           "document.querySelector('.widget-slider .noUi-handle') && "
+                           "document.querySelector('.widget-output .js-plotly-plot .main-svg')", timeout=240_000)
+    readout = page.locator(".widget-slider .widget-readout").first
+    shown = page.locator(".widget-output").first
+    value, text = readout.inner_text(), shown.inner_text()
+    page.locator(".widget-slider .noUi-handle").first.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(v) => document.querySelector('.widget-slider .widget-readout').textContent.trim() "
+                           "!== v", arg=value.strip(), timeout=10_000)
+    page.wait_for_function("(t) => document.querySelector('.widget-output').innerText !== t", arg=text,
+                           timeout=30_000)
+    # <- back: the worked answer again, drawn
+    page.go_back(wait_until="commit")
+    page.wait_for_function(PAGE_FIGURES_JS, arg=".drmath-static-nbfigure, #rendered_cells .js-plotly-plot",
+                           timeout=60_000)
+    assert external == [], external
+    # plotly's JupyterLab extension caches each figure it draws as a PNG on its output's model, which Voilà's
+    # models cannot take ("r.setData is not a function", jupyterlab-plotly 7.1.0): the figure is drawn
+    errors = [e for e in log["errors"] if "setData is not a function" not in e]
+    assert not errors, errors
+    page.close(run_before_unload=True)
+    context.close()  # the session's Chromium (conftest) stays for the other modules
     print(f"\nthe walk took {time.monotonic() - began:.1f} s; the worked answer's first paint "
           f"{first_paint:.2f} s")
 

@@ -223,8 +223,8 @@ def tier_table_html(p):
     Examples
     --------
     >>> from drmath import plan
-    >>> "drmath-tier-current" in tier_table_html(plan()), tier_table_html(plan()).count("<tr")
-    (True, 6)
+    >>> "drmath-tier-current" in tier_table_html(plan()), tier_table_html(plan()).count("<tr")  # head, six tiers
+    (True, 7)
     """
     current = p.scenario.failover.tier
     head = "".join(f'<th title="{html.escape(TIER_COLUMN_DEFINITIONS[name])}.">{html.escape(title)}</th>'

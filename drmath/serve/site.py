@@ -99,8 +99,8 @@ def nav_html(base, current=""):
     Examples
     --------
     >>> nav = nav_html("/", "notebooks/00_worked_answer")
-    >>> nav.count("<li>"), 'href="/notebooks/00_worked_answer" aria-current="page"' in nav
-    (10, True)
+    >>> nav.count("<li>"), 'href="/notebooks/00_worked_answer" aria-current="page"' in nav  # the dashboard, 00 to 09
+    (11, True)
     """
     e = functools.partial(html.escape, quote=True)
     items = "".join(
