@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drmath import Scenario, plan
+from drmath import Scenario, plan, presets
+from drmath.architecture import Architecture
 from drmath.cli import main
 from drmath.io import files, links, scenarios
 from drmath.scenario import FIELDS
@@ -277,3 +278,22 @@ def test_the_old_module_still_gives_each_name_with_a_warning():
             assert getattr(old, name) is getattr(importlib.import_module(home), name)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         old.nope  # noqa: B018
+
+
+@pytest.mark.parametrize("name", [n for n, m in presets.MODELS.items() if isinstance(m, Architecture)])
+def test_a_share_link_carries_a_model_preset_by_name_and_restores_its_architecture(name):
+    # the link carried the two counts alone: the plan held, but the architecture was lost ("custom" on reload)
+    s = Scenario().with_changes({"training.model": name, "training.gpus": 4096})
+    query = links.to_query(s)
+    assert f"training.model={name}" in query and "training.params" not in query
+    restored, notice = links.from_query(query)
+    assert notice is None and restored == s and restored.training.model == presets.MODELS[name]
+
+
+def test_a_share_links_model_must_be_a_preset_architecture_and_agree_with_its_counts():
+    for query, why in (("training.model=../../etc", "is not a model preset"),
+                       ("training.model=gpt3-175b", "is not a model preset"),  # a size, no architecture
+                       ("training.model=llama3-8b&training.model=llama3-8b", "given twice"),
+                       ("training.model=llama3-8b&training.params=1e9", "disagrees with training.model")):
+        scenario, notice = links.from_query(query)
+        assert scenario == Scenario() and why in notice, (query, notice)

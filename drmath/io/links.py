@@ -16,8 +16,9 @@ plain-text notice saying why.
 import math
 import urllib.parse
 
-from .. import _spread_text
+from .. import _spread_text, presets
 from .. import units as _u
+from ..architecture import Architecture
 from ..scenario import FIELDS, PREFIX, Scenario
 from .scenarios import parse_value, preset_name
 
@@ -128,11 +129,17 @@ def to_query(scenario, base=None):
     'replication.link_bandwidth=400Gbps&replication.interval=10min'
     >>> from_query("replication.link_bandwidth=50000000000.0")[0].replication.link_bandwidth  # an older link
     50000000000.0
+    >>> to_query(Scenario().with_changes({"training.model": "mixtral-8x7b"}))  # a preset by name
+    'training.model=mixtral-8x7b'
     """
     if not isinstance(scenario, Scenario):
         raise TypeError(f"scenario must be a Scenario, got {type(scenario).__name__}")
     base = Scenario() if base is None else base
-    pairs = [(path, readable(path, scenario.get(path))) for path in FIELDS if scenario.get(path) != base.get(path)]
+    model = scenario.training.model
+    preset = model is not None and presets.MODELS.get(model.name) == model  # a link names a preset, not its counts
+    pairs = [(MODEL_KEY, model.name)] if preset and model != base.training.model else []
+    pairs += [(path, readable(path, scenario.get(path))) for path in FIELDS
+              if scenario.get(path) != base.get(path) and not (preset and path in _COUNTED)]
     pairs += [(PREFIX + path, "unset" if spread is None else _spread_text.query_text(spread))
               for path in FIELDS if (spread := scenario.uncertainty.get(path)) != base.uncertainty.get(path)]
     return urllib.parse.urlencode(pairs, safe=".-:/,")
@@ -142,6 +149,13 @@ def _printable(text, limit=40):
     """Hostile text made safe to show: printable ASCII only, shortened, quoted."""
     clean = "".join(ch if 32 <= ord(ch) < 127 and ch not in "<>&`" else "?" for ch in str(text))
     return "'" + (clean[:limit] + "..." if len(clean) > limit else clean) + "'"
+
+
+MODEL_KEY = "training.model"
+"""The link's key for a model preset by name (``training.model=mixtral-8x7b``): its architecture sets the counts of
+:data:`_COUNTED`, which the link then leaves out. An architecture read from a ``config.json`` has no name a link
+can carry; its link carries the two counts, which give the same plan."""
+_COUNTED = ("training.params", "training.active_share")
 
 
 VOILA_PARAMETERS = ("voila-template", "voila-theme", "token")
@@ -233,6 +247,14 @@ def _decode(query, base, ignore):
         if key in ignore:
             continue
         spread = key.startswith(PREFIX) and key[len(PREFIX):] in FIELDS
+        if key == MODEL_KEY:
+            if key in changes:
+                raise _Refused(f"{key} is given twice")
+            if not isinstance(presets.MODELS.get(text), Architecture):
+                names = ", ".join(n for n, m in presets.MODELS.items() if isinstance(m, Architecture))
+                raise _Refused(f"{key} = {_printable(text)} is not a model preset (one of {names})")
+            changes[key] = text
+            continue
         if key not in FIELDS and not spread:
             raise _Refused(f"unknown setting {_printable(key)}")
         if key in changes:
