@@ -25,13 +25,13 @@
 # `drmath measure run.jsonl --scenario seed`.
 
 # %%
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from drmath import formulas, offline, plan
 from drmath.formatting import markdown_text, short_duration
 from drmath.io import runs, scenarios
 from drmath.measure import PART_TITLES, implied_failure_rate, measure_events, measured_goodput
-from drmath.viz.run import badput_figure
+from drmath.viz.run import badput_figure, run_table_html
 
 # Figures travel as JSON to Voilà and JupyterLab, with an offline HTML copy for an export (drmath.offline).
 offline.use()
@@ -95,16 +95,7 @@ badput_figure(measured, seed_plan)
 
 # %%
 gpus = seed_plan.scenario.training.gpus
-rows = ["| | measured | plan |", "|---|---|---|",
-        f"| goodput (plan: ETTR) | {measured.goodput:.2%} | {seed_plan.ettr:.2%} |",
-        f"| time between failures | {short_duration(measured.mtbf)} | {short_duration(seed_plan.mtbf)} |",
-        f"| failure rate per GPU | {measured.failure_rate(gpus):.3g} /s | "
-        f"{seed_plan.scenario.failures.gpu_failure_rate:.3g} /s |",
-        f"| stall per checkpoint | {short_duration(measured.mean_stall)} | "
-        f"{short_duration(seed_plan.checkpoint_stall)} |",
-        f"| restart and load per job start | {short_duration(measured.mean_restart)} | "
-        f"{short_duration(seed_plan.restart_overhead)} |"]
-display(Markdown(markdown_text("\n".join(rows))))
+display(HTML(run_table_html(measured, seed_plan)))
 
 # %% [markdown]
 # ## Takeaway

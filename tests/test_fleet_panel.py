@@ -228,3 +228,41 @@ def test_the_panel_fits_a_ticket_export_with_open_tickets_and_says_so(panel):
     shown = html.unescape(panel.summary.value)
     assert "3 duplicates dropped" in shown and "4 events with no end time" in shown
     assert not re.search(r"--[a-z]", shown), shown
+
+
+# --------------------------------------------------------------------------- a run's event log (issue 36, point 4)
+
+
+def test_the_panel_takes_a_run_log_and_shows_its_measured_goodput_beside_the_plan_on_screen():
+    from drmath.io import runs
+
+    app = build_app()
+    panel = app.fleet
+    panel.open()
+    got = panel.run.load("run.jsonl", runs.example_run_log().read_bytes())
+    want = runs.measure_run_log(runs.example_run_log())
+    assert got == want and panel.run.error.value == ""
+    cells = dict(re.findall(r'<tr><th>([^<]+)</th><td data-value="([^"]*)"', panel.run.table.value))
+    assert float(cells["goodput (plan: ETTR)"]) == want.goodput
+    plan_cells = re.findall(r'<td data-value="([^"]*)">[^<]*</td></tr>', panel.run.table.value)
+    assert float(plan_cells[0]) == app.plan.ettr  # the plan column is the plan on screen
+    spec = panel.run.figure.figure
+    assert panel.run.figure.layout.display == "block"
+    assert [t["name"] for t in spec["data"]][-2:] == ["plan: ETTR", "plan: the rest"]
+    assert sum(t["x"][0] for t in spec["data"] if t["y"] == ["measured"]) == pytest.approx(100.0)
+
+
+def test_a_bad_run_log_gets_one_line_and_what_was_shown_stays():
+    from drmath.io import runs
+
+    section = build_app().fleet
+    section.open()
+    section = section.run
+    section.use_example()
+    shown = section.table.value
+    for name, raw, why in (("a.jsonl", b'{"time": 0, "event": "jump"}', "a.jsonl line 1"),
+                           ("<b>.jsonl", b"\xff\xfe", "&lt;b&gt;.jsonl: not a UTF-8 text file"),
+                           ("big.jsonl", b" " * (MAX_UPLOAD_BYTES + 1), "this page takes run logs of at most")):
+        assert section.load(name, raw) is None
+        assert why in section.error.value and "\n" not in section.error.value, section.error.value
+        assert section.table.value == shown and section.measurement == runs.measure_run_log(runs.example_run_log())

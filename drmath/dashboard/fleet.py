@@ -52,6 +52,7 @@ from .logform import (
     LogForm,
     one_line,
 )
+from .runlog import RunSection
 from .widgets import PlotlyView
 
 __all__ = ["FleetPanel", "confidence_choice", "searching_html", "CONFIDENCES", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS",
@@ -129,9 +130,10 @@ class FleetPanel(LogForm):
         self.figures = {name: PlotlyView(layout=W.Layout(width="100%", display="none")).add_class(
             f"drmath-fleet-{name}").add_class("drmath-fleet-figure") for name in viz.FLEET_FIGURES}
         self.causes = W.HTML("").add_class("drmath-fleet-causes")
+        self.run = RunSection(self.app)  # a run's event log: its measured goodput beside this plan
         self.box = W.VBox([*self.form(), W.HBox([self.fit_button, self.apply_button, self.applied],
                                                 layout=W.Layout(align_items="center", grid_gap="8px")),
-                           self.error, self.summary, *self.figures.values(), self.causes],
+                           self.error, self.summary, *self.figures.values(), self.causes, self.run.root],
                           layout=W.Layout(width="100%")).add_class("drmath-fleet")
 
     def _loaded(self):

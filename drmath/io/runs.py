@@ -41,6 +41,7 @@ from . import files
 from .incidents import count_lines
 
 __all__ = ["MAX_RUN_BYTES", "MAX_RUN_LINES", "MAX_RECORD_CHARS", "parse_run_log", "read_run_log", "measure_run_log",
+           "measure_run_bytes",
            "to_jsonl", "write_run_log", "example_run_log"]
 
 MAX_RUN_BYTES = 64 * 2**20
@@ -237,13 +238,59 @@ def read_run_log(path):
         If the file cannot be read (missing, not a regular file, over the ceiling, not UTF-8), or as
         :func:`parse_run_log`; messages start with the file's name.
     """
-    raw = files.read_input(path, MAX_RUN_BYTES)
-    name = _name(path)
+    return _parse_bytes(files.read_input(path, MAX_RUN_BYTES), _name(path))
+
+
+def _parse_bytes(raw, name):
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{name}: not a UTF-8 text file (byte {exc.start})") from None
     return parse_run_log(text, name)
+
+
+def _measured(events, name):
+    try:
+        return measure_events(events["time"], events["event"], events["step"], events["duration"], events["line"])
+    except ValueError as exc:
+        raise ValueError(f"{name} {exc}" if str(exc).startswith("line ") else f"{name}: {exc}") from None
+
+
+def measure_run_bytes(raw, name="run.jsonl"):
+    """A run log's measured goodput from its bytes (an upload): :func:`measure_run_log` without a file.
+
+    Parameters
+    ----------
+    raw : bytes
+        The log's content, UTF-8; the caller bounds its size (the dashboard to what one message carries).
+    name : str, default "run.jsonl"
+        What messages call it (already :func:`drmath.io.files.visible`).
+
+    Returns
+    -------
+    measurement : drmath.measure.RunMeasurement
+        As :func:`measure_run_log`.
+
+    Raises
+    ------
+    ValueError
+        One line naming ``name`` and the line: not UTF-8, as :func:`parse_run_log`, or what the measure refuses.
+
+    Examples
+    --------
+    >>> records = ['{"time": 0, "event": "job_start"}',
+    ...            '{"time": 60, "event": "step", "step": 1}',
+    ...            '{"time": 120, "event": "step", "step": 2}',
+    ...            '{"time": 180, "event": "step", "step": 3}']
+    >>> m = measure_run_bytes("\\n".join(records).encode())  # a start's first step is its restart's
+    >>> m.parts["restart"], m.parts["productive"], round(m.goodput, 3)
+    (60.0, 120.0, 0.667)
+    >>> measure_run_bytes(b"{}", "mine.jsonl")
+    Traceback (most recent call last):
+    ...
+    ValueError: mine.jsonl line 1: no 'time' field
+    """
+    return _measured(_parse_bytes(raw, name), name)
 
 
 def measure_run_log(path):
@@ -270,12 +317,7 @@ def measure_run_log(path):
     >>> round(m.goodput, 3), m.failures
     (0.818, 7)
     """
-    events = read_run_log(path)
-    try:
-        return measure_events(events["time"], events["event"], events["step"], events["duration"], events["line"])
-    except ValueError as exc:
-        raise ValueError(f"{_name(path)} {exc}" if str(exc).startswith("line ") else f"{_name(path)}: {exc}") \
-            from None
+    return _measured(read_run_log(path), _name(path))
 
 
 def _stamp(time):

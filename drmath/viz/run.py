@@ -10,12 +10,15 @@ plan's. A builder only lays them out, with the bar traces of the dashboard's plo
     ['Productive steps', 'Rework', 'Downtime', 'Restart and load', 'Checkpoint stalls']
 """
 
+import html
+import math
+
 from ..formatting import short_duration
 from ..measure import PART_TITLES
 from ._common import _as_figure, _layout, jsonable
 from .palette import BLUE, GREY, ORANGE, PURPLE, RED, TEAL
 
-__all__ = ["badput_spec", "badput_figure", "PART_COLOURS"]
+__all__ = ["badput_spec", "badput_figure", "run_table_html", "PART_COLOURS"]
 
 PART_COLOURS = {"productive": BLUE, "rework": RED, "downtime": GREY, "restart": ORANGE, "checkpoint_stall": PURPLE}
 """The colour of each part of the wall time (:data:`drmath.measure.PARTS`)."""
@@ -61,3 +64,49 @@ def badput_spec(measurement, plan=None):
 
 
 badput_figure = _as_figure(badput_spec)
+
+
+def run_table_html(measurement, plan):
+    """A run's measured figures beside its plan's, as an HTML table: goodput against ETTR, the time between
+    failures, the failure rate per GPU (on the plan's GPU count), the stall per checkpoint and the restart per job
+    start; each cell escaped and its ``data-value`` the number in SI.
+
+    Parameters
+    ----------
+    measurement : RunMeasurement
+        A run log's measurement (:func:`drmath.measure.measure_events`).
+    plan : Plan
+        The plan of the same run.
+
+    Returns
+    -------
+    html : str
+        A ``<table class="drmath-run-table">``; "none" where the log has no failure (or no checkpoint).
+
+    Examples
+    --------
+    >>> import drmath
+    >>> from drmath.io import runs
+    >>> table = run_table_html(runs.measure_run_log(runs.example_run_log()), drmath.plan())
+    >>> table.count("<tr"), "goodput (plan: ETTR)" in table
+    (6, True)
+    """
+    m, gpus = measurement, plan.scenario.training.gpus
+
+    def time(seconds, there=True):
+        return (seconds, short_duration(seconds)) if there and math.isfinite(seconds) else (None, "none")
+
+    def rate(per_second):
+        return (per_second, f"{per_second:.3g} /s") if math.isfinite(per_second) else (None, "none")
+
+    rows = (("goodput (plan: ETTR)", (m.goodput, f"{m.goodput:.2%}"), (plan.ettr, f"{plan.ettr:.2%}")),
+            ("time between failures", time(m.mtbf, m.failures), time(plan.mtbf)),
+            ("failure rate per GPU", rate(m.failure_rate(gpus)), rate(plan.scenario.failures.gpu_failure_rate)),
+            ("stall per checkpoint", time(m.mean_stall, m.checkpoints), time(plan.checkpoint_stall)),
+            ("restart and load per job start", time(m.mean_restart, m.jobs), time(plan.restart_overhead)))
+    body = "".join(f"<tr><th>{html.escape(name)}</th>"
+                   + "".join(f'<td data-value="{"" if v is None else repr(float(v))}">{html.escape(text)}</td>'
+                             for v, text in cells) + "</tr>" for name, *cells in rows)
+    return (f'<table class="drmath-run-table"><caption>Measured against the plan ({m.failures} failures, '
+            f'{gpus:,} GPUs)</caption><thead><tr><th></th><th>measured</th><th>plan</th></tr></thead>'
+            f"<tbody>{body}</tbody></table>")
