@@ -31,6 +31,7 @@ import ipywidgets as W
 from .. import offline
 from ..io import incidents
 from ..io.files import visible
+from ..viz.palette import css_variables
 from .upload import UploadButton
 
 __all__ = ["LogForm", "LogUpload", "Sections", "one_line", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "MAX_COLUMNS",
@@ -59,19 +60,21 @@ EXAMPLE_MAPPING = {"start": "start", "end": "end", "cause": "cause", "scope": "s
 NONE = "(none)"
 """The dropdown choice for a column left unmapped."""
 
-STYLE = """<style>
+STYLE = "<style>\n" + css_variables() + """
 .drmath-fleet { border-top: 1px solid var(--drmath-grid); padding-top: 6px; }
 .drmath-fleet-summary pre { font: 12px/1.35 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   white-space: pre-wrap; margin: 4px 0; }
-.drmath-fleet-error-message { color: var(--drmath-red-ink, #8a1c1c); background: var(--drmath-red-tint, #fdecea);
-  border: 1px solid var(--drmath-red-line, #e6a5a0); padding: 4px 8px; border-radius: 4px; font-size: 13px; }
-.drmath-fleet-note { font-size: 12.5px; color: var(--drmath-muted, #555); margin: 2px 4px; }
+.drmath-fleet-error-message { color: var(--drmath-red-ink); background: var(--drmath-red-tint);
+  border: 1px solid var(--drmath-red-line); padding: 4px 8px; border-radius: 4px; font-size: 13px; }
+.drmath-fleet-note { font-size: 12.5px; color: var(--drmath-muted); margin: 2px 4px; }
 .drmath-cause-table { border-collapse: collapse; font-size: 12.5px; margin: 4px; }
 .drmath-cause-table th, .drmath-cause-table td { padding: 2px 8px; text-align: left; }
 .drmath-cause-table td { text-align: right; font-variant-numeric: tabular-nums; }
 .drmath-cause-table caption { text-align: left; font-weight: 600; }
 </style>"""
-"""The CSS of the form and of the fit shown beside it (the panel's classes; a notebook page has no other)."""
+"""The CSS of the form and of the fit shown beside it (the panel's classes; a notebook page has no other), with the
+palette's colours as CSS variables (:func:`drmath.viz.palette.css_variables`), which a notebook page has no other way
+to get."""
 
 
 def _too_big(name, size):
