@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import nbformat
+import pytest
 from voila.app import Voila
 from voila.execute import VoilaExecutor
 
@@ -110,3 +111,24 @@ def test_the_page_templates_are_compiled_once_per_server_not_once_per_page(monke
         environment = CachedTemplatesExporter(template_paths=paths, template_name="drlab").environment
         environment.get_template("index.html.j2")  # the others compile as it renders, with the page's filters
         assert compiled == ([] if page else ["index.html.j2"]), page
+
+
+@pytest.mark.browser  # starts a server (conftest keeps those out of the fast set)
+def test_a_port_in_use_stops_the_start_instead_of_moving_to_another_port(tmp_path):
+    # Voilà moved to the next free port, while each kernel's request channel still dialled the port given: every
+    # page of that server waited for a request that never came (seen with a second server left on the port)
+    import socket
+    import subprocess
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        cmd, env = serve.command(["--port", str(port), "--no-prerender"])
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    finally:
+        taken.close()
+    assert done.returncode != 0
+    assert f"The port {port} is already in use" in done.stderr and "could not be started" in done.stderr
+    assert "Voilà is running at" not in done.stderr

@@ -131,6 +131,10 @@ def voila_argv(port=8866, ip="127.0.0.1", notebook=NOTEBOOK, pool_size=2, cull_i
     tornado = {"websocket_compression_options": {}, "websocket_max_message_size": int(max_message_size)}
     return [
         str(notebook), "--no-browser", f"--port={int(port)}", f"--Voila.ip={ip}", "--template=drlab",
+        # a port in use ends the start, with Voilà's line saying so: Voilà's default is to move to the next free
+        # port, while each kernel's request channel (query_client) still dials the port it was given, so every
+        # page of such a server would wait for a request that never comes
+        "--Voila.port_retries=0",
         "--VoilaConfiguration.preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={int(pool_size)}",
         f"--MappingKernelManager.cull_interval={cull_interval:g}",
         f"--MappingKernelManager.cull_idle_timeout={cull_idle_timeout:g}",
