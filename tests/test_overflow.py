@@ -139,3 +139,11 @@ def test_the_explainer_reads_a_link_as_the_dashboard_does():
     assert serve_pages.link_query("?token=abc&training.gpus=10000") == ("training.gpus=10000", None)
     query, notice = serve_pages.link_query("training.gpus=-1")
     assert query == "" and "were not used" in notice
+
+
+def test_the_explainer_cached_under_a_pages_key_shows_the_scenario_that_page_opens_on():
+    # no query opens the worked answer, a link to the defaults (or a bad one) the defaults: both were cached under
+    # "" and rendered as the worked answer, while the page's kernel and notice said the default scenario
+    for query in ("", "training.gpus=8000", "token=abc", "training.gpus=-1", "training.gpus=4096"):
+        key = serve_pages.link_query(query)[0]
+        assert serve_pages._link_scenario(key)[0] == serve_pages.page_scenario(query)[0], query

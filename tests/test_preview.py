@@ -77,7 +77,8 @@ def test_the_default_page_explains_the_worked_answer_the_dashboard_opens_on():
 
     assert build_app().scenario == answer()
     assert pages.page_scenario("") == (answer(), None)
-    assert pages._render_explainer("") == build_report(answer(), include_plotlyjs=False)
+    # rendered under the default page's cache key (the answer's own query; "" is a link to the defaults)
+    assert pages._render_explainer(pages.link_query("")[0]) == build_report(answer(), include_plotlyjs=False)
     assert pages._query_preview("") == pages.preview_html(answer())
 
 

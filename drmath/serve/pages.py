@@ -116,12 +116,18 @@ def _link_scenario(query):
 
 
 def link_query(query):
-    """``(share-link query of the scenario, notice)`` for a page request's query: the scenario's own
-    :func:`~drmath.io.links.to_query` (the default's when the link is bad, with the reason). Every spelling of
-    one scenario (a trailing ``&``, another order) has the same: what the explainers are cached under."""
+    """``(share-link query of the scenario, notice)`` for a page request's query: the :func:`~drmath.io.links.to_query`
+    of the scenario its page opens on (:func:`page_scenario`: no query, the worked answer's; a bad link, the
+    default's, with the reason). Every spelling of one scenario (a trailing ``&``, another order) has the same: what
+    the explainers are cached under. A link to the defaults and no query at all have different keys, as their pages
+    show different scenarios (the explainer of ``""`` is the default's, :func:`_render_explainer`).
+
+    >>> link_query("")[0] != link_query("training.gpus=8000")[0] == link_query("training.gpus=-1")[0] == ""
+    True
+    """
     from ..io.links import to_query
 
-    scenario, notice = _link_scenario(query)
+    scenario, notice = page_scenario(query)
     return to_query(scenario), notice
 
 
@@ -154,10 +160,12 @@ def page_scenario(query):
 
 
 def _render_explainer(query):
-    """The standalone explainer (:func:`drmath.report.build_report`) of a share-link query, plotly.js not inlined."""
+    """The standalone explainer (:func:`drmath.report.build_report`) of a share-link query, plotly.js not inlined.
+    Its ``query`` is a cache key of :func:`link_query`, read as a link: ``""`` is the default scenario (a link to the
+    defaults, a bad link), the worked answer is its own query."""
     from ..report import build_report
 
-    return build_report(page_scenario(query)[0], include_plotlyjs=False)
+    return build_report(_link_scenario(query)[0], include_plotlyjs=False)
 
 
 def _render_dashboard(query):
