@@ -115,7 +115,8 @@ class Calibration:
     failure_times: np.ndarray | None = field(default=None, repr=False, compare=False)
     """The failures counted, from the window's start [s]: what the trend test took (for the trend figure)."""
     gaps: np.ndarray | None = field(default=None, repr=False, compare=False)
-    """The observed gaps between consecutive events [s]: what the Weibull fit took (for the gaps' histogram)."""
+    """The observed gaps between consecutive events [s], each from the last row merged into an event to the next
+    event's start: what the Weibull fit took (for the gaps' histogram)."""
 
     def to_dict(self):
         """The fit as a JSON-ready dict (``drmath calibrate --json``).
@@ -722,12 +723,12 @@ def weibull_fit_grouped(gaps, censored=(), resolution=60.0, merge_within=0.0, co
     gap seen is conditioned on :math:`m > M`, of probability :math:`(H((M+1)\Delta) - H(M\Delta))/\Delta`. Gaps of
     :data:`_EXACT_FROM` resolutions or more take :math:`f(m\Delta)\Delta`; a censored gap :math:`S(c)`. The
     likelihood is maximised over :math:`(k, \lambda)`; the interval is where the profile (over
-    :math:`\lambda`) is within :math:`\chi^2_1(0.95)/2` of its peak. The time a merged row adds to the gap after
-    its event is not modelled: under a resolution (the reader's default, :math:`w = 0`) it is under a minute and
-    the fit is unbiased (held to the fit of the true times on simulated logs kept to the minute,
-    tests/test_calibrate_coverage.py: 0.708 against 0.706 for a true 0.7, where :func:`weibull_fit` of the
-    recorded gaps gives 0.776); with a wider window it lengthens the next gap, and the shape comes out high
-    (0.743 against 0.704 for Weibull(0.7) gaps of mean 1 h merged within 5 min).
+    :math:`\lambda`) is within :math:`\chi^2_1(0.95)/2` of its peak. Each gap is one gap between rows: it runs
+    from the last row merged into an event (:func:`fit_events`' ``gaps_from``), so the merged rows' time is not
+    carried into it. Held to the fit of the true times on simulated logs kept to the minute
+    (tests/test_calibrate_coverage.py, bench/bench_intervals.py): 0.708 against 0.706 for a true 0.7 at the
+    reader's default window, where :func:`weibull_fit` of the recorded gaps gives 0.776; 0.710 against 0.701 over
+    200 logs merged within 5 min, where gaps from each event's first row gave 0.728.
 
     References
     ----------
@@ -986,8 +987,9 @@ def cause_table(causes):
     return table
 
 
-def fit_events(starts, window_start, window_end, *, opens_window=False, durations=None, censored=None, causes=None,
-               scopes=None, gpus=None, provenance=None, confidence=CONFIDENCE, resolution=0.0, merge_within=0.0):
+def fit_events(starts, window_start, window_end, *, opens_window=False, gaps_from=None, durations=None, censored=None,
+               causes=None, scopes=None, gpus=None, provenance=None, confidence=CONFIDENCE, resolution=0.0,
+               merge_within=0.0):
     r"""Fit the failure and repair models to events already in order: the numbers of :class:`Calibration`.
 
     Parameters
@@ -999,6 +1001,9 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
     opens_window : bool, default False
         True when the first event is the window's start (no ``since``): it is then not counted as a
         failure inside the window. [1]
+    gaps_from : array_like, optional
+        Where each event's gap to the next runs from: the start of its last row when rows were merged into it,
+        each in [its start, the next event's start). None: the event starts. [s]
     durations : array_like, optional
         Each event's repair duration (>= 0; zeros are left out of the lognormal fit). [s]
     censored : array_like of bool, optional
@@ -1033,7 +1038,8 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
     Notes
     -----
     With :math:`r` failures in a window of length :math:`T`: the Weibull fit takes the gaps between
-    consecutive events and the censored gap from the last event to the window's end (:func:`weibull_fit`; with a
+    consecutive events, each from ``gaps_from`` (the last merged row) to the next event's start, and the censored
+    gap from the last one to the window's end (:func:`weibull_fit`; with a
     ``resolution``, :func:`weibull_fit_grouped` when a gap is shorter than :data:`_EXACT_FROM` resolutions or rows
     were merged by a window; times given to better than a resolution are taken as exact, and so are the gaps
     a window merged among them);
@@ -1061,11 +1067,16 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
         raise ValueError("starts must be strictly ascending (simultaneous rows are one event)")
     if t[0] < a or t[-1] > b or not b > a:
         raise ValueError(f"starts must lie in the window [{a!r}, {b!r}] [s]")
+    last = t if gaps_from is None else np.asarray(gaps_from, dtype=float).ravel()
+    if last.shape != t.shape or not np.all((last >= t) & (last < np.r_[t[1:], b + 1.0]) & (last <= b)):
+        raise ValueError("gaps_from must hold one time per event, each from its start to before the next event's "
+                         "start, in the window [s]")
     failures = t[1:] if opens_window else t
     exposure = b - a
-    grouped = _grouped(np.diff(t), resolution, merge_within)
+    gaps = t[1:] - last[:-1]
+    grouped = _grouped(gaps, resolution, merge_within)
     fit = weibull_fit_grouped if grouped else (lambda x, c, _r, _w, level: weibull_fit(x, c, level))
-    shape, shape_ci, scale = fit(np.diff(t), [b - t[-1]], resolution, merge_within, confidence)
+    shape, shape_ci, scale = fit(gaps, [b - last[-1]], resolution, merge_within, confidence)
     cv2 = weibull_cv2(shape)
     mtbf, mtbf_ci = renewal_fit(int(failures.size), exposure, cv2, confidence)
     trend = laplace_trend(failures - a, exposure, 1.0 - confidence)
@@ -1098,7 +1109,7 @@ def fit_events(starts, window_start, window_end, *, opens_window=False, duration
                        weibull_shape_ci=shape_ci, weibull_scale=scale, repair_median=repair_median,
                        repair_sigma=repair_sigma, trend=trend, causes=table, scopes=scope_rows, gpus=gpus,
                        gpu_failure_rate=rate, gpu_failure_rate_ci=rate_ci, gaps_cv2=cv2, provenance=prov,
-                       failure_times=failures - a, gaps=np.diff(t))
+                       failure_times=failures - a, gaps=gaps)
 
 
 def _grouped(gaps, resolution, merge_within):

@@ -18,6 +18,7 @@ from scipy.special import gamma
 import drmath
 from drmath import Scenario, plan
 from drmath.calibrate import exponential_fit, fit_events, weibull_fit
+from drmath.io.incidents import _events
 from drmath.scenario import PREFIX, Spread
 
 SHAPES = (0.5, 0.7, 1.0, 1.5)
@@ -78,29 +79,36 @@ def band_coverage(shape, logs, events=300, seed=0, fixed_end=False, interval="re
     return held / logs
 
 
-def minute_log(rng, shape, mean, events):
-    """``(event_starts, window_end, true_times)`` of a log kept to the minute: Weibull gaps, each time rounded down to
-    its minute, rows in the same minute merged (the reader's default rule), the window closed within an hour
-    after the last failure."""
+def minute_log(rng, shape, mean, events, merge_within=0.0):
+    """``(event_starts, window_end, true_times, gaps_from)`` of a log kept to the minute: Weibull gaps, each time
+    rounded down to its minute, rows merged by the reader's rule (:func:`drmath.io.incidents._events`: the same
+    minute at the default window, else within ``merge_within`` [s] of the row before), the window closed within an
+    hour after the last failure; ``gaps_from`` is each event's last row's start."""
     times, end = renewal_log(rng, shape, mean, events, fixed_end=False)
     end = np.floor((end + rng.uniform(0.0, 3600.0)) / 60.0) * 60.0
-    return np.unique(np.floor(times / 60.0) * 60.0), end, times
+    recorded = np.floor(times / 60.0) * 60.0
+    starts, _, last, *_ = _events(recorded, recorded, np.zeros(recorded.size, dtype=bool), merge_within)
+    return starts, end, times, last
 
 
-def minute_shapes(shape, logs, events=300, seed=0, mean=3600.0):
-    """Fits of ``logs`` logs kept to the minute: ``{name: (mean shape, coverage)}`` for drmath's fit (``grouped``:
-    the gaps interval-censored and conditioned on not being merged), the fit that takes the recorded gaps as exact
-    (``exact``, before issue 34) and the fit of the true times before rounding (``true``); the coverage is the
-    share whose 95% shape interval holds ``shape`` [1]."""
+def minute_shapes(shape, logs, events=300, seed=0, mean=3600.0, merge_within=0.0):
+    """Fits of ``logs`` logs kept to the minute, rows merged within ``merge_within`` [s]: ``{name: (mean shape,
+    coverage)}`` for drmath's fit (``grouped``: the gaps interval-censored and conditioned on not being merged, each
+    from the last merged row), the same fit of the gaps from each event's first row (``from_starts``, before the
+    gaps ran from the last row), the fit that takes the recorded gaps as exact (``exact``, before issue 34) and the
+    fit of the true times before rounding (``true``); the coverage is the share whose 95% shape interval holds
+    ``shape`` [1]."""
     rng = np.random.default_rng(seed)
-    shapes = {"grouped": [], "exact": [], "true": []}
+    shapes = {"grouped": [], "from_starts": [], "exact": [], "true": []}
     held = dict.fromkeys(shapes, 0)
     for _ in range(logs):
-        starts, end, times = minute_log(rng, shape, mean, events)
-        fit = fit_events(starts, 0.0, end, opens_window=True, resolution=60.0)
-        fits = {"grouped": (fit.weibull_shape, fit.weibull_shape_ci),
-                "exact": weibull_fit(np.diff(starts), [end - starts[-1]])[:2],
-                "true": weibull_fit(np.diff(times), [max(end - times[-1], 0.0)])[:2]}
+        starts, end, times, last = minute_log(rng, shape, mean, events, merge_within)
+        fits = {name: fit_events(starts, 0.0, end, opens_window=True, gaps_from=gaps_from, resolution=60.0,
+                                 merge_within=merge_within)
+                for name, gaps_from in (("grouped", last), ("from_starts", None))}
+        fits = {name: (fit.weibull_shape, fit.weibull_shape_ci) for name, fit in fits.items()}
+        fits["exact"] = weibull_fit(np.diff(starts), [end - starts[-1]])[:2]
+        fits["true"] = weibull_fit(np.diff(times), [max(end - times[-1], 0.0)])[:2]
         for name, (k, (lo, hi)) in fits.items():
             shapes[name].append(k)
             held[name] += lo <= shape <= hi

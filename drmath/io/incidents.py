@@ -34,7 +34,8 @@ The rules that turn rows into events, stated once:
   rows that start at the same recorded time; a log kept to the minute therefore merges two failures
   in one minute. The rows merged are counted (``rows_simultaneous``) and the summary says so.
   An event starts at its first row's start, ends at its rows' latest end, and takes its first
-  row's cause and scope.
+  row's cause and scope; the Weibull fit's gap to the next event runs from its last row's start, so a
+  merged row's time is not carried into the gap after it.
 - **Window.** Times without a zone are read as UTC. The window opens at ``since``, or, without
   it, at the first event, which then only opens the window: the gap before it is unknown, so it is
   not counted as a failure inside the window. The window closes at ``until``, or at the latest time
@@ -574,9 +575,9 @@ def _times(frame, start_column, end_column, duration_column, duration_unit, form
 def _events(begin, stop, joins, merge_within=MERGE_WITHIN):
     """Rows into events, in time order: a joined row belongs to the event of the row before it in time, and a row
     that starts at most ``merge_within`` [s] after the row before it in time joins that row's event too.
-    ``(event_start [s], event_end [s], first row of each event (index into the rows), rows joined, rows merged by
-    the window and not joined)``;
-    rows that start together keep the file's order."""
+    ``(event_start [s], event_end [s], event_last [s], first row of each event (index into the rows), rows joined,
+    rows merged by the window and not joined)``, ``event_last`` the start of the event's last row (the gap to the
+    next event runs from it); rows that start together keep the file's order."""
     order = np.argsort(begin, kind="stable")
     begin, stop, joins = begin[order], stop[order], joins[order]
     near = np.r_[False, np.diff(begin) <= merge_within]
@@ -585,7 +586,8 @@ def _events(begin, stop, joins, merge_within=MERGE_WITHIN):
     head = np.flatnonzero(opens_event)
     joins[:1] = False
     merged = int((near & ~joins).sum())
-    return begin[head], np.maximum.reduceat(stop, head), order[head], int(joins.sum()), merged
+    return (begin[head], np.maximum.reduceat(stop, head), np.maximum.reduceat(begin, head), order[head],
+            int(joins.sum()), merged)
 
 
 def _resolution(times):
@@ -727,7 +729,7 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
     begin = _seconds(start)
     stop = begin + durations  # inf for an open incident
     resolution = _resolution(begin)
-    event_start, event_end, first, joined, simultaneous = _events(begin, stop, joins, float(merge_within))
+    event_start, event_end, event_last, first, joined, simultaneous = _events(begin, stop, joins, float(merge_within))
     latest = float(max(begin.max(), stop[np.isfinite(stop)].max(initial=-np.inf)))  # the log's latest time
     a = _seconds(pd.Series([_timestamp(since, "since")]))[0] if since is not None else None
     b = _seconds(pd.Series([_timestamp(until, "until")]))[0] if until is not None else latest
@@ -736,7 +738,7 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
                          f"{short_repr(until if until is not None else 'the log end')}")
     inside = (event_start <= b) & (event_start >= (a if a is not None else -np.inf))
     outside = int((~inside).sum())
-    event_start, event_end, first = event_start[inside], event_end[inside], first[inside]
+    event_start, event_end, event_last, first = (v[inside] for v in (event_start, event_end, event_last, first))
     if event_start.size < MIN_EVENTS:
         raise ValueError(f"{name}: {event_start.size} events in the window"
                          + (f" (since {clip(visible(str(since)))})" if since is not None else "")
@@ -756,7 +758,7 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
                   "events_outside_window": outside, "open_incidents": int(is_open.sum()),
                   "time_formats": [ISO if f == "ISO8601" else f for f in used],
                   "time_format_cells": list(used.values()), "time_formats_given": bool(formats)}
-    return fit_events(event_start, a, b, opens_window=opens, durations=event_end - event_start,
+    return fit_events(event_start, a, b, opens_window=opens, gaps_from=event_last, durations=event_end - event_start,
                       censored=is_open, causes=labels.get("cause_column"), scopes=labels.get("scope_column"),
                       gpus=gpus, provenance=provenance, resolution=resolution, merge_within=float(merge_within))
 
