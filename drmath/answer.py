@@ -28,6 +28,7 @@ from .units import day, week
 __all__ = ["worked_answer", "design_toml", "DESIGN_META", "REASONS", "EXAMPLE_LOG", "TIER_FIELDS", "REPORT_ANCHORS",
            "requirements_table", "design_table", "tier_solutions", "tier_table", "why_not", "expectation_note",
            "example_promise", "evidence_table", "promise_note", "follow_ups", "worked_sections", "summary", "lead",
+           "tier_reasons",
            "cadence_words", "SECTIONS", "EDGE", "promise_day", "margin_words", "slip_reasons", "tier_tables_note",
            "talking_points"]
 
@@ -422,7 +423,7 @@ def lead(solution, promise):
         "section that derives it.")
 
 
-def summary(solution, promise, log="the drill log", anchors=None):
+def summary(solution, promise, log="the drill log", anchors=None, best=None):
     """The worked answer at a glance, as Markdown: :func:`lead`, then one table row per point a reviewer checks.
 
     Parameters
@@ -437,6 +438,10 @@ def summary(solution, promise, log="the drill log", anchors=None):
     anchors : dict of str to str, optional
         Where each figure links: topic -> HTML id, for a page whose sections are not notebook 00's
         (:data:`SECTIONS`, the default; ``drmath report`` gives :data:`REPORT_ANCHORS`). [1]
+    best : dict of str to Solution, optional
+        :func:`tier_solutions` of the solved scenario, for a page that also shows the tiers: each "why not" then
+        quotes the tier's own best design (:func:`tier_reasons`). None quotes :attr:`Solution.reasons
+        <drmath.Solution.reasons>`. [1]
 
     Returns
     -------
@@ -502,7 +507,7 @@ def summary(solution, promise, log="the drill log", anchors=None):
     rows.append(("DR tier", _link(f"{tier.label}, {p.format('standby_gpus')} GPUs", "rto", anchors),
                  f"{why}; {p.format('standby_fraction')} of the primary, a site loss slips the run "
                  f"{p.format('schedule_slip')}"))
-    for name, reason in solution.reasons.items():
+    for name, reason in tier_reasons(solution, best).items():
         rows.append((f"Why not {presets.DR_TIERS[name].label.lower()}", _link("see the tiers", "rto", anchors),
                      reason))
     rows.append(("Cost", _link(p.format("total_cost_of_resilience"), "cost", anchors),
@@ -629,13 +634,46 @@ def tier_table(best):
     return markdown_text(head + "|\n" + rows)
 
 
-def why_not(solution):
-    """Why not each other tier, in one Markdown paragraph: :attr:`Solution.reasons <drmath.Solution.reasons>`.
+def tier_reasons(solution, best=None):
+    """Why not each other tier, quoting each tier's own best design where one meets every requirement.
+
+    :attr:`Solution.reasons <drmath.Solution.reasons>` prices a tier that meets every requirement at the cheapest
+    design of the search's grid; :func:`tier_solutions` refines and rounds it, which can move its cost by a
+    rounding step. A page that shows both quotes one: with ``best``, a tier that meets every requirement is priced
+    at its own best design, as the tier table shows it.
 
     Parameters
     ----------
     solution : Solution
         From :func:`drmath.solve`. [1]
+    best : dict of str to Solution, optional
+        :func:`tier_solutions` of the same scenario; None keeps :attr:`Solution.reasons`. [1]
+
+    Returns
+    -------
+    reasons : dict of str to str
+        By tier, as :attr:`Solution.reasons`: the target a tier cannot meet (its best reach over the tier's
+        designs), or what its best design costs and how much more than the solved one. [1]
+    """
+    reasons = dict(solution.reasons)
+    for name in reasons:
+        own = (best or {}).get(name)
+        if own is not None and own.feasible:
+            more = own.plan.total_cost_of_resilience - solution.plan.total_cost_of_resilience
+            reasons[name] = (f"meets every target, at best for {own.plan.format('total_cost_of_resilience')}, "
+                             f"{format_quantity(more, 'usd')} more")
+    return reasons
+
+
+def why_not(solution, best=None):
+    """Why not each other tier, in one Markdown paragraph: :func:`tier_reasons`.
+
+    Parameters
+    ----------
+    solution : Solution
+        From :func:`drmath.solve`. [1]
+    best : dict of str to Solution, optional
+        :func:`tier_solutions` of the same scenario, when the page shows the tiers too. [1]
 
     Returns
     -------
@@ -643,7 +681,7 @@ def why_not(solution):
         Markdown. [1]
     """
     return markdown_text("**Why not the others.** " + " ".join(
-        f"{presets.DR_TIERS[name].label}: {why}." for name, why in solution.reasons.items()))
+        f"{presets.DR_TIERS[name].label}: {why}." for name, why in tier_reasons(solution, best).items()))
 
 
 def expectation_note(p):
@@ -816,11 +854,11 @@ def worked_sections(progress=None):
     say("answering the follow-up questions")
     points = follow_ups(solution, wanted, best["hot"], promise, game_days)
     return [
-        ("answer", "The answer", summary(solution, promise, log=EXAMPLE_LOG, anchors=REPORT_ANCHORS)),
+        ("answer", "The answer", summary(solution, promise, log=EXAMPLE_LOG, anchors=REPORT_ANCHORS, best=best)),
         ("the-requirements", "The requirements, and the design that meets them",
          requirements_table(wanted) + "\n\n" + markdown_text(solution.message) + "\n\n" + design_table(solution)),
         ("tiers", "Each tier at its own best, and why not the others",
-         "\n\n".join([tier_table(best), slip_reasons(plans), why_not(solution), tier_tables_note(p, plans),
+         "\n\n".join([tier_table(best), slip_reasons(plans), why_not(solution, best), tier_tables_note(p, plans),
                        expectation_note(p)])),
         ("promise", "The RTO the drills promise",
          evidence_table(p, promise) + "\n\n" + promise_note(p, promise, start)),

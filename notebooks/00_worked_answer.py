@@ -42,7 +42,8 @@ wanted = scenarios.seed()  # the seed carries the requirements
 solution = answer.worked_answer()
 s, p = solution.scenario, solution.plan  # the solved design: every section below shows it
 records, promise = answer.example_promise()  # the drills' promise, made on the day of the newest drill
-display(Markdown(answer.summary(solution, promise, log=answer.EXAMPLE_LOG)))
+best = answer.tier_solutions(wanted)  # each tier at its own best (section 5): the summary's "why not" quotes them
+display(Markdown(answer.summary(solution, promise, log=answer.EXAMPLE_LOG, best=best)))
 
 # %% [markdown]
 # The rest of this page derives every number in that table: the formula, the inputs substituted with
@@ -258,10 +259,9 @@ diagrams.recovery_timeline_figure(p).show()
 # none does, the one that comes closest. The requirements, not the tier's price, decide.
 
 # %%
-best = answer.tier_solutions(wanted)  # each tier at its own best: solve() restricted to it
-display(Markdown(answer.tier_table(best)))
+display(Markdown(answer.tier_table(best)))  # best: solve() restricted to each tier, in the first cell
 display(Markdown(answer.slip_reasons({name: b.plan for name, b in best.items()})))
-display(Markdown(answer.why_not(solution)))
+display(Markdown(answer.why_not(solution, best)))
 
 # %% [markdown]
 # <a id="cost"></a>

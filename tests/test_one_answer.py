@@ -97,7 +97,7 @@ def test_drmath_report_with_no_scenario_is_the_worked_answer(report, solved):
     # the requirements, why not each other tier, the derivations, the drills, the talking points
     for path, (what, why) in answer.REASONS.items():
         assert f"{what} {format_quantity(s.get(path), 'duration')} {why}" in text
-    for name, why in solved.reasons.items():
+    for name, why in answer.tier_reasons(solved, answer.tier_solutions(scenarios.seed())).items():  # as its tiers
         assert f"Why not {presets.DR_TIERS[name].label.lower()}" in text and html.unescape(why) in text
     for section in ("answer", "the-requirements", "tiers", "promise", "talking-points", "rpo", "rto", "cost",
                     "drills", "inputs"):

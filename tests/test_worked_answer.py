@@ -8,7 +8,7 @@ import re
 import pytest
 
 from drmath import answer, drills, plan, presets, solve, units
-from drmath.formatting import format_quantity
+from drmath.formatting import format_quantity, markdown_text
 from drmath.io import scenarios
 from drmath.io.drills import example_log, read_drill_records
 from drmath.quantities import QUANTITIES, SCALARS, TARGETS
@@ -369,3 +369,27 @@ def test_the_worked_answer_notebook_builds_its_prose_here():
                  "answer.why_not(", "answer.evidence_table(", "answer.promise_note("):
         assert call in source, call
     assert 'as_of=meta["date"]' not in source
+
+
+def test_why_not_quotes_each_tiers_own_best_as_the_tier_table_does(worked, tiers):
+    """Issue 34's "one design per figure": the summary's and section 5's "why not" priced multi-site at the search
+    grid's $32.92M while the tier table beside it showed its own best at $32.93M. Given the tiers' own best, a tier
+    that meets every requirement is quoted at the figure the table shows."""
+    _, solution, promise, _ = worked
+    wanted = scenarios.load(SEED).with_changes(REQUIREMENTS)
+    best = {name: solve(wanted, tiers=[name]) for name in presets.SEARCHED_TIERS}
+    reasons = answer.tier_reasons(solution, best)
+    assert reasons.keys() == solution.reasons.keys()
+    table = answer.tier_table(best)
+    for name, why in reasons.items():
+        if best[name].feasible:
+            figure = tiers[name].format("total_cost_of_resilience")
+            more = format_quantity(tiers[name].total_cost_of_resilience - solution.plan.total_cost_of_resilience, "usd")
+            assert why == f"meets every target, at best for {figure}, {more} more"
+            assert tiers[name].total_cost_of_resilience >= solution.plan.total_cost_of_resilience  # the cheapest won
+            assert markdown_text(figure) in table
+        else:
+            assert why == solution.reasons[name]  # its best reach over the tier's designs, as solve() gives it
+    for text in (answer.why_not(solution, best), answer.summary(solution, promise, best=best)):
+        assert all(markdown_text(why) in text for why in reasons.values())
+    assert answer.tier_reasons(solution) == solution.reasons
