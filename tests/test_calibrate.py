@@ -158,6 +158,21 @@ def test_joined_and_simultaneous_rows_are_one_event():
     assert fit.provenance["repairs_fitted"] == 4
 
 
+def test_each_gap_runs_from_the_last_row_merged_into_an_event():
+    # issue 34: a gap measured from an event's first row carried its merged rows' time into the next gap, and a
+    # wider --merge-within pushed the Weibull shape up (0.73 for a true 0.70)
+    text = ("start,end\n2024-05-01 00:00,2024-05-01 00:30\n2024-05-01 00:04,2024-05-01 00:40\n"
+            "2024-05-01 05:00,2024-05-01 05:10\n2024-05-01 09:00,2024-05-01 09:40\n"
+            "2024-05-01 20:00,2024-05-01 20:30\n2024-05-01 23:58,2024-05-01 23:59\n"
+            "2024-05-02 00:01,2024-05-02 00:09\n")  # merged into the 23:58 event, starting after `until`
+    fit = parse_incidents(text, start_column="start", end_column="end", since="2024-05-01", until="2024-05-02",
+                          merge_within=300.0)
+    assert fit.events == 5 and fit.provenance["rows_simultaneous"] == 2
+    assert fit.gaps.tolist() == [5 * HOUR - 240, 4 * HOUR, 11 * HOUR, 3 * HOUR + 58 * 60]
+    with pytest.raises(ValueError, match="gaps_from must hold one time per event"):
+        fit_events([0.0, 3000.0, 9000.0, 10000.0], 0.0, 20000.0, gaps_from=[0.0, 9000.0, 9000.0, 10000.0])
+
+
 def test_a_join_flag_joins_the_row_before_in_time_not_in_the_file():
     # issue 34: logs are not in time order; the flagged 00:01 row belongs to the 00:00 row's event
     rows = ["2024-05-01 05:00,2024-05-01 05:10,0", "2024-05-01 00:01,2024-05-01 01:00,1",

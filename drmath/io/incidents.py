@@ -758,6 +758,7 @@ def parse_incidents(text, *, start_column, end_column=None, duration_column=None
                   "events_outside_window": outside, "open_incidents": int(is_open.sum()),
                   "time_formats": [ISO if f == "ISO8601" else f for f in used],
                   "time_format_cells": list(used.values()), "time_formats_given": bool(formats)}
+    event_last = np.minimum(event_last, b)  # a row merged into the window's last event may start after `until`
     return fit_events(event_start, a, b, opens_window=opens, gaps_from=event_last, durations=event_end - event_start,
                       censored=is_open, causes=labels.get("cause_column"), scopes=labels.get("scope_column"),
                       gpus=gpus, provenance=provenance, resolution=resolution, merge_within=float(merge_within))
