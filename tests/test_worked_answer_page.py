@@ -163,24 +163,35 @@ def test_the_notebooks_own_sentences_name_the_plans_figures(page):
             f"{p.format('gpu_hours')}.") in text
 
 
+def _quoted(path, words, number):
+    """``number`` if the basis the library states for the input at ``path`` quotes it in ``words``, else None."""
+    field = FIELDS[path]
+    return number if words in f"{field.doc} {field.basis}" else None
+
+
+def _saved():
+    """Bytes the seed's checkpoint saves per parameter [B]."""
+    return checkpoint_bytes(1.0, scenarios.seed().checkpoint.bytes_per_param)
+
+
 PUBLISHED = {
     # number as typed: (what it is, the library's value it must equal)
     "8,000": ("the title's GPU count: the seed's", lambda: f"{scenarios.seed().training.gpus:,}"),
     "405": ("the model's size, 405B: the seed's", lambda: format_quantity(scenarios.seed().training.params,
                                                                            "params").removesuffix("B")),
     "6": ("FLOPs per parameter per token, training_flops' default", lambda: f"{training_flops(1, 1):g}"),
-    "8": ("with full recomputation (Narayanan et al.)", lambda: "8"),
-    "38": ("Llama 3 Table 4's MFU range, low end", lambda: "38"),
-    "43": ("Llama 3 Table 4's MFU range, high end", lambda: "43"),
+    "8": ("with full recomputation", lambda: _quoted("training.flops_per_param_token", "or 8 with full", "8")),
+    "38": ("Llama 3 Table 4's MFU range", lambda: _quoted("training.mfu", "Table 4: 38-43%", "38")),
+    "43": ("Llama 3 Table 4's MFU range", lambda: _quoted("training.mfu", "Table 4: 38-43%", "43")),
     "16": ("8-16k H100s of Llama 3 Table 4; ZeRO's 16 B/param",
            lambda: f"{Scenario().training.state_bytes_per_param:g}"),
     "40": ("the MFU default", lambda: f"{100 * Scenario().training.mfu:g}"),
-    "2": ("bf16 weights' bytes per parameter", lambda: f"{checkpoint_bytes(1, 14.0) - 12:g}"),
-    "4": ("fp32 bytes: master weights, Adam m and v", lambda: f"{(checkpoint_bytes(1, 14.0) - 2) / 3:g}"),
-    "419": ("Llama 3's unexpected interruptions", lambda: "419" if "419 unexpected" in presets.FAILURE_RATES[
-        "llama3"].source else None),
-    "54": ("Llama 3's snapshot in days", lambda: "54" if "54-day" in presets.FAILURE_RATES["llama3"].source else None),
-    "16,384": ("Llama 3's GPUs", lambda: "16,384" if "16,384 H100" in presets.FAILURE_RATES["llama3"].source else None),
+    "2": ("bf16 weights' bytes per parameter, of 2 + 3 × 4", lambda: "2" if _saved() == 2 + 3 * 4 else None),
+    "4": ("fp32 bytes of master weights, Adam m and v", lambda: "4" if _saved() == 2 + 3 * 4 else None),
+    "419": ("Llama 3's unexpected interruptions",
+            lambda: _quoted("failures.gpu_failure_rate", "419 unexpected interruptions", "419")),
+    "54": ("Llama 3's snapshot in days", lambda: _quoted("failures.gpu_failure_rate", "54-day snapshot", "54")),
+    "16,384": ("Llama 3's GPUs", lambda: _quoted("failures.gpu_failure_rate", "on 16,384 H100", "16,384")),
 }
 """Figures the typed prose quotes, each with the library value it must equal."""
 
