@@ -243,12 +243,14 @@ def answers(url, proc, log_path):
 
 
 def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_IDLE_TIMEOUT, pool_size=2,
-                timeout=120, extra=()):
+                timeout=120, extra=(), figures=True):
     """Start ``python -m drmath.serve`` on a free port; wait until its kernel pool is full.
 
     ``extra``: more ``python -m drmath.serve`` arguments (e.g. ``["--max-kernels=3"]``). The notebook pages' static
     starts are rendered on first request (``--no-prerender``), not all at start: a test server that renders nine
-    notebooks at start takes the CPU its test measures.
+    notebooks at start takes the CPU its test measures. ``figures=False`` does not draw the static dashboard's
+    figures as SVG at start either (``--Voila.prerender_figures=False``), for a module that never looks at them: the
+    drawing takes ~14 CPU-s of Chromium a server, beside the other worker's tests.
 
     Returns ``(process, url, log_path)``.
     """
@@ -256,7 +258,8 @@ def start_voila(log_path, cull_interval=CULL_INTERVAL, cull_idle_timeout=CULL_ID
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "drmath.serve", f"--port={port}", f"--pool-size={pool_size}",
-         f"--cull-interval={cull_interval}", f"--cull-idle-timeout={cull_idle_timeout}", "--no-prerender", *extra],
+         f"--cull-interval={cull_interval}", f"--cull-idle-timeout={cull_idle_timeout}", "--no-prerender",
+         *([] if figures else ["--Voila.prerender_figures=False"]), *extra],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}/"
     filled = log_has(log_path, "is filled with")

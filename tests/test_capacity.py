@@ -28,7 +28,7 @@ def test_cap_holds(tmp_path, pool_size, max_kernels, requests, then_cull):
     seats = max_kernels - pool_size
     proc, url, log = start_voila(tmp_path / "voila.log", cull_interval=CULL_INTERVAL,
                                cull_idle_timeout=CULL_IDLE_TIMEOUT, pool_size=pool_size,
-                               extra=[f"--max-kernels={max_kernels}"])
+                               extra=[f"--max-kernels={max_kernels}"], figures=False)
     try:
         watch = KernelWatch(proc)
         with ThreadPoolExecutor(requests) as pool:

@@ -70,7 +70,7 @@ def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("voila") / "voila.log"
     proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=900, extra=[
         "--max-kernels=8", f"--GraceKernelManager.disconnect_grace={GRACE}",
-        f"--GraceKernelManager.connect_timeout={CONNECT}", "--GraceKernelManager.watch_interval=0.5"])
+        f"--GraceKernelManager.connect_timeout={CONNECT}", "--GraceKernelManager.watch_interval=0.5"], figures=False)
     yield {"proc": proc, "url": url, "log": Path(log)}
     stop_voila(proc)
 
@@ -222,7 +222,7 @@ def costly_server(tmp_path_factory):
     is asked for its kernel again once the server has worked the frames off, which took over the default 10 s in
     a clean CI run (the kernel, culled meanwhile, answered 403)."""
     log = tmp_path_factory.mktemp("voila") / "voila.log"
-    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120, extra=[
+    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120, figures=False, extra=[
         "--max-kernels=8", f"--kernel-memory-limit={int(LIMIT)}", "--GraceKernelManager.watch_interval=0.5"])
     yield {"proc": proc, "url": url, "log": Path(log)}
     stop_voila(proc)
@@ -524,7 +524,7 @@ def budget_server(tmp_path_factory):
     """A server whose kernels may use 2 CPU-s a minute."""
     log = tmp_path_factory.mktemp("voila") / "voila.log"
     proc, url, log = start_voila(log, pool_size=1, extra=["--max-kernels=3", "--kernel-cpu-budget=2",
-                                                          "--GraceKernelManager.watch_interval=0.5"])
+                                                          "--GraceKernelManager.watch_interval=0.5"], figures=False)
     yield {"proc": proc, "url": url, "log": Path(log)}
     stop_voila(proc)
 

@@ -100,7 +100,7 @@ def test_a_burst_past_the_pool_starts_its_kernels_side_by_side(tmp_path):
     """Five visitors at once, a pool of one, --max-starting=2: the log shows two starts open at once and
     never three, and each visitor past the pool is served by a kernel started for it."""
     proc, url, log = start_voila(tmp_path / "voila.log", pool_size=1, cull_interval=60, cull_idle_timeout=600,
-                                 extra=["--max-starting=2", "--max-kernels=8"])
+                                 extra=["--max-starting=2", "--max-kernels=8"], figures=False)
     try:
         results = []
         threads = [threading.Thread(target=_visit, args=(url, results)) for _ in range(5)]

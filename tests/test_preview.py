@@ -102,7 +102,7 @@ def test_the_server_imports_no_widget_library():
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("voila") / "voila.log"
-    proc, url, log = start_voila(log, pool_size=2, cull_interval=30, cull_idle_timeout=60)
+    proc, url, log = start_voila(log, pool_size=2, cull_interval=30, cull_idle_timeout=60, figures=False)
     yield {"proc": proc, "url": url, "log": Path(log)}
     stop_voila(proc)
 

@@ -248,7 +248,7 @@ def test_a_kernel_that_never_receives_its_request_is_shut_down(tmp_path):
     notebook.write_text(json.dumps(STUCK_NOTEBOOK))
     proc, url, log_path = start_voila(tmp_path / "voila.log", cull_interval=600, cull_idle_timeout=600,
                                       pool_size=1, extra=[f"--notebook={notebook}", "--max-kernels=3",
-                                                          "--GraceKernelManager.request_timeout=3"])
+                                                          "--GraceKernelManager.request_timeout=3"], figures=False)
     try:
         (pooled,) = wait_until(lambda: kernel_ids(proc), 60, "the pooled kernel started")
 

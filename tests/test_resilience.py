@@ -48,7 +48,7 @@ PATH_RE = re.compile(r"(/[\w.+-]+){2,}\.py|site-packages|Traceback|\.venv")
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("voila") / "voila.log"
-    proc, url, log = start_voila(log, pool_size=1, cull_interval=CULL_INTERVAL, cull_idle_timeout=60,
+    proc, url, log = start_voila(log, pool_size=1, cull_interval=CULL_INTERVAL, cull_idle_timeout=60, figures=False,
                                  extra=[f"--idle-connected-timeout={IDLE}", f"--kernel-memory-limit={MEMORY_LIMIT}"])
     yield {"proc": proc, "url": url, "log": Path(log)}
     stop_voila(proc)

@@ -44,7 +44,7 @@ FORBIDDEN = [("shell", "execute_request"), ("control", "execute_request"), ("she
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("voila") / "voila.log"
-    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120)
+    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120, figures=False)
     yield {"proc": proc, "url": url, "log": Path(log)}
     stop_voila(proc)
 
@@ -203,7 +203,7 @@ def test_other_jupyter_endpoints_are_unreachable(server, path):
 @pytest.fixture
 def server_without_pool(tmp_path):
     """A server of its own with no kernel pool: any kernel that appears was started by a request."""
-    proc, url, log = start_voila(tmp_path / "voila.log", pool_size=0)
+    proc, url, log = start_voila(tmp_path / "voila.log", pool_size=0, figures=False)
     yield {"proc": proc, "url": url, "log": Path(log)}
     stop_voila(proc)
 

@@ -35,7 +35,7 @@ LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("voila") / "voila.log"
-    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120)
+    proc, url, log = start_voila(log, pool_size=1, cull_interval=30, cull_idle_timeout=120, figures=False)
     yield url
     stop_voila(proc)
 

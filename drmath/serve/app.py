@@ -125,6 +125,9 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
 
     prerender = Bool(True, config=True, help="Render every notebook page's static start once the server is up, one "
                                              "at a time (else each on its first request).")
+    prerender_figures = Bool(True, config=True, help="Draw the default static dashboard's figures as SVG at the "
+                                                     "commonest windows once the server is up (else each layout on "
+                                                     "its first request, on that visitor's budget).")
 
     def init_handlers(self):
         rules, site = [], []
@@ -173,7 +176,8 @@ class Voila(voila.app.Voila):  # Voilà's own name, so the log reads as before
         # the default scenario's explainer (busy and static pages) is rendered before a visitor asks
         IOLoop.current().add_callback(CappedVoilaHandler.explainers.get, link_query("")[0])
         SVGS.log = self.log
-        IOLoop.current().add_callback(_default_dashboard)  # and its static dashboard, its figures as SVG (issue 24)
+        # and its static dashboard, its figures as SVG (issue 24)
+        IOLoop.current().add_callback(_default_dashboard, self.prerender_figures)
         if self.prerender and self.notebook_path:  # issue 35: the notebook pages' static starts, one at a time
             IOLoop.current().add_callback(_prerender_site, self.log)
         if fork_kernels(self.log):  # issue 24: page kernels are forks of one process that has imported what they need
@@ -266,10 +270,11 @@ def _exit_after(seconds):
     timer.start()
 
 
-async def _default_dashboard():
-    """Render the default scenario's static dashboard, then queue its figures' SVGs for the commonest windows."""
+async def _default_dashboard(figures=True):
+    """Render the default scenario's static dashboard, then, with ``figures``, queue its figures' SVGs for the
+    commonest windows."""
     key = key_in(await CappedVoilaHandler.dashboards.get(""))
-    if key:
+    if key and figures:
         SVGS.prerender(key)
 
 
