@@ -49,9 +49,17 @@ visitor's answer within 1 s, the server's CPU-seconds and RSS, a stop within 10 
 the machine beside them, and each measures the server's own process."""
 
 
+FIRST = ("test_rendered_text", "test_hostile_links", "test_resilience", "test_hostile_frames", "test_hostile_files",
+         "test_replicas")
+"""The longest modules (1-3 min each in CI), handed to the two workers first. pytest-xdist's ``--dist loadfile`` gives
+a worker the next module in collection order as it frees up; collected alphabetically, these came late, and the
+last of them ran on one worker while the other had finished (the longest first balances the two)."""
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark every test named in :data:`SERIAL` ``serial``, and every test that uses a fixture of
-    :data:`SERVER_FIXTURES` ``browser``."""
+    :data:`SERVER_FIXTURES` ``browser``; put the modules of :data:`FIRST` first (the others keep their order)."""
+    items.sort(key=lambda item: FIRST.index(item.path.stem) if item.path.stem in FIRST else len(FIRST))
     for item in items:
         if getattr(item, "originalname", item.name) in SERIAL.get(item.path.stem, ()):
             item.add_marker(pytest.mark.serial)
