@@ -228,6 +228,32 @@ print(sorted((c.name(), c.status()) for c in psutil.Process().children()))
 
 
 @pytest.mark.slow
+def test_a_renderer_whose_chromium_start_never_ends_is_given_up_and_tried_again(monkeypatch):
+    """A CI run: the renderer's first start never ended, and its server drew no SVG for the whole module."""
+    renderer = FakeRenderer()
+    stand_in(monkeypatch, renderer)
+    opened, hung = figure_svg._open_renderer, []
+
+    async def hangs_once():
+        if not hung:
+            hung.append(True)
+            await asyncio.sleep(3600)  # a Chromium start that never comes back
+        return await opened()
+
+    monkeypatch.setattr(figure_svg, "_open_renderer", hangs_once)
+    monkeypatch.setattr(figure_svg, "OPEN_TIMEOUT", 0.2)
+
+    async def scenario():
+        svgs = FigureSVGs()
+        key = remember(FIGURES)
+        svgs.ready(key, [42, 42])
+        await until(lambda: renderer.closed, 5, "the hung start given up, the figures drawn by a second renderer")
+        assert hung and renderer.opened == 1 and len(renderer.drawn) == 2 and not svgs._broken
+        assert len(svgs.ready(key, [42, 42])) == 2
+
+    run_async(scenario())
+
+
 def test_a_closed_renderer_leaves_no_process_behind_in_a_subreaper():
     """The server reaps its orphans (its kernels are forks): Chromium's ended helpers stayed zombies (4 a renderer)."""
     import subprocess

@@ -203,6 +203,11 @@ three clean CI runs) gave them up at once."""
 OPEN_RETRY = 2.0
 """How long the renderer rests after its Chromium failed to start, before it tries the same figure again. [s]"""
 
+OPEN_TIMEOUT = 20.0
+"""Longest a renderer's Chromium may take to start; past it the start counts as failed (and is tried again, up to
+:data:`FAILURES` in a row). A start that never ended left one CI server without a single SVG for the whole of its
+module, its worker waiting on it until the server stopped. [s]"""
+
 _FIGURES = collections.OrderedDict()  # key -> {name: spec}: the static dashboards rendered, the last SVG_SCENARIOS
 _FIGURES_LOCK = threading.Lock()  # remembered in the explainers' worker thread, read in the event loop
 
@@ -319,7 +324,7 @@ class FigureSVGs:
                 try:
                     if spec is not None:
                         if renderer is None:
-                            renderer = await _open_renderer()
+                            renderer = await asyncio.wait_for(_open_renderer(), OPEN_TIMEOUT)
                         start = loop.time()
                         svg = await asyncio.wait_for(_draw(renderer, spec, rung_width(job[2])), settings.SVG_TIMEOUT)
                         self._keep(job, svg)
