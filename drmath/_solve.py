@@ -602,6 +602,17 @@ def _shortfall(scenario, table, p):
     return head + " " + "; ".join(parts) + "."
 
 
+def priced_reason(cost, more=None):
+    """Why not a tier that meets every target: what its cheapest design costs [USD], and how much more than the
+    design chosen [USD] (None: no design was chosen).
+
+    >>> priced_reason(32.93e6, 14.03e6)
+    'meets every target, at best for $32.93M, $14.03M more'
+    """
+    return (f"meets every target, at best for {_fmt(cost, 'usd')}"
+            + ("" if more is None else f", {_fmt(more, 'usd')} more"))
+
+
 def _reasons(scenario, table, tiers, chosen, best_cost):
     """For every tier but the chosen one: the target it cannot meet, or what its cheapest passing design costs."""
     reasons = {}
@@ -612,8 +623,7 @@ def _reasons(scenario, table, tiers, chosen, best_cost):
         ok = rows & table["meets_requirements"]
         if ok.any():
             cheapest = float(np.min(table["total_cost_of_resilience"][ok]))
-            more = "" if best_cost is None else f", {_fmt(cheapest - best_cost, 'usd')} more"
-            reasons[tier] = f"meets every target, at best for {_fmt(cheapest, 'usd')}{more}"
+            reasons[tier] = priced_reason(cheapest, None if best_cost is None else cheapest - best_cost)
             continue
         missed = []
         running = rows & ~np.asarray(table["goodput_collapsed"], dtype=bool)  # a collapsed run reaches nothing

@@ -655,13 +655,14 @@ def tier_reasons(solution, best=None):
         By tier, as :attr:`Solution.reasons`: the target a tier cannot meet (its best reach over the tier's
         designs), or what its best design costs and how much more than the solved one. [1]
     """
+    from ._solve import priced_reason
+
     reasons = dict(solution.reasons)
     for name in reasons:
         own = (best or {}).get(name)
         if own is not None and own.feasible:
-            more = own.plan.total_cost_of_resilience - solution.plan.total_cost_of_resilience
-            reasons[name] = (f"meets every target, at best for {own.plan.format('total_cost_of_resilience')}, "
-                             f"{format_quantity(more, 'usd')} more")
+            cost = own.plan.total_cost_of_resilience
+            reasons[name] = priced_reason(cost, cost - solution.plan.total_cost_of_resilience)
     return reasons
 
 
