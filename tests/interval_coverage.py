@@ -10,6 +10,7 @@ mean gaps (``until`` given).
 :func:`drmath.calibrate.exponential_fit`), for the before/after columns of the bench.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -103,10 +104,13 @@ def minute_shapes(shape, logs, events=300, seed=0, mean=3600.0, merge_within=0.0
     held = dict.fromkeys(shapes, 0)
     for _ in range(logs):
         starts, end, times, last = minute_log(rng, shape, mean, events, merge_within)
-        fits = {name: fit_events(starts, 0.0, end, opens_window=True, gaps_from=gaps_from, resolution=60.0,
-                                 merge_within=merge_within)
-                for name, gaps_from in (("grouped", last), ("from_starts", None))}
-        fits = {name: (fit.weibull_shape, fit.weibull_shape_ci) for name, fit in fits.items()}
+        fit = functools.partial(fit_events, starts, 0.0, end, opens_window=True, resolution=60.0,
+                                merge_within=merge_within)
+        grouped = fit(gaps_from=last)
+        # with no row merged after its event's first, the gaps from the first row are the same gaps: one fit
+        first = grouped if np.array_equal(last, starts) else fit()
+        fits = {name: (f.weibull_shape, f.weibull_shape_ci) for name, f in (("grouped", grouped),
+                                                                           ("from_starts", first))}
         fits["exact"] = weibull_fit(np.diff(starts), [end - starts[-1]])[:2]
         fits["true"] = weibull_fit(np.diff(times), [max(end - times[-1], 0.0)])[:2]
         for name, (k, (lo, hi)) in fits.items():
